@@ -1,0 +1,43 @@
+"""Typed errors. Every error says what was wrong; none ever names a hidden card value."""
+
+from __future__ import annotations
+
+
+class LuzError(ValueError):
+    """Base of every error the engine raises for bad input."""
+
+
+class UnknownEdition(LuzError):
+    """No edition is registered under this key."""
+
+
+class UnsupportedPlayerCount(LuzError):
+    """The edition is not played with this many players."""
+
+
+class InvalidOptions(LuzError):
+    """Table options that make no sense for this edition and player count."""
+
+
+class InvalidCard(LuzError):
+    """Card notation that does not name a card of this edition."""
+
+
+class InvalidDeal(LuzError):
+    """Explicit hands and aside that are not a deal of this edition (wrong cards, sizes or order)."""
+
+
+class InvalidAction(LuzError):
+    """A malformed action: wrong type, out of any possible range, unparsable text."""
+
+
+class IllegalAction(LuzError):
+    """A well-formed action that the rules forbid now (not your turn, must follow, over the cap...)."""
+
+
+class InvalidScores(LuzError):
+    """Tabletop results that cannot be scored (trick totals, bids out of range, too many deals...)."""
+
+
+class InvalidRecord(LuzError):
+    """A game record that cannot be loaded; says where (deal and action index) and why."""

@@ -1,0 +1,354 @@
+"""The game state machine: deal, bid, play ten tricks, score; repeat until the last deal.
+
+A :class:`Game` holds no random generator: each deal is a chance step, either explicit (:meth:`Game.deal`) or
+derived from the game's seed (the same seed always gives the same deals).
+
+>>> game = Game.new("iello-2024", players=3, seed=7)
+>>> game.phase, game.deal_number, len(game.legal_actions())
+(<Phase.BID: 'bid'>, 1, 22)
+>>> while game.phase is not Phase.GAME_OVER:
+...     game.apply(game.legal_actions()[0])
+>>> game.outcome().winner in range(3)
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from .actions import ALL_BIDS, PLAYS, Action, Bid, Play, check_action
+from .cards import Card
+from .editions import HAND_SIZE, Edition, TableOptions, get_edition
+from .errors import IllegalAction, InvalidDeal, InvalidOptions
+from .scoring import DealResult, Outcome, ScoreSheet
+
+
+class Phase(Enum):
+    DEAL = "deal"
+    """Waiting for the cards of the next deal (a game without a seed is dealt explicitly)."""
+    BID = "bid"
+    PLAY = "play"
+    GAME_OVER = "game_over"
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """The chance outcome of a deal: each seat's hand as held (sorted, slot order) and the aside."""
+
+    hands: tuple[tuple[Card, ...], ...]
+    aside: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """A trick: who led, the cards played in order as ``(seat, slot, card)``, and its winner once complete."""
+
+    leader: int
+    plays: tuple[tuple[int, int, Card], ...]
+    winner: int | None = None
+
+
+def trick_winner(plays: Sequence[tuple[int, Card]], trump: int) -> int:
+    """The seat that wins a complete trick of ``(seat, card)``: highest trump, else highest of the led colour."""
+    led = plays[0][1].colour
+    best_seat, best = plays[0]
+    for seat, card in plays[1:]:
+        if card.colour == best.colour:
+            if card.value > best.value:
+                best_seat, best = seat, card
+        elif card.colour == trump or (card.colour == led and best.colour != trump):
+            best_seat, best = seat, card
+    return best_seat
+
+
+def shuffle_deal(edition: Edition, players: int, rng: random.Random) -> Deal:
+    """Shuffle the deck with ``rng``, deal 10 cards to each seat (sorted), set the rest aside."""
+    deck = edition.deck(players)
+    order = list(range(len(deck)))
+    rng.shuffle(order)
+    hands = tuple(
+        tuple(deck[i] for i in sorted(order[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]))
+        for seat in range(players)
+    )
+    aside = tuple(deck[i] for i in sorted(order[players * HAND_SIZE :]))
+    return Deal(hands, aside)
+
+
+def seeded_rng(seed: int, purpose: str) -> random.Random:
+    """An independent generator for one purpose (``"first"``, ``"deal-3"``...) of a seeded game."""
+    return random.Random(f"luz:{seed}:{purpose}")
+
+
+def check_deal(
+    edition: Edition, players: int, hands: Sequence[Sequence[Card]], aside: Sequence[Card]
+) -> Deal:
+    """``hands`` and ``aside`` as a :class:`Deal` (hands sorted), or :class:`InvalidDeal` saying what is wrong."""
+    if len(hands) != players:
+        raise InvalidDeal(f"a deal needs {players} hands, not {len(hands)}")
+    for seat, hand in enumerate(hands):
+        if len(hand) != HAND_SIZE:
+            raise InvalidDeal(f"seat {seat}'s hand has {len(hand)} cards, not {HAND_SIZE}")
+    dealt = [card for hand in hands for card in hand] + list(aside)
+    deck = edition.deck(players)
+    if sorted(dealt) != list(deck):
+        missing = set(deck) - set(dealt)
+        extra = [c for c in dealt if c not in set(deck)]
+        doubled = {c for c in dealt if dealt.count(c) > 1}
+        problems = [
+            f"missing {', '.join(edition.card_name(c) for c in sorted(missing))}" if missing else "",
+            f"not in the deck: {', '.join(map(str, extra))}" if extra else "",
+            f"dealt twice: {', '.join(edition.card_name(c) for c in sorted(doubled))}" if doubled else "",
+        ]
+        raise InvalidDeal("the hands and aside are not the deck: " + "; ".join(p for p in problems if p))
+    return Deal(tuple(tuple(sorted(hand)) for hand in hands), tuple(sorted(aside)))
+
+
+class Game:
+    """A whole game of LUZ at one table. Mutable: :meth:`apply` advances it; everything else only reads."""
+
+    def __init__(
+        self,
+        edition: Edition | str,
+        players: int,
+        options: TableOptions | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.edition = get_edition(edition)
+        self.edition.check_players(players)
+        self.players = players
+        self.options = options or self.edition.options(players)
+        self.edition.check_options(players, self.options)
+        self.seed = seed
+        first = self.options.first_player
+        if first is None:
+            if seed is None:
+                raise InvalidOptions("without a seed, the first player must be set in the table options")
+            first = seeded_rng(seed, "first").randrange(players)
+        self._trump = self.edition.trump
+        self._sheet = ScoreSheet.new(self.edition, players, first, self.options)
+        self.deals: list[Deal] = []
+        """The deals so far, in order."""
+        self.actions: list[list[Action]] = []
+        """The actions of each deal so far, in order: with :attr:`deals`, the game's whole history."""
+        self.phase = Phase.DEAL
+        self._prepare_deal()
+
+    @classmethod
+    def new(
+        cls,
+        edition: Edition | str,
+        players: int,
+        seed: int | None = None,
+        options: TableOptions | None = None,
+        **option_overrides: Any,
+    ) -> Game:
+        """A new game; ``option_overrides`` (``bid_cap=None``, ``trick_history=True``...) adjust the defaults."""
+        edition = get_edition(edition)
+        if options is None:
+            options = edition.options(players, **option_overrides)
+        elif option_overrides:
+            raise InvalidOptions("give either options or option overrides, not both")
+        return cls(edition, players, options, seed)
+
+    # -- dealing ---------------------------------------------------------------------------------------------
+
+    def _prepare_deal(self) -> None:
+        self.phase = Phase.DEAL
+        self.current_player: int | None = None
+        self.first_player = self._sheet.first_player_of(len(self.deals))
+        if self.seed is not None:
+            rng = seeded_rng(self.seed, f"deal-{len(self.deals) + 1}")
+            self._start_deal(shuffle_deal(self.edition, self.players, rng))
+
+    def deal(self, hands: Sequence[Sequence[Card]], aside: Sequence[Card]) -> None:
+        """Deal explicit cards (each hand as held; it is sorted here). Only when the game waits for a deal."""
+        if self.phase is not Phase.DEAL:
+            raise IllegalAction("the game is not waiting for a deal")
+        self._start_deal(check_deal(self.edition, self.players, hands, aside))
+
+    def _start_deal(self, deal: Deal) -> None:
+        n = self.players
+        self.deals.append(deal)
+        self._log: list[Action] = []
+        self.actions.append(self._log)
+        self._led = -1
+        self._colours = [[card.colour for card in hand] for hand in deal.hands]
+        self._unplayed = [list(range(HAND_SIZE)) for _ in range(n)]
+        self._bids: list[Bid | None] = [None] * n
+        self._bid_total = 0
+        self._tricks_won = [0] * n
+        self._trick: list[tuple[int, int]] = []
+        self._completed: list[Trick] = []
+        self._leader = self.first_player
+        self.current_player = self.first_player
+        self.phase = Phase.BID
+
+    # -- reading -----------------------------------------------------------------------------------------
+
+    @property
+    def deal_number(self) -> int:
+        """The current deal, 1-based (the last one once the game is over)."""
+        return len(self.deals)
+
+    @property
+    def deal_count(self) -> int:
+        return self._sheet.deal_count
+
+    @property
+    def sheet(self) -> ScoreSheet:
+        return self._sheet
+
+    @property
+    def bids(self) -> tuple[Bid | None, ...]:
+        return tuple(self._bids)
+
+    @property
+    def beads_left(self) -> int | None:
+        """Bid tokens left under the table's cap this deal (``None``: no cap)."""
+        cap = self.options.bid_cap
+        return None if cap is None else cap - self._bid_total
+
+    @property
+    def tricks_won(self) -> tuple[int, ...]:
+        return tuple(self._tricks_won)
+
+    @property
+    def trick(self) -> Trick:
+        """The trick being played (possibly empty)."""
+        return Trick(self._leader, tuple((s, slot, self.card(s, slot)) for s, slot in self._trick))
+
+    @property
+    def completed_tricks(self) -> tuple[Trick, ...]:
+        """The deal's completed tricks (what a view shows of them depends on the table options)."""
+        return tuple(self._completed)
+
+    def card(self, seat: int, slot: int) -> Card:
+        return self.deals[-1].hands[seat][slot]
+
+    def is_played(self, seat: int, slot: int) -> bool:
+        return slot not in self._unplayed[seat]
+
+    def outcome(self) -> Outcome | None:
+        return self._sheet.outcome()
+
+    def legal_actions(self) -> Sequence[Action]:
+        """The current player's legal actions, decided from what that player knows (colours, positions)."""
+        seat = self.current_player
+        if self.phase is Phase.PLAY and seat is not None:
+            unplayed = self._unplayed[seat]
+            if self._trick:
+                led = self._led
+                colours = self._colours[seat]
+                following = [PLAYS[s] for s in unplayed if colours[s] == led]
+                if following:
+                    return following
+            return [PLAYS[s] for s in unplayed]
+        if self.phase is Phase.BID:
+            left = self.beads_left
+            return ALL_BIDS if left is None or left >= HAND_SIZE else ALL_BIDS[: 2 * (left + 1)]
+        return ()
+
+    # -- acting ------------------------------------------------------------------------------------------
+
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Apply the current player's ``action`` (checked as that ``seat``'s when given).
+
+        :class:`~luz.engine.errors.InvalidAction` for a malformed action, :class:`IllegalAction` for one that
+        the rules forbid now; the game is unchanged after either.
+        """
+        if not (type(action) is Play and type(action.slot) is int and 0 <= action.slot < HAND_SIZE):
+            action = check_action(action)
+        player = self.current_player
+        if player is None:
+            raise IllegalAction(
+                "the game is over"
+                if self.phase is Phase.GAME_OVER
+                else "the game is waiting for the next deal"
+            )
+        if seat is not None and seat != player:
+            raise IllegalAction(f"it is not seat {seat}'s turn: seat {player} is to {self.phase.value}")
+        if isinstance(action, Play):
+            self._play(player, action.slot)
+        else:
+            self._bid(player, action)
+        self._log.append(action)
+
+    def _bid(self, player: int, bid: Bid) -> None:
+        if self.phase is not Phase.BID:
+            raise IllegalAction("bidding is over: play a card")
+        left = self.beads_left
+        if left is not None and bid.tricks > left:
+            raise IllegalAction(
+                f"only {left} bid token(s) left under the table's cap of {self.options.bid_cap}: bid at most {left}"
+            )
+        self._bids[player] = bid
+        self._bid_total += bid.tricks
+        nxt = (player + 1) % self.players
+        if nxt == self.first_player:
+            self.phase = Phase.PLAY
+        self.current_player = nxt
+
+    def _play(self, player: int, slot: int) -> None:
+        if self.phase is not Phase.PLAY:
+            raise IllegalAction("bidding is not over: bid first")
+        unplayed = self._unplayed[player]
+        if slot not in unplayed:
+            raise IllegalAction(f"slot {slot} was already played")
+        colours = self._colours[player]
+        trick = self._trick
+        if not trick:
+            self._led = colours[slot]
+        elif colours[slot] != self._led and self._led in [colours[s] for s in unplayed]:
+            name = self.edition.colours[self._led].name
+            raise IllegalAction(f"you must follow {name}: you hold {name} cards")
+        unplayed.remove(slot)
+        trick.append((player, slot))
+        if len(trick) < self.players:
+            self.current_player = player + 1 if player + 1 < self.players else 0
+        else:
+            self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        hand = self.deals[-1].hands
+        plays = tuple((seat, slot, hand[seat][slot]) for seat, slot in self._trick)
+        winner = trick_winner([(seat, card) for seat, _, card in plays], self._trump)
+        self._completed.append(Trick(self._leader, plays, winner))
+        self._tricks_won[winner] += 1
+        self._trick = []
+        self._leader = self.current_player = winner
+        if len(self._completed) == HAND_SIZE:
+            self._score_deal()
+
+    def _score_deal(self) -> None:
+        bids = [b for b in self._bids if b is not None]
+        self._sheet = self._sheet.add([b.tricks for b in bids], [b.safety for b in bids], self._tricks_won)
+        if self._sheet.is_over:
+            self.phase = Phase.GAME_OVER
+            self.current_player = None
+        else:
+            self._prepare_deal()
+
+    @property
+    def results(self) -> tuple[DealResult, ...]:
+        """The scored deals so far."""
+        return self._sheet.deals
+
+    def clone(self) -> Game:
+        """An independent copy (for search and simulation)."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other.deals = list(self.deals)
+        other.actions = [list(a) for a in self.actions]
+        other._log = other.actions[-1] if other.actions else []
+        if self.deals:
+            other._colours = self._colours
+            other._unplayed = [list(u) for u in self._unplayed]
+            other._bids = list(self._bids)
+            other._tricks_won = list(self._tricks_won)
+            other._trick = list(self._trick)
+            other._completed = list(self._completed)
+        return other
