@@ -118,15 +118,12 @@ class Edition:
     def options(self, players: int, **overrides: Any) -> TableOptions:
         """Resolved table options: the edition's defaults with ``overrides`` applied, validated."""
         self.check_players(players)
+        if not overrides:
+            return _default_options(self, players)
         unknown = set(overrides) - {f.name for f in dataclasses.fields(TableOptions)}
         if unknown:
             raise InvalidOptions(f"unknown table option(s): {', '.join(sorted(unknown))}")
-        defaults = TableOptions(
-            bid_cap=self.default_bid_cap,
-            trick_history=False,
-            first_player=None,
-            made_points=self.default_made_points(players),
-        )
+        defaults = _default_options(self, players)
         if "made_points" in overrides and overrides["made_points"] is not None:
             overrides["made_points"] = tuple(overrides["made_points"])
         options = dataclasses.replace(defaults, **overrides)
@@ -203,13 +200,22 @@ class Edition:
             "name": self.name,
             "players": list(self.player_counts),
             "colours": [
-                {"letter": c.letter, "name": c.name, "symbol": c.symbol, "trump": c.trump}
-                for c in self.colours
+                {"letter": c.letter, "name": c.name, "symbol": c.symbol, "trump": c.trump} for c in self.colours
             ],
             "values": {str(p): list(v) for p, v in self.values.items()},
             "deals": {str(p): d for p, d in self.deal_counts.items()},
             "bid_cap": self.default_bid_cap,
         }
+
+
+@functools.cache
+def _default_options(edition: Edition, players: int) -> TableOptions:
+    return TableOptions(
+        bid_cap=edition.default_bid_cap,
+        trick_history=False,
+        first_player=None,
+        made_points=edition.default_made_points(players),
+    )
 
 
 @functools.cache

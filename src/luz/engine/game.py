@@ -18,7 +18,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, NoReturn
 
 from .actions import ALL_BIDS, PLAYS, Action, Bid, Play, check_action
 from .cards import Card
@@ -33,6 +33,10 @@ class Phase(Enum):
     BID = "bid"
     PLAY = "play"
     GAME_OVER = "game_over"
+
+
+# Enum member lookups are slow in Python 3.11; the hot paths compare against these module constants.
+_DEAL, _BID, _PLAY, _GAME_OVER = Phase.DEAL, Phase.BID, Phase.PLAY, Phase.GAME_OVER
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +72,11 @@ def trick_winner(plays: Sequence[tuple[int, Card]], trump: int) -> int:
 def shuffle_deal(edition: Edition, players: int, rng: random.Random) -> Deal:
     """Shuffle the deck with ``rng``, deal 10 cards to each seat (sorted), set the rest aside."""
     deck = edition.deck(players)
-    order = list(range(len(deck)))
-    rng.shuffle(order)
-    hands = tuple(
-        tuple(deck[i] for i in sorted(order[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]))
-        for seat in range(players)
-    )
-    aside = tuple(deck[i] for i in sorted(order[players * HAND_SIZE :]))
-    return Deal(hands, aside)
+    keys = [rng.random() for _ in deck]
+    order = sorted(range(len(deck)), key=keys.__getitem__)
+    card = deck.__getitem__
+    hands = tuple(tuple(map(card, sorted(order[i : i + HAND_SIZE]))) for i in range(0, players * HAND_SIZE, HAND_SIZE))
+    return Deal(hands, tuple(map(card, sorted(order[players * HAND_SIZE :]))))
 
 
 def seeded_rng(seed: int, purpose: str) -> random.Random:
@@ -83,9 +84,7 @@ def seeded_rng(seed: int, purpose: str) -> random.Random:
     return random.Random(f"luz:{seed}:{purpose}")
 
 
-def check_deal(
-    edition: Edition, players: int, hands: Sequence[Sequence[Card]], aside: Sequence[Card]
-) -> Deal:
+def check_deal(edition: Edition, players: int, hands: Sequence[Sequence[Card]], aside: Sequence[Card]) -> Deal:
     """``hands`` and ``aside`` as a :class:`Deal` (hands sorted), or :class:`InvalidDeal` saying what is wrong."""
     if len(hands) != players:
         raise InvalidDeal(f"a deal needs {players} hands, not {len(hands)}")
@@ -129,12 +128,12 @@ class Game:
                 raise InvalidOptions("without a seed, the first player must be set in the table options")
             first = seeded_rng(seed, "first").randrange(players)
         self._trump = self.edition.trump
-        self._sheet = ScoreSheet.new(self.edition, players, first, self.options)
+        self._sheet = ScoreSheet(self.edition, players, self.options, first)
         self.deals: list[Deal] = []
         """The deals so far, in order."""
         self.actions: list[list[Action]] = []
         """The actions of each deal so far, in order: with :attr:`deals`, the game's whole history."""
-        self.phase = Phase.DEAL
+        self.phase = _DEAL
         self._prepare_deal()
 
     @classmethod
@@ -157,7 +156,7 @@ class Game:
     # -- dealing ---------------------------------------------------------------------------------------------
 
     def _prepare_deal(self) -> None:
-        self.phase = Phase.DEAL
+        self.phase = _DEAL
         self.current_player: int | None = None
         self.first_player = self._sheet.first_player_of(len(self.deals))
         if self.seed is not None:
@@ -166,9 +165,15 @@ class Game:
 
     def deal(self, hands: Sequence[Sequence[Card]], aside: Sequence[Card]) -> None:
         """Deal explicit cards (each hand as held; it is sorted here). Only when the game waits for a deal."""
-        if self.phase is not Phase.DEAL:
+        if self.phase is not _DEAL:
             raise IllegalAction("the game is not waiting for a deal")
         self._start_deal(check_deal(self.edition, self.players, hands, aside))
+
+    def _slots_by_colour(self, colours: list[int]) -> list[list[int]]:
+        by_colour: list[list[int]] = [[] for _ in self.edition.colours]
+        for slot, colour in enumerate(colours):
+            by_colour[colour].append(slot)
+        return by_colour
 
     def _start_deal(self, deal: Deal) -> None:
         n = self.players
@@ -178,14 +183,15 @@ class Game:
         self._led = -1
         self._colours = [[card.colour for card in hand] for hand in deal.hands]
         self._unplayed = [list(range(HAND_SIZE)) for _ in range(n)]
+        self._by_colour = [self._slots_by_colour(colours) for colours in self._colours]
         self._bids: list[Bid | None] = [None] * n
         self._bid_total = 0
         self._tricks_won = [0] * n
         self._trick: list[tuple[int, int]] = []
-        self._completed: list[Trick] = []
+        self._completed: list[tuple[int, tuple[tuple[int, int], ...], int]] = []
         self._leader = self.first_player
         self.current_player = self.first_player
-        self.phase = Phase.BID
+        self.phase = _BID
 
     # -- reading -----------------------------------------------------------------------------------------
 
@@ -224,7 +230,11 @@ class Game:
     @property
     def completed_tricks(self) -> tuple[Trick, ...]:
         """The deal's completed tricks (what a view shows of them depends on the table options)."""
-        return tuple(self._completed)
+        hands = self.deals[-1].hands
+        return tuple(
+            Trick(leader, tuple((s, slot, hands[s][slot]) for s, slot in plays), winner)
+            for leader, plays, winner in self._completed
+        )
 
     def card(self, seat: int, slot: int) -> Card:
         return self.deals[-1].hands[seat][slot]
@@ -238,16 +248,13 @@ class Game:
     def legal_actions(self) -> Sequence[Action]:
         """The current player's legal actions, decided from what that player knows (colours, positions)."""
         seat = self.current_player
-        if self.phase is Phase.PLAY and seat is not None:
-            unplayed = self._unplayed[seat]
+        if self.phase is _PLAY and seat is not None:
             if self._trick:
-                led = self._led
-                colours = self._colours[seat]
-                following = [PLAYS[s] for s in unplayed if colours[s] == led]
+                following = self._by_colour[seat][self._led]
                 if following:
-                    return following
-            return [PLAYS[s] for s in unplayed]
-        if self.phase is Phase.BID:
+                    return tuple(map(PLAYS.__getitem__, following))
+            return tuple(map(PLAYS.__getitem__, self._unplayed[seat]))
+        if self.phase is _BID:
             left = self.beads_left
             return ALL_BIDS if left is None or left >= HAND_SIZE else ALL_BIDS[: 2 * (left + 1)]
         return ()
@@ -260,25 +267,30 @@ class Game:
         :class:`~luz.engine.errors.InvalidAction` for a malformed action, :class:`IllegalAction` for one that
         the rules forbid now; the game is unchanged after either.
         """
-        if not (type(action) is Play and type(action.slot) is int and 0 <= action.slot < HAND_SIZE):
-            action = check_action(action)
         player = self.current_player
-        if player is None:
-            raise IllegalAction(
-                "the game is over"
-                if self.phase is Phase.GAME_OVER
-                else "the game is waiting for the next deal"
-            )
-        if seat is not None and seat != player:
-            raise IllegalAction(f"it is not seat {seat}'s turn: seat {player} is to {self.phase.value}")
-        if isinstance(action, Play):
+        if type(action) is Play and type(action.slot) is int and 0 <= action.slot < HAND_SIZE:
+            if player is None or (seat is not None and seat != player):
+                self._refuse(seat)
             self._play(player, action.slot)
         else:
-            self._bid(player, action)
+            action = check_action(action)
+            if player is None or (seat is not None and seat != player):
+                self._refuse(seat)
+            if isinstance(action, Play):
+                self._play(player, action.slot)
+            else:
+                self._bid(player, action)
         self._log.append(action)
 
+    def _refuse(self, seat: int | None) -> NoReturn:
+        """Refuse an action that comes at the wrong time or from the wrong seat."""
+        if self.current_player is None:
+            over = self.phase is _GAME_OVER
+            raise IllegalAction("the game is over" if over else "the game is waiting for the next deal")
+        raise IllegalAction(f"it is not seat {seat}'s turn: seat {self.current_player} is to {self.phase.value}")
+
     def _bid(self, player: int, bid: Bid) -> None:
-        if self.phase is not Phase.BID:
+        if self.phase is not _BID:
             raise IllegalAction("bidding is over: play a card")
         left = self.beads_left
         if left is not None and bid.tricks > left:
@@ -289,23 +301,24 @@ class Game:
         self._bid_total += bid.tricks
         nxt = (player + 1) % self.players
         if nxt == self.first_player:
-            self.phase = Phase.PLAY
+            self.phase = _PLAY
         self.current_player = nxt
 
     def _play(self, player: int, slot: int) -> None:
-        if self.phase is not Phase.PLAY:
+        if self.phase is not _PLAY:
             raise IllegalAction("bidding is not over: bid first")
         unplayed = self._unplayed[player]
         if slot not in unplayed:
             raise IllegalAction(f"slot {slot} was already played")
-        colours = self._colours[player]
+        colour = self._colours[player][slot]
         trick = self._trick
         if not trick:
-            self._led = colours[slot]
-        elif colours[slot] != self._led and self._led in [colours[s] for s in unplayed]:
+            self._led = colour
+        elif colour != self._led and self._by_colour[player][self._led]:
             name = self.edition.colours[self._led].name
             raise IllegalAction(f"you must follow {name}: you hold {name} cards")
         unplayed.remove(slot)
+        self._by_colour[player][colour].remove(slot)
         trick.append((player, slot))
         if len(trick) < self.players:
             self.current_player = player + 1 if player + 1 < self.players else 0
@@ -313,10 +326,10 @@ class Game:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        hand = self.deals[-1].hands
-        plays = tuple((seat, slot, hand[seat][slot]) for seat, slot in self._trick)
-        winner = trick_winner([(seat, card) for seat, _, card in plays], self._trump)
-        self._completed.append(Trick(self._leader, plays, winner))
+        hands = self.deals[-1].hands
+        plays = tuple(self._trick)
+        winner = trick_winner([(seat, hands[seat][slot]) for seat, slot in plays], self._trump)
+        self._completed.append((self._leader, plays, winner))
         self._tricks_won[winner] += 1
         self._trick = []
         self._leader = self.current_player = winner
@@ -325,9 +338,10 @@ class Game:
 
     def _score_deal(self) -> None:
         bids = [b for b in self._bids if b is not None]
-        self._sheet = self._sheet.add([b.tricks for b in bids], [b.safety for b in bids], self._tricks_won)
+        tricks, safety = [b.tricks for b in bids], [b.safety for b in bids]
+        self._sheet = self._sheet.add(tricks, safety, self._tricks_won, check=False)
         if self._sheet.is_over:
-            self.phase = Phase.GAME_OVER
+            self.phase = _GAME_OVER
             self.current_player = None
         else:
             self._prepare_deal()
@@ -347,6 +361,7 @@ class Game:
         if self.deals:
             other._colours = self._colours
             other._unplayed = [list(u) for u in self._unplayed]
+            other._by_colour = [[list(slots) for slots in seat] for seat in self._by_colour]
             other._bids = list(self._bids)
             other._tricks_won = list(self._tricks_won)
             other._trick = list(self._trick)

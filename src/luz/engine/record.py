@@ -76,9 +76,7 @@ def replay(data: Any, upto: int | None = None) -> Game:
     if data.get("format", FORMAT) != FORMAT:
         raise InvalidRecord(f"not a LUZ record (format {data.get('format')!r})")
     if data.get("version") != VERSION:
-        raise InvalidRecord(
-            f"unsupported record version {data.get('version')!r}; this program reads {VERSION}"
-        )
+        raise InvalidRecord(f"unsupported record version {data.get('version')!r}; this program reads {VERSION}")
     try:
         edition = get_edition(data.get("edition", ""))
         players = data.get("players")

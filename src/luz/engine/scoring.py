@@ -105,16 +105,10 @@ class ScoreSheet:
     deals: tuple[DealResult, ...] = ()
 
     @classmethod
-    def new(
-        cls, edition: Edition, players: int, first_player: int, options: TableOptions | None = None
-    ) -> ScoreSheet:
+    def new(cls, edition: Edition, players: int, first_player: int, options: TableOptions | None = None) -> ScoreSheet:
         options = options or edition.options(players)
         edition.check_options(players, options)
-        if (
-            isinstance(first_player, bool)
-            or not isinstance(first_player, int)
-            or not 0 <= first_player < players
-        ):
+        if isinstance(first_player, bool) or not isinstance(first_player, int) or not 0 <= first_player < players:
             raise InvalidScores(f"first_player must be a seat 0..{players - 1}, not {first_player!r}")
         return cls(edition, players, options, first_player)
 
@@ -164,12 +158,24 @@ class ScoreSheet:
         if cap is not None and sum(bids) > cap:
             raise InvalidScores(f"the bids sum to {sum(bids)}, over the table's cap of {cap}")
 
-    def add(self, bids: Sequence[int], safety: Sequence[bool], tricks: Sequence[int]) -> ScoreSheet:
-        """Score one more deal; :class:`InvalidScores` says what is wrong with it."""
+    def add(self, bids: Sequence[int], safety: Sequence[bool], tricks: Sequence[int], check: bool = True) -> ScoreSheet:
+        """Score one more deal; :class:`InvalidScores` says what is wrong with it.
+
+        ``check=False`` skips the checks, for results that the rules engine itself produced.
+        """
+        if check:
+            self._check_deal(bids, safety, tricks)
+        number = len(self.deals) + 1
+        scores = tuple(
+            self.edition.score(b, s, t, number, self.options) for b, s, t in zip(bids, safety, tricks, strict=True)
+        )
+        result = DealResult(self.first_player_of(len(self.deals)), tuple(bids), tuple(safety), tuple(tricks), scores)
+        return ScoreSheet(self.edition, self.players, self.options, self.first_player, (*self.deals, result))
+
+    def _check_deal(self, bids: Sequence[int], safety: Sequence[bool], tricks: Sequence[int]) -> None:
         if self.is_over:
             raise InvalidScores(
-                f"the game is over: {self.edition.key} with {self.players} players has "
-                f"{self.deal_count} deals"
+                f"the game is over: {self.edition.key} with {self.players} players has {self.deal_count} deals"
             )
         number = len(self.deals) + 1
         for label, values in (("bids", bids), ("safety", safety), ("tricks", tricks)):
@@ -178,24 +184,12 @@ class ScoreSheet:
         self.check_bids(bids)
         for seat, flag in enumerate(safety):
             if not isinstance(flag, bool):
-                raise InvalidScores(
-                    f"deal {number}: seat {seat}'s safety must be true or false, not {flag!r}"
-                )
+                raise InvalidScores(f"deal {number}: seat {seat}'s safety must be true or false, not {flag!r}")
         for seat, taken in enumerate(tricks):
             if isinstance(taken, bool) or not isinstance(taken, int) or not 0 <= taken <= HAND_SIZE:
-                raise InvalidScores(
-                    f"deal {number}: seat {seat}'s tricks must be 0..{HAND_SIZE}, not {taken!r}"
-                )
+                raise InvalidScores(f"deal {number}: seat {seat}'s tricks must be 0..{HAND_SIZE}, not {taken!r}")
         if sum(tricks) != HAND_SIZE:
             raise InvalidScores(f"deal {number}: tricks must sum to {HAND_SIZE}, not {sum(tricks)}")
-        scores = tuple(
-            self.edition.score(b, s, t, number, self.options)
-            for b, s, t in zip(bids, safety, tricks, strict=True)
-        )
-        result = DealResult(
-            self.first_player_of(len(self.deals)), tuple(bids), tuple(safety), tuple(tricks), scores
-        )
-        return ScoreSheet(self.edition, self.players, self.options, self.first_player, (*self.deals, result))
 
     # -- ranking -----------------------------------------------------------------------------------------
 

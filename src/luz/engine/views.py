@@ -82,9 +82,7 @@ class View:
         def trick_json(t: Trick | None) -> dict[str, Any] | None:
             if t is None:
                 return None
-            plays = [
-                {"seat": seat, "slot": slot, "card": self.edition.card_name(c)} for seat, slot, c in t.plays
-            ]
+            plays = [{"seat": seat, "slot": slot, "card": self.edition.card_name(c)} for seat, slot, c in t.plays]
             return {"leader": t.leader, "plays": plays, "winner": t.winner}
 
         return {
@@ -102,9 +100,7 @@ class View:
             "beads_left": self.beads_left,
             "trick": trick_json(self.trick),
             "last_trick": trick_json(self.last_trick),
-            "trick_history": None
-            if self.trick_history is None
-            else [trick_json(t) for t in self.trick_history],
+            "trick_history": None if self.trick_history is None else [trick_json(t) for t in self.trick_history],
             "tricks_won": list(self.tricks_won),
             "results": [r.to_json() for r in self.results],
             "totals": list(self.totals),
@@ -115,9 +111,7 @@ class View:
 
 def view(game: Game, seat: int | None) -> View:
     """What ``seat`` knows now (``None``: a spectator, who knows only what every player knows)."""
-    if seat is not None and (
-        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players
-    ):
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players):
         raise ValueError(f"seat must be 0..{game.players - 1} or None, not {seat!r}")
     dealt = game.phase is not Phase.DEAL
     hands: tuple[tuple[SlotView, ...], ...] = ()

@@ -1,0 +1,1 @@
+"""Benchmarks behind ``luz bench``: figures measured as ratios against a reference in the same run."""
