@@ -124,8 +124,11 @@ class Edition:
         if unknown:
             raise InvalidOptions(f"unknown table option(s): {', '.join(sorted(unknown))}")
         defaults = _default_options(self, players)
-        if "made_points" in overrides and overrides["made_points"] is not None:
-            overrides["made_points"] = tuple(overrides["made_points"])
+        points = overrides.pop("made_points", None)
+        if points is not None:
+            if not isinstance(points, list | tuple):
+                raise InvalidOptions(f"made_points must be a list of points, one per deal, not {points!r}")
+            overrides["made_points"] = tuple(points)
         options = dataclasses.replace(defaults, **overrides)
         self.check_options(players, options)
         return options
