@@ -133,6 +133,7 @@ class Game:
         """The deals so far, in order."""
         self.actions: list[list[Action]] = []
         """The actions of each deal so far, in order: with :attr:`deals`, the game's whole history."""
+        self._log: list[Action] = []
         self.phase = _DEAL
         self._prepare_deal()
 
@@ -178,7 +179,7 @@ class Game:
     def _start_deal(self, deal: Deal) -> None:
         n = self.players
         self.deals.append(deal)
-        self._log: list[Action] = []
+        self._log = []
         self.actions.append(self._log)
         self._led = -1
         self._colours = [[card.colour for card in hand] for hand in deal.hands]
@@ -268,6 +269,7 @@ class Game:
         the rules forbid now; the game is unchanged after either.
         """
         player = self.current_player
+        log = self._log  # the deal's log: a deal's last play starts the next deal
         if type(action) is Play and type(action.slot) is int and 0 <= action.slot < HAND_SIZE:
             if player is None or (seat is not None and seat != player):
                 self._refuse(seat)
@@ -280,7 +282,7 @@ class Game:
                 self._play(player, action.slot)
             else:
                 self._bid(player, action)
-        self._log.append(action)
+        log.append(action)
 
     def _refuse(self, seat: int | None) -> NoReturn:
         """Refuse an action that comes at the wrong time or from the wrong seat."""
