@@ -1,0 +1,198 @@
+"""``luz play``: a whole game in the terminal, the human at seat 0 against bots."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from luz.bots import BOTS, Bot, make_bot
+from luz.engine import (
+    EDITIONS,
+    Action,
+    Bid,
+    Deal,
+    Game,
+    InvalidAction,
+    LuzError,
+    Phase,
+    Play,
+    Trick,
+    get_edition,
+    trick_winner,
+    view,
+)
+from luz.engine.record import dumps
+
+from . import app
+from .render import bid_text, card_text, render_outcome, render_sheet, render_table, render_trick
+
+HUMAN = 0
+BOT_NAMES = ("Ada", "Ben", "Cleo", "Dev", "Eve")
+BID_INPUT = re.compile(r"(\d+)\s*(\+?)")
+
+
+class Abandoned(Exception):
+    """The human left the game (end of input, Ctrl-C or ``quit``)."""
+
+
+def help_text(game: Game) -> str:
+    """What the human can type, and what the current deal is worth."""
+    points = game.options.made_points[game.deal_number - 1]
+    return (
+        "Bid: the number of tricks you will take, e.g. 2; add + for the safety\n"
+        "  (2+ is made with 2 or 3 tricks, for half the points).\n"
+        "Play: the slot number of a card of your hand (0 = low end, 9 = HIGH end);\n"
+        "  follow the led colour if you hold it. You never see your own values:\n"
+        "  the others' cards and your own revealed ones bound them.\n"
+        f"This deal a made bid scores {points} ({points // 2} with the safety); a miss costs\n"
+        f"  {game.edition.miss_penalty} a trick of difference.\n"
+        "?/help: this help. quit (or Ctrl-D, Ctrl-C): abandon the game."
+    )
+
+
+def read_action(text: str, phase: Phase) -> Action:
+    """The action typed as ``text``: a bid (``2``, ``2+``) while bidding, a slot number while playing."""
+    if phase is Phase.BID:
+        match = BID_INPUT.fullmatch(text)
+        if match is None:
+            raise InvalidAction(f"{text!r} is not a bid: type a number of tricks, + for the safety (e.g. 2 or 2+)")
+        return Bid(int(match[1]), bool(match[2]))
+    if not text.isdigit():
+        raise InvalidAction(f"{text!r} is not a slot: type the slot number of the card to play")
+    return Play(int(text))
+
+
+def prompt(game: Game) -> str:
+    """The question for the human, with the choices the rules leave."""
+    legal = game.legal_actions()
+    if game.phase is Phase.BID:
+        top = max(a.tricks for a in legal if isinstance(a, Bid))
+        return f"Your bid (0-{top}, + for the safety, ? for help): "
+    slots = " ".join(str(a.slot) for a in legal if isinstance(a, Play))
+    return f"Your card (slot {slots}; ? for help): "
+
+
+def ask_human(console: Console, game: Game) -> Action:
+    """Ask until the human's input is a legal action, apply it and return it; bad input is explained and re-asked."""
+    while True:
+        text = console.input(prompt(game)).strip().lower()
+        if not text:
+            continue
+        if text in ("?", "help"):
+            console.print(help_text(game))
+            continue
+        if text in ("q", "quit"):
+            raise Abandoned
+        try:
+            action = read_action(text, game.phase)
+            game.apply(action, HUMAN)
+        except LuzError as error:
+            console.print(str(error), style="red")
+            continue
+        return action
+
+
+def narrate(
+    console: Console, game: Game, names: list[str], seat: int, action: Action, deal: Deal, trick: Trick
+) -> None:
+    """Say what ``seat`` just did (``deal`` and ``trick`` as they were before), and the trick's or deal's end."""
+    if isinstance(action, Bid):
+        console.print(f"{names[seat]} bid{'' if seat == HUMAN else 's'} {bid_text(action)}")
+        return
+    card = deal.hands[seat][action.slot]
+    text = card_text(game.edition, card.colour, card.value)
+    console.print(f"{names[seat]} play{'' if seat == HUMAN else 's'} ", text, f" (slot {action.slot})", sep="")
+    plays = (*trick.plays, (seat, action.slot, card))
+    if len(plays) < game.players:
+        return
+    winner = trick_winner([(s, c) for s, _, c in plays], game.edition.trump)
+    console.print("  trick: ", render_trick(game.edition, Trick(trick.leader, plays, winner), names), sep="")
+    if game.phase is Phase.GAME_OVER or game.deals[-1] is not deal:
+        console.print(render_sheet(view(game, HUMAN), names))
+
+
+def announce_deal(console: Console, game: Game, names: list[str]) -> None:
+    """Say which deal begins and who bids and leads first."""
+    console.print(
+        f"\nDeal {game.deal_number} of {game.deal_count}, first player: {names[game.first_player]}", style="bold"
+    )
+
+
+def save(console: Console, game: Game, names: list[str], record: Path | None) -> None:
+    """Write the game's record to ``record`` (when given)."""
+    if record is None:
+        return
+    try:
+        record.write_text(dumps(game, names) + "\n", encoding="utf-8")
+    except OSError as error:
+        console.print(f"Could not save the record: {error}", style="red", soft_wrap=True)
+        raise typer.Exit(1) from None
+    console.print(f"Record saved to {record}", soft_wrap=True)
+
+
+def run_game(console: Console, game: Game, names: list[str], bots: dict[int, Bot], rng: random.Random) -> None:
+    """Play ``game`` to its end: the human at seat 0 is asked, the bots act at once; everything is narrated."""
+    announce_deal(console, game, names)
+    while game.current_player is not None:
+        seat = game.current_player
+        deal, trick = game.deals[-1], game.trick
+        if seat == HUMAN:
+            console.print(render_table(view(game, HUMAN), names))
+            action = ask_human(console, game)
+        else:
+            action = bots[seat].choose(view(game, seat), rng)
+            game.apply(action, seat)
+        narrate(console, game, names, seat, action, deal, trick)
+        if game.phase is Phase.BID and game.deals[-1] is not deal:
+            announce_deal(console, game, names)
+
+
+@app.command()
+def play(
+    edition: Annotated[str, typer.Option("--edition", "-e", help=f"One of {', '.join(EDITIONS)}.")] = ("iello-2024"),
+    players: Annotated[int, typer.Option("--players", "-p", help="Players at the table, you included.")] = 4,
+    seed: Annotated[int | None, typer.Option(help="Seed of the deals and bots (random when omitted).")] = None,
+    record: Annotated[Path | None, typer.Option(help="Save the game's record (JSON) to this file.")] = None,
+    bots: Annotated[
+        str,
+        typer.Option(help=f"Bots for seats 1.. ({', '.join(BOTS)}), comma-separated: one for all, or one per seat."),
+    ] = "heuristic",
+    name: Annotated[str, typer.Option(help="Your name.")] = "You",
+) -> None:
+    """Play a whole game of LUZ in the terminal against bots: you never see your own values."""
+    console = Console(highlight=False, markup=False)
+    try:
+        game = Game.new(get_edition(edition), players, seed=seed if seed is not None else random.randrange(10**6))
+    except LuzError as error:
+        raise typer.BadParameter(str(error), param_hint="'--edition' / '--players'") from None
+    kinds = [k.strip() for k in bots.split(",")]
+    if len(kinds) not in (1, players - 1):
+        raise typer.BadParameter(
+            f"give one bot for all seats or {players - 1} (one per seat), not {len(kinds)}", param_hint="'--bots'"
+        )
+    try:
+        seats = {seat: make_bot(kinds[(seat - 1) % len(kinds)]) for seat in range(1, players)}
+    except LuzError as error:
+        raise typer.BadParameter(str(error), param_hint="'--bots'") from None
+    names = [name.strip()[:12] or "You", *BOT_NAMES[: players - 1]]
+    console.print(f"{game.edition.name}, {players} players, seed {game.seed}.", style="bold")
+    console.print(
+        f"Replay this game with: luz play --edition {game.edition.key} --players {players} --seed {game.seed}",
+        soft_wrap=True,
+    )
+    console.print(", ".join(f"{names[s]} ({bot.name} bot)" for s, bot in seats.items()) + ". Type ? for help.")
+    try:
+        run_game(console, game, names, seats, random.Random(f"luz-play-bots:{game.seed}"))
+    except (Abandoned, EOFError, KeyboardInterrupt):
+        console.print("\nGame abandoned.")
+        save(console, game, names, record)
+        raise typer.Exit(1) from None
+    outcome = game.outcome()
+    assert outcome is not None
+    console.print(render_outcome(outcome, names))
+    save(console, game, names, record)

@@ -1,0 +1,164 @@
+"""``luz play``: whole games driven through the command line, bad input re-asked, records, hidden values."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import random
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from luz.bots import make_bot
+from luz.cli import app
+from luz.cli.play import HUMAN, ask_human
+from luz.cli.render import render_own_hand, render_table
+from luz.engine import Bid, Game, Phase, view
+from luz.engine.record import replay
+
+NAMES = ["Zoe", "Ada", "Ben", "Cleo"]
+CANDIDATES = ["?", "abc", "11", "10", "3+", "", *map(str, range(10))]
+"""Typed in a loop, whatever the prompt: help, junk, numbers out of range, bids, every slot (bad ones are re-asked)."""
+
+
+def keyboard(lines: int = 3000) -> str:
+    return "\n".join(itertools.islice(itertools.cycle(CANDIDATES), lines)) + "\n"
+
+
+def run(*args: str, input: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["play", *args], input=input)
+    return result.exit_code, result.output
+
+
+def test_a_whole_game_with_bad_input_mixed_in(tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    code, output = run("--seed", "5", "--record", str(record), "--name", "Zoe", input=keyboard())
+    assert code == 0, output
+    assert "Traceback" not in output
+    for message in (
+        "is not a bid",
+        "is not a slot",
+        "a bid must be 0..10 tricks, not 11",
+        "a slot must be 0..9, not 11",
+        "you must follow",
+        "was already played",
+        "Play: the slot number",
+    ):
+        assert message in output, message
+    assert output.count("Score sheet") == 4
+    data = json.loads(record.read_text(encoding="utf-8"))
+    assert data["names"] == NAMES
+    game = replay(data)
+    outcome = game.outcome()
+    assert outcome is not None and outcome.to_json() == data["outcome"]
+    assert outcome.explain(NAMES) in output
+    assert f"Record saved to {record}" in output
+
+
+def test_a_bid_over_the_cap_is_re_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = Game.new("iello-2024", players=4, seed=1, first_player=HUMAN, bid_cap=3)
+    monkeypatch.setattr("sys.stdin", io.StringIO("10\n2+\n"))
+    shown = io.StringIO()
+    assert ask_human(Console(file=shown, width=80), game) == Bid(2, safety=True)
+    assert "only 3 bid token(s) left under the table's cap of 3: bid at most 3" in shown.getvalue()
+    assert game.bids[HUMAN] == Bid(2, safety=True)
+
+
+def test_defaults_and_other_tables() -> None:
+    code, output = run(input=keyboard())
+    assert code == 0, output
+    assert "LUZ (IELLO, 2024), 4 players, seed" in output
+    assert "Ada (heuristic bot), Ben (heuristic bot), Cleo (heuristic bot)" in output
+    code, output = run("-e", "standard-deck", "-p", "3", "--seed", "2", "--bots", "random,heuristic", input=keyboard())
+    assert code == 0, output
+    assert "Ada (random bot), Ben (heuristic bot)" in output
+    assert "Game over" in output
+
+
+def test_end_of_input_abandons_and_saves_the_game_so_far(tmp_path: Path) -> None:
+    record = tmp_path / "partial.json"
+    code, output = run("--seed", "5", "--record", str(record), input="2+\nnonsense\n")
+    assert code == 1
+    assert "Game abandoned." in output
+    assert "Traceback" not in output
+    game = replay(record.read_text(encoding="utf-8"))
+    assert game.outcome() is None and any(game.actions)
+
+
+def test_ctrl_c_abandons_and_saves_the_game_so_far(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupt(prompt: str = "") -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("builtins.input", interrupt)
+    record = tmp_path / "partial.json"
+    code, output = run("--seed", "3", "--record", str(record), input="")
+    assert code == 1
+    assert "Game abandoned." in output and "Traceback" not in output
+    assert replay(record.read_text(encoding="utf-8")).outcome() is None
+
+
+def test_quit_abandons() -> None:
+    code, output = run("--seed", "5", input="quit\n")
+    assert code == 1
+    assert "Game abandoned." in output
+
+
+def test_bad_options_are_usage_errors() -> None:
+    for args, message in (
+        (["--bots", "oracle"], "unknown bot 'oracle'"),
+        (["--bots", "random,random"], "give one bot for all seats or 3"),
+        (["--players", "7"], "not 7"),
+        (["--edition", "nope"], "unknown edition 'nope'"),
+    ):
+        code, output = run(*args, input="")
+        assert code == 2, args
+        assert message in output
+
+
+def twin_deals(game: Game, seat: int) -> tuple[Game, Game]:
+    """``game``'s table and deal, twice: as dealt, and with ``seat``'s cards exchanged for aside cards of the same
+    colours, so that ``seat`` sees exactly the same thing in both (only what it cannot see differs)."""
+    deal = game.deals[-1]
+    hand, aside = list(deal.hands[seat]), list(deal.aside)
+    for colour in sorted({card.colour for card in hand}):
+        mine = [card for card in hand if card.colour == colour]
+        pool = sorted(mine + [card for card in aside if card.colour == colour])
+        other = pool[-len(mine) :] if pool[-len(mine) :] != mine else pool[: len(mine)]
+        hand = [card for card in hand if card.colour != colour] + other
+        aside = [card for card in aside if card not in other] + [card for card in mine if card not in other]
+    changed = [sorted(hand) if s == seat else h for s, h in enumerate(deal.hands)]
+    games = []
+    for hands, rest in ((deal.hands, deal.aside), (changed, aside)):
+        games.append(Game.new(game.edition, game.players, first_player=game.first_player))
+        games[-1].deal(hands, rest)
+    return games[0], games[1]
+
+
+def screen(renderable: object) -> str:
+    console = Console(width=80, record=True, color_system="truecolor")
+    with console.capture():
+        console.print(renderable)
+    return console.export_text(styles=True)
+
+
+def test_the_screen_never_shows_your_own_hidden_values() -> None:
+    """Two tables that differ only in seat 0's values look the same to seat 0, until it plays its first card."""
+    for seed in range(6):
+        dealt, twin = twin_deals(Game.new("iello-2024", players=4, seed=seed), seat=0)
+        assert dealt.deals[-1].hands[0] != twin.deals[-1].hands[0]
+        while True:
+            if dealt.current_player == 0:
+                hand = render_own_hand(view(dealt, 0))
+                assert hand == render_own_hand(view(twin, 0))
+                assert hand.plain.count("?") == 10
+                assert screen(render_table(view(dealt, 0), NAMES)) == screen(render_table(view(twin, 0), NAMES))
+                if dealt.phase is Phase.PLAY:
+                    break
+            seat = dealt.current_player
+            assert seat is not None
+            action = make_bot("heuristic").choose(view(dealt, seat), random.Random(seed))
+            dealt.apply(action)
+            twin.apply(action)
