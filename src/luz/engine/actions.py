@@ -69,11 +69,16 @@ def parse_action(text: str) -> Action:
     if sep and kind == "bid":
         safety = arg.endswith("+")
         number = arg[:-1] if safety else arg
-        if number.isdigit():
+        if _is_number(number):
             return check_action(Bid(int(number), safety))
-    elif sep and kind == "play" and arg.isdigit():
+    elif sep and kind == "play" and _is_number(arg):
         return check_action(Play(int(arg)))
     raise InvalidAction(f"cannot read action {text!r}: expected 'bid:N', 'bid:N+' or 'play:SLOT'")
+
+
+def _is_number(text: str) -> bool:
+    """Plain ASCII digits (``str.isdigit`` also accepts digits that ``int`` refuses, like ``²``)."""
+    return text.isascii() and text.isdigit()
 
 
 def action_to_json(action: Action) -> dict[str, Any]:

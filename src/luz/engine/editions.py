@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,7 +190,7 @@ class Edition:
 
     def _parse_card(self, text: str) -> Card | None:
         colour = self._colour_index(text[0])
-        if colour is None or not text[1:].isdigit():
+        if colour is None or not _VALUE.fullmatch(text[1:]):
             return None
         return Card(colour, int(text[1:]))
 
@@ -241,6 +242,9 @@ class Korokorodou2014(Edition):
         return (self.flat_made_points,) * self.deals(players)
 
 
+_VALUE = re.compile(r"[1-9][0-9]*")
+"""A card value in notation: ASCII digits, no leading zero."""
+
 _RANKS = {11: "J", 12: "Q", 13: "K", 14: "A"}
 _RANK_VALUES = {name: value for value, name in _RANKS.items()}
 
@@ -255,7 +259,7 @@ class StandardDeck(Edition):
     def _parse_card(self, text: str) -> Card | None:
         colour = self._colour_index(text[-1])
         rank = text[:-1]
-        value = _RANK_VALUES.get(rank) or (int(rank) if rank.isdigit() and 2 <= int(rank) <= 10 else None)
+        value = _RANK_VALUES.get(rank) or (int(rank) if _VALUE.fullmatch(rank) and 2 <= int(rank) <= 10 else None)
         if colour is None or value is None:
             return None
         return Card(colour, value)

@@ -15,15 +15,15 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any, NoReturn
 
 from .actions import ALL_BIDS, PLAYS, Action, Bid, Play, check_action
 from .cards import Card
 from .editions import HAND_SIZE, Edition, TableOptions, get_edition
-from .errors import IllegalAction, InvalidDeal, InvalidOptions
+from .errors import IllegalAction, InvalidAction, InvalidDeal, InvalidOptions
 from .scoring import DealResult, Outcome, ScoreSheet
 
 
@@ -99,7 +99,7 @@ def check_deal(edition: Edition, players: int, hands: Sequence[Sequence[Card]], 
         doubled = {c for c in dealt if dealt.count(c) > 1}
         problems = [
             f"missing {', '.join(edition.card_name(c) for c in sorted(missing))}" if missing else "",
-            f"not in the deck: {', '.join(map(str, extra))}" if extra else "",
+            f"not in the deck: {', '.join(map(edition.card_name, extra))}" if extra else "",
             f"dealt twice: {', '.join(edition.card_name(c) for c in sorted(doubled))}" if doubled else "",
         ]
         raise InvalidDeal("the hands and aside are not the deck: " + "; ".join(p for p in problems if p))
@@ -134,6 +134,8 @@ class Game:
         self.actions: list[list[Action]] = []
         """The actions of each deal so far, in order: with :attr:`deals`, the game's whole history."""
         self._log: list[Action] = []
+        self.history_complete = True
+        """False for a game built :meth:`from_position`: it has no action history, so no record."""
         self.phase = _DEAL
         self._prepare_deal()
 
@@ -154,14 +156,65 @@ class Game:
             raise InvalidOptions("give either options or option overrides, not both")
         return cls(edition, players, options, seed)
 
+    @classmethod
+    def from_position(
+        cls,
+        sheet: ScoreSheet,
+        deal: Deal,
+        played: Sequence[Iterable[int]],
+        bids: Sequence[Bid | None],
+        tricks_won: Sequence[int],
+        trick: Trick,
+        completed: Sequence[Trick] = (),
+    ) -> Game:
+        """A game in the middle of a deal, built from what is on the table rather than from its history.
+
+        For simulation and analysis (e.g. a world sampled by :mod:`luz.engine.beliefs`): ``sheet`` holds the
+        deals before this one, ``played`` each seat's played slots (including those in ``trick``, the trick
+        being played), ``completed`` the deal's completed tricks when they are known. The game has no action
+        history (:attr:`history_complete` is false), so it has no record.
+        """
+        game = cls(sheet.edition, sheet.players, replace(sheet.options, first_player=sheet.first_player))
+        game._sheet = sheet
+        game._prepare_deal()
+        game.deal(deal.hands, deal.aside)
+        game.history_complete = False
+        game.deals = [game.deals[-1]]
+        game.actions = [game._log]
+        for seat, slots in enumerate(played):
+            for slot in slots:
+                game._unplayed[seat].remove(slot)
+                game._by_colour[seat][game._colours[seat][slot]].remove(slot)
+        game._bids = list(bids)
+        game._bid_total = sum(b.tricks for b in bids if b is not None)
+        game._tricks_won = list(tricks_won)
+        game._tricks_played = sum(tricks_won)
+        game._completed = [
+            (t.leader, [(seat, slot) for seat, slot, _ in t.plays], t.leader if t.winner is None else t.winner)
+            for t in completed
+        ]
+        game._trick = [(seat, slot) for seat, slot, _ in trick.plays]
+        game._leader = trick.leader
+        if trick.plays:
+            first_seat, first_slot, _ = trick.plays[0]
+            game._led = game._colours[first_seat][first_slot]
+        if None in game._bids:
+            order = [(game.first_player + i) % game.players for i in range(game.players)]
+            game.current_player = next(seat for seat in order if game._bids[seat] is None)
+            game.phase = _BID
+        else:
+            game.current_player = (trick.leader + len(trick.plays)) % game.players
+            game.phase = _PLAY
+        return game
+
     # -- dealing ---------------------------------------------------------------------------------------------
 
     def _prepare_deal(self) -> None:
         self.phase = _DEAL
         self.current_player: int | None = None
-        self.first_player = self._sheet.first_player_of(len(self.deals))
+        self.first_player = self._sheet.first_player_of(len(self._sheet.deals))
         if self.seed is not None:
-            rng = seeded_rng(self.seed, f"deal-{len(self.deals) + 1}")
+            rng = seeded_rng(self.seed, f"deal-{len(self._sheet.deals) + 1}")
             self._start_deal(shuffle_deal(self.edition, self.players, rng))
 
     def deal(self, hands: Sequence[Sequence[Card]], aside: Sequence[Card]) -> None:
@@ -189,7 +242,9 @@ class Game:
         self._bid_total = 0
         self._tricks_won = [0] * n
         self._trick: list[tuple[int, int]] = []
-        self._completed: list[tuple[int, tuple[tuple[int, int], ...], int]] = []
+        self._completed: list[tuple[int, list[tuple[int, int]], int]] = []
+        """Completed tricks as (leader, [(seat, slot)...], winner): made into Tricks only when asked for."""
+        self._tricks_played = 0
         self._leader = self.first_player
         self.current_player = self.first_player
         self.phase = _BID
@@ -198,8 +253,9 @@ class Game:
 
     @property
     def deal_number(self) -> int:
-        """The current deal, 1-based (the last one once the game is over)."""
-        return len(self.deals)
+        """The current deal, 1-based (the last one once the game is over, 0 before the first)."""
+        live = self.phase is _BID or self.phase is _PLAY
+        return len(self._sheet.deals) + (1 if live else 0)
 
     @property
     def deal_count(self) -> int:
@@ -271,12 +327,12 @@ class Game:
         player = self.current_player
         log = self._log  # the deal's log: a deal's last play starts the next deal
         if type(action) is Play and type(action.slot) is int and 0 <= action.slot < HAND_SIZE:
-            if player is None or (seat is not None and seat != player):
+            if player is None or (seat is not None and (seat != player or type(seat) is not int)):
                 self._refuse(seat)
             self._play(player, action.slot)
         else:
             action = check_action(action)
-            if player is None or (seat is not None and seat != player):
+            if player is None or (seat is not None and (seat != player or type(seat) is not int)):
                 self._refuse(seat)
             if isinstance(action, Play):
                 self._play(player, action.slot)
@@ -286,6 +342,8 @@ class Game:
 
     def _refuse(self, seat: int | None) -> NoReturn:
         """Refuse an action that comes at the wrong time or from the wrong seat."""
+        if seat is not None and (type(seat) is not int or not 0 <= seat < self.players):
+            raise InvalidAction(f"seat must be 0..{self.players - 1}, not {seat!r}")
         if self.current_player is None:
             over = self.phase is _GAME_OVER
             raise IllegalAction("the game is over" if over else "the game is waiting for the next deal")
@@ -329,13 +387,14 @@ class Game:
 
     def _finish_trick(self) -> None:
         hands = self.deals[-1].hands
-        plays = tuple(self._trick)
+        plays = self._trick
         winner = trick_winner([(seat, hands[seat][slot]) for seat, slot in plays], self._trump)
         self._completed.append((self._leader, plays, winner))
         self._tricks_won[winner] += 1
+        self._tricks_played += 1
         self._trick = []
         self._leader = self.current_player = winner
-        if len(self._completed) == HAND_SIZE:
+        if self._tricks_played == HAND_SIZE:
             self._score_deal()
 
     def _score_deal(self) -> None:

@@ -29,6 +29,8 @@ VERSION = 1
 
 def to_record(game: Game, names: list[str] | None = None) -> dict[str, Any]:
     """The record of ``game`` so far, as JSON-serialisable data."""
+    if not game.history_complete:
+        raise ValueError("a game built from a position has no history to record")
     edition = game.edition
     record: dict[str, Any] = {
         "format": FORMAT,
@@ -103,8 +105,12 @@ def replay(data: Any, upto: int | None = None) -> Game:
         raise InvalidRecord("deals must be a list")
     if len(deals) > game.deal_count:
         raise InvalidRecord(f"{len(deals)} deals, but the game has only {game.deal_count}")
+    if upto is not None and (isinstance(upto, bool) or not isinstance(upto, int) or upto < 0):
+        raise ValueError(f"upto must be a whole number >= 0, not {upto!r}")
     index = 0
     for number, deal in enumerate(deals, 1):
+        if upto is not None and index >= upto and number > 1:
+            return game
         waiting = game.phase is Phase.DEAL or (game.deal_number == number and not game.actions[-1])
         if not waiting:
             raise InvalidRecord(f"deal {number}: the previous deal is not finished")
