@@ -162,3 +162,29 @@ def test_the_screen_never_shows_your_own_hidden_values() -> None:
             action = make_bot("heuristic").choose(view(dealt, seat), random.Random(seed))
             dealt.apply(action)
             twin.apply(action)
+
+
+def test_hints_show_each_slots_range_and_guess_from_the_view_alone() -> None:
+    """``--hints`` adds min/guess/max rows under your hand, and they are the view's exact beliefs."""
+    code, output = run("--seed", "5", "--hints", input="quit\n")
+    assert code == 1
+    rows = {
+        line.split()[0]: line.split()[1:]
+        for line in output.splitlines()
+        if line.split()[:1] in (["min"], ["guess"], ["max"])
+    }
+    assert set(rows) == {"min", "guess", "max"}
+    game = Game.new("iello-2024", 4, seed=5)
+    while game.current_player != HUMAN:
+        game.apply(make_bot("heuristic").choose(view(game, game.current_player), random.Random("luz-play-bots:5")))
+    hints = view(game, HUMAN, hints=True).hints
+    assert hints is not None
+    assert rows["min"] == [str(h["possible"][0]) for h in hints["slots"]]
+    assert rows["max"] == [str(h["possible"][-1]) for h in hints["slots"]]
+    assert rows["guess"] == [str(h["most_likely"][-1]) for h in hints["slots"]]
+    assert all(int(lo) <= int(g) <= int(hi) for lo, g, hi in zip(rows["min"], rows["guess"], rows["max"], strict=True))
+
+
+def test_no_hints_by_default() -> None:
+    _, output = run("--seed", "5", input="quit\n")
+    assert not any(line.split()[:1] == ["guess"] for line in output.splitlines())

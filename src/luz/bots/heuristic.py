@@ -11,10 +11,9 @@ import random
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
-from math import comb
 
 from luz.engine import Action, Bid, Card, Phase, Play, View, trick_winner
+from luz.engine.beliefs import Beliefs
 
 from .base import Bot
 
@@ -32,6 +31,7 @@ class Guess:
     slot: int
     colour: int
     pool: tuple[int, ...]
+    """The values it can have, ascending."""
     at_least: tuple[float, ...]
     """``at_least[i]``: the chance that the card is ``pool[i]`` or higher (with a final 0)."""
 
@@ -40,39 +40,16 @@ class Guess:
         return self.at_least[bisect_right(self.pool, value)]
 
 
-@lru_cache(maxsize=4096)
-def _at_least(size: int, rank: int, count: int) -> tuple[float, ...]:
-    """For the ``rank``-th lowest of ``count`` values drawn from ``size`` ordered ones: the chance of each
-    position or higher."""
-    ways = comb(size, count)
-    exact = [comb(i, rank - 1) * comb(size - 1 - i, count - rank) / ways for i in range(size)]
-    tail = [0.0]
-    for p in reversed(exact):
-        tail.append(tail[-1] + p)
-    return tuple(reversed(tail))
-
-
 def guess_own_cards(view: View) -> list[Guess]:
-    """A guess for each of the seat's unplayed cards, in slot order."""
+    """A guess for each of the seat's unplayed cards, in slot order, from the seat's exact beliefs."""
     assert view.seat is not None
-    low, high = view.edition.values[view.players]
-    seen = {(s.colour, s.value) for hand in view.hands for s in hand if s.value is not None}
-    guesses: list[Guess] = []
     hand = view.hands[view.seat]
-    for colour in sorted({s.colour for s in hand}):
-        run: list[int] = []
-        floor = low - 1
-        for s in [*(s for s in hand if s.colour == colour), None]:
-            if s is not None and s.value is None:  # unplayed: hidden from its holder
-                run.append(s.slot)
-                continue
-            ceiling = high + 1 if s is None or s.value is None else s.value
-            pool = tuple(v for v in range(floor + 1, ceiling) if (colour, v) not in seen)
-            guesses.extend(
-                Guess(slot, colour, pool, _at_least(len(pool), rank, len(run))) for rank, slot in enumerate(run, 1)
-            )
-            run = []
-            floor = ceiling
+    guesses = []
+    for slot, probabilities in sorted(Beliefs(view).table().items()):
+        tail = [0.0]
+        for p in reversed(probabilities.values()):
+            tail.append(tail[-1] + p)
+        guesses.append(Guess(slot, hand[slot].colour, tuple(probabilities), tuple(reversed(tail))))
     return guesses
 
 

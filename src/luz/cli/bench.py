@@ -8,6 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from luz.bench.beliefs import bench_beliefs
 from luz.bench.engine import bench_engine
 
 from . import bench_app
@@ -37,3 +38,29 @@ def engine(
     Console().print(table)
     if report["ratio"] is not None:
         Console().print(f"ratio luz {report['reference']} / oh_hell 4p: [bold]{report['ratio']:.2f}[/bold]")
+
+
+@bench_app.command("beliefs")
+def beliefs(
+    seconds: float = typer.Option(8.0, min=1.0, help="Measuring time in all."),
+    seed: int = typer.Option(0, help="Seed of the random positions."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Hidden worlds sampled per second and per-slot probability tables per second, on positions of random games."""
+    report = bench_beliefs(seconds, seed)
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=f"beliefs over {report['positions']} positions of random games (one core)")
+    table.add_column("figure")
+    table.add_column("per second", justify="right")
+    labels = {
+        "worlds_per_s_batch": "worlds sampled (vectorised, 1,000 a call)",
+        "worlds_per_s_single": "worlds sampled (one at a time)",
+        "tables_per_s": "probability tables (floats)",
+        "exact_tables_per_s": "probability tables (exact fractions)",
+        "reference_shuffles_per_s": "reference: shuffles of the unseen values",
+    }
+    for key, label in labels.items():
+        table.add_row(label, f"{report[key]:,.0f}")
+    Console().print(table)

@@ -135,14 +135,16 @@ def save(console: Console, game: Game, names: list[str], record: Path | None) ->
     console.print(f"Record saved to {record}", soft_wrap=True)
 
 
-def run_game(console: Console, game: Game, names: list[str], bots: dict[int, Bot], rng: random.Random) -> None:
+def run_game(
+    console: Console, game: Game, names: list[str], bots: dict[int, Bot], rng: random.Random, hints: bool = False
+) -> None:
     """Play ``game`` to its end: the human at seat 0 is asked, the bots act at once; everything is narrated."""
     announce_deal(console, game, names)
     while game.current_player is not None:
         seat = game.current_player
         deal, trick = game.deals[-1], game.trick
         if seat == HUMAN:
-            console.print(render_table(view(game, HUMAN), names))
+            console.print(render_table(view(game, HUMAN, hints=hints), names))
             action = ask_human(console, game)
         else:
             action = bots[seat].choose(view(game, seat), rng)
@@ -163,6 +165,13 @@ def play(
         typer.Option(help=f"Bots for seats 1.. ({', '.join(BOTS)}), comma-separated: one for all, or one per seat."),
     ] = "heuristic",
     name: Annotated[str, typer.Option(help="Your name.")] = "You",
+    hints: Annotated[
+        bool,
+        typer.Option(
+            "--hints",
+            help="Show under your hand each card's lowest possible, most likely (guess) and highest possible value.",
+        ),
+    ] = False,
 ) -> None:
     """Play a whole game of LUZ in the terminal against bots: you never see your own values."""
     console = Console(highlight=False, markup=False)
@@ -187,7 +196,7 @@ def play(
     )
     console.print(", ".join(f"{names[s]} ({bot.name} bot)" for s, bot in seats.items()) + ". Type ? for help.")
     try:
-        run_game(console, game, names, seats, random.Random(f"luz-play-bots:{game.seed}"))
+        run_game(console, game, names, seats, random.Random(f"luz-play-bots:{game.seed}"), hints)
     except (Abandoned, EOFError, KeyboardInterrupt):
         console.print("\nGame abandoned.")
         save(console, game, names, record)

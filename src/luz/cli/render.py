@@ -41,10 +41,7 @@ def colour_style(edition: Edition, colour: int) -> str:
 def card_text(edition: Edition, colour: int, value: int | None, dim: bool = False) -> Text:
     """A card as its colour's symbol and its rank, ``?`` when the value is hidden."""
     spec = edition.colours[colour]
-    rank = "?"
-    if value is not None:
-        name = edition.card_name(Card(colour, value))
-        rank = name[1:] if name.startswith(spec.letter) else name.removesuffix(spec.letter)
+    rank = "?" if value is None else rank_text(edition, colour, value)
     style = colour_style(edition, colour)
     return Text(spec.symbol + rank, style=f"dim {style}" if dim else style)
 
@@ -76,6 +73,32 @@ def render_own_hand(view: View) -> Text:
         numbers.append(str(s.slot).ljust(CELL), style="dim" if s.played else "")
     cards = Text(" low  ").append_text(render_hand(view, view.seat)).append("HIGH", style="bold")
     return Text("\n").join([numbers, cards])
+
+
+def rank_text(edition: Edition, colour: int, value: int) -> str:
+    """A value as its rank in the edition's notation (``7``, ``Q``, ``10``)."""
+    name = edition.card_name(Card(colour, value))
+    letter = edition.colours[colour].letter
+    return name[1:] if name.startswith(letter) else name.removesuffix(letter)
+
+
+def render_hints(view: View) -> Text:
+    """Under the viewer's hand: for each unplayed slot the lowest possible, most likely and highest possible value."""
+    assert view.seat is not None and view.hints is not None
+    by_slot = {h["slot"]: h for h in view.hints["slots"]}
+    rows = []
+    for label, pick in (
+        ("min", lambda h: h["possible"][0]),
+        ("guess", lambda h: h["most_likely"][-1]),
+        ("max", lambda h: h["possible"][-1]),
+    ):
+        row = Text(f" {label:<5}", style="dim")
+        for s in view.hands[view.seat]:
+            hint = by_slot.get(s.slot)
+            cell = "" if hint is None else rank_text(view.edition, s.colour, pick(hint))
+            row.append(f" {cell}".ljust(CELL), style="bold" if label == "guess" else "dim")
+        rows.append(row)
+    return Text("\n").join(rows)
 
 
 def render_trick(edition: Edition, trick: Trick, names: Sequence[str]) -> Text:
@@ -113,6 +136,8 @@ def render_table(view: View, names: Sequence[str]) -> Group:
         lines.append(Text("Last trick: ").append_text(render_trick(edition, view.last_trick, names)))
     lines.append(Text(f"{names[view.seat]}, your hand (values hidden; each colour rises towards HIGH):"))
     lines.append(render_own_hand(view))
+    if view.hints is not None:
+        lines.append(render_hints(view))
     return Group(*lines)
 
 

@@ -18,6 +18,7 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
+from itertools import chain
 from typing import Any, NoReturn
 
 from .actions import ALL_BIDS, PLAYS, Action, Bid, Play, check_action
@@ -175,6 +176,7 @@ class Game:
         history (:attr:`history_complete` is false), so it has no record.
         """
         game = cls(sheet.edition, sheet.players, replace(sheet.options, first_player=sheet.first_player))
+        game.options = sheet.options
         game._sheet = sheet
         game._prepare_deal()
         game.deal(deal.hands, deal.aside)
@@ -183,7 +185,6 @@ class Game:
         game.actions = [game._log]
         for seat, slots in enumerate(played):
             for slot in slots:
-                game._unplayed[seat].remove(slot)
                 game._by_colour[seat][game._colours[seat][slot]].remove(slot)
         game._bids = list(bids)
         game._bid_total = sum(b.tricks for b in bids if b is not None)
@@ -236,7 +237,6 @@ class Game:
         self.actions.append(self._log)
         self._led = -1
         self._colours = [[card.colour for card in hand] for hand in deal.hands]
-        self._unplayed = [list(range(HAND_SIZE)) for _ in range(n)]
         self._by_colour = [self._slots_by_colour(colours) for colours in self._colours]
         self._bids: list[Bid | None] = [None] * n
         self._bid_total = 0
@@ -297,7 +297,7 @@ class Game:
         return self.deals[-1].hands[seat][slot]
 
     def is_played(self, seat: int, slot: int) -> bool:
-        return slot not in self._unplayed[seat]
+        return slot not in self._by_colour[seat][self._colours[seat][slot]]
 
     def outcome(self) -> Outcome | None:
         return self._sheet.outcome()
@@ -310,7 +310,7 @@ class Game:
                 following = self._by_colour[seat][self._led]
                 if following:
                     return tuple(map(PLAYS.__getitem__, following))
-            return tuple(map(PLAYS.__getitem__, self._unplayed[seat]))
+            return tuple(map(PLAYS.__getitem__, chain.from_iterable(self._by_colour[seat])))
         if self.phase is _BID:
             left = self.beads_left
             return ALL_BIDS if left is None or left >= HAND_SIZE else ALL_BIDS[: 2 * (left + 1)]
@@ -325,19 +325,37 @@ class Game:
         the rules forbid now; the game is unchanged after either.
         """
         player = self.current_player
+        if player is None or (seat is not None and (seat != player or type(seat) is not int)):
+            check_action(action)
+            self._refuse(seat)
         log = self._log  # the deal's log: a deal's last play starts the next deal
-        if type(action) is Play and type(action.slot) is int and 0 <= action.slot < HAND_SIZE:
-            if player is None or (seat is not None and (seat != player or type(seat) is not int)):
-                self._refuse(seat)
-            self._play(player, action.slot)
-        else:
+        if type(action) is not Play or type(action.slot) is not int or not 0 <= action.slot < HAND_SIZE:
             action = check_action(action)
-            if player is None or (seat is not None and (seat != player or type(seat) is not int)):
-                self._refuse(seat)
-            if isinstance(action, Play):
-                self._play(player, action.slot)
-            else:
+            if isinstance(action, Bid):
                 self._bid(player, action)
+                log.append(action)
+                return
+        # A play: the hot path of every simulation, kept inline.
+        slot = action.slot
+        if self.phase is not _PLAY:
+            raise IllegalAction("bidding is not over: bid first")
+        colour = self._colours[player][slot]
+        by_colour = self._by_colour[player]
+        same_colour = by_colour[colour]
+        if slot not in same_colour:
+            raise IllegalAction(f"slot {slot} was already played")
+        trick = self._trick
+        if not trick:
+            self._led = colour
+        elif colour != self._led and by_colour[self._led]:
+            name = self.edition.colours[self._led].name
+            raise IllegalAction(f"you must follow {name}: you hold {name} cards")
+        same_colour.remove(slot)
+        trick.append((player, slot))
+        if len(trick) < self.players:
+            self.current_player = player + 1 if player + 1 < self.players else 0
+        else:
+            self._finish_trick()
         log.append(action)
 
     def _refuse(self, seat: int | None) -> NoReturn:
@@ -363,27 +381,6 @@ class Game:
         if nxt == self.first_player:
             self.phase = _PLAY
         self.current_player = nxt
-
-    def _play(self, player: int, slot: int) -> None:
-        if self.phase is not _PLAY:
-            raise IllegalAction("bidding is not over: bid first")
-        unplayed = self._unplayed[player]
-        if slot not in unplayed:
-            raise IllegalAction(f"slot {slot} was already played")
-        colour = self._colours[player][slot]
-        trick = self._trick
-        if not trick:
-            self._led = colour
-        elif colour != self._led and self._by_colour[player][self._led]:
-            name = self.edition.colours[self._led].name
-            raise IllegalAction(f"you must follow {name}: you hold {name} cards")
-        unplayed.remove(slot)
-        self._by_colour[player][colour].remove(slot)
-        trick.append((player, slot))
-        if len(trick) < self.players:
-            self.current_player = player + 1 if player + 1 < self.players else 0
-        else:
-            self._finish_trick()
 
     def _finish_trick(self) -> None:
         hands = self.deals[-1].hands
@@ -421,7 +418,6 @@ class Game:
         other._log = other.actions[-1] if other.actions else []
         if self.deals:
             other._colours = self._colours
-            other._unplayed = [list(u) for u in self._unplayed]
             other._by_colour = [[list(slots) for slots in seat] for seat in self._by_colour]
             other._bids = list(self._bids)
             other._tricks_won = list(self._tricks_won)

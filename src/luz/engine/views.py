@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .actions import Action, Bid, action_to_json
@@ -61,6 +61,8 @@ class View:
     totals: tuple[int, ...]
     legal_actions: tuple[Action, ...]
     outcome: Outcome | None
+    hints: dict[str, Any] | None = None
+    """Only when asked for: the seat's exact beliefs over its own unplayed values (see :mod:`beliefs`)."""
 
     def card_name(self, card: Card) -> str:
         return self.edition.card_name(card)
@@ -106,11 +108,16 @@ class View:
             "totals": list(self.totals),
             "legal_actions": [action_to_json(a) for a in self.legal_actions],
             "outcome": None if self.outcome is None else self.outcome.to_json(),
+            "hints": self.hints,
         }
 
 
-def view(game: Game, seat: int | None) -> View:
-    """What ``seat`` knows now (``None``: a spectator, who knows only what every player knows)."""
+def view(game: Game, seat: int | None, hints: bool = False) -> View:
+    """What ``seat`` knows now (``None``: a spectator, who knows only what every player knows).
+
+    With ``hints``, a seat's view also carries, for each of its unplayed slots, the possible values and their
+    probabilities, computed from the view alone (a player aid; off by default).
+    """
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players):
         raise ValueError(f"seat must be 0..{game.players - 1} or None, not {seat!r}")
     dealt = game.phase is not Phase.DEAL
@@ -131,7 +138,7 @@ def view(game: Game, seat: int | None) -> View:
     trick = game.trick if dealt else None
     completed = game.completed_tricks if dealt else ()
     live = game.phase in (Phase.BID, Phase.PLAY)
-    return View(
+    seen = View(
         edition=game.edition,
         players=game.players,
         seat=seat,
@@ -153,6 +160,11 @@ def view(game: Game, seat: int | None) -> View:
         legal_actions=tuple(game.legal_actions()) if seat is not None and seat == game.current_player else (),
         outcome=game.outcome(),
     )
+    if hints and seat is not None and live:
+        from .beliefs import Beliefs  # beliefs are computed from a View: imported here to avoid a cycle
+
+        return replace(seen, hints=Beliefs(seen).to_json())
+    return seen
 
 
 def _sees(viewer: int | None, holder: int) -> bool:
