@@ -16,6 +16,7 @@ of its pool, and the aside is what is left.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .cards import Card
-from .game import Deal, Game, Phase
+from .game import Deal, Game, Phase, Trick
 from .scoring import ScoreSheet
 from .views import View
 
@@ -216,8 +217,14 @@ class Beliefs:
             bids=view.bids,
             tricks_won=view.tricks_won,
             trick=view.trick,
-            completed=view.trick_history or (),
+            completed=self._known_tricks(),
         )
+
+    def _known_tricks(self) -> tuple[Trick, ...]:
+        """The deal's completed tricks the seat knows: all with the trick history option, else the last one."""
+        if self.view.trick_history is not None:
+            return self.view.trick_history
+        return () if self.view.last_trick is None else (self.view.last_trick,)
 
     # -- weighted inference ------------------------------------------------------------------------------
 
@@ -229,8 +236,8 @@ class Beliefs:
         values) would be in that world; it need not be normalised.
         """
         raw = [float(likelihood(w)) for w in worlds]
-        if any(r < 0 for r in raw):
-            raise ValueError("a likelihood cannot be negative")
+        if not all(math.isfinite(r) and r >= 0 for r in raw):
+            raise ValueError("a likelihood must be a finite number >= 0")
         total = sum(raw)
         if total <= 0:
             raise ValueError("every world has likelihood 0: the observations are impossible in all of them")
