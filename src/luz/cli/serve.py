@@ -1,0 +1,49 @@
+"""``luz serve``: the game server."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import replace
+
+import typer
+
+from . import app
+
+
+class RedactTokens(logging.Filter):
+    """Seat tokens travel in WebSocket URLs: never let them into the logs."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = TOKEN.sub("token=REDACTED", str(record.msg))
+        if record.args:
+            record.args = tuple(TOKEN.sub("token=REDACTED", a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
+TOKEN = re.compile(r"token=[^&\s\"']+")
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", help="Address to listen on."),
+    port: int = typer.Option(8000, help="Port to listen on."),
+    database_url: str | None = typer.Option(
+        None, help="SQLAlchemy URL (postgresql://...); default: $LUZ_DATABASE_URL, else an embedded SQLite file."
+    ),
+    redis_url: str | None = typer.Option(
+        None, help="Redis URL for table events across several server processes; default: $LUZ_REDIS_URL."
+    ),
+    bot_workers: int = typer.Option(1, min=0, help="Processes computing bot moves (0: in the server process)."),
+) -> None:
+    """Run the game server (HTTP API and WebSocket play; see docs/PROTOCOL.md)."""
+    import uvicorn
+
+    from luz.server import Settings, create_app
+
+    settings = replace(Settings.from_env(database_url, redis_url), bot_workers=bot_workers)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    for name in ("uvicorn.error", "uvicorn.access"):
+        logging.getLogger(name).addFilter(RedactTokens())
+    typer.echo(f"luz server on http://{host}:{port} (database: {settings.database_url.split('@')[-1]})")
+    uvicorn.run(create_app(settings), host=host, port=port, ws_max_size=settings.max_message_bytes, log_config=None)

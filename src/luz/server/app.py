@@ -1,0 +1,326 @@
+"""The HTTP and WebSocket application: tables, seats, the lobby, and live play (see docs/PROTOCOL.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from typing import Annotated, Any, Literal
+
+from fastapi import FastAPI, Header, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import text
+
+from luz.bots import BOTS
+from luz.engine import EDITIONS, LuzError, action_from_json, get_edition
+from luz.engine.record import to_record
+
+from .db import make_engine, migrate
+from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
+from .settings import Settings
+from .store import Store
+
+log = logging.getLogger("luz.server")
+
+
+class SeatSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["human", "bot"] = "human"
+    bot: str | None = Field(None, description="Bot level for a bot seat: " + ", ".join(BOTS))
+    name: str | None = Field(None, max_length=40)
+
+
+class TableCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    edition: str = Field("iello-2024", description="Edition key: " + ", ".join(EDITIONS))
+    players: int = Field(4, ge=3, le=5)
+    name: str = Field("", max_length=80)
+    public: bool = Field(True, description="Listed in the lobby, where anyone may take an open seat.")
+    grace_seconds: float = Field(
+        30.0,
+        ge=0,
+        le=3600,
+        description="How long a disconnected player's seat waits before a bot plays for them (until they come back).",
+    )
+    options: dict[str, Any] = Field(default_factory=dict, description="Table options (bid_cap, trick_history, ...)")
+    seats: list[SeatSpec] | None = Field(None, description="One per seat; default: every seat human.")
+
+
+class JoinRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(..., min_length=1, max_length=40)
+    token: str | None = Field(None, max_length=100, description="The seat's invite token (needed for a private table).")
+
+
+class Invite(BaseModel):
+    seat: int
+    token: str
+    url: str
+
+
+class TableCreated(BaseModel):
+    table: dict[str, Any]
+    invites: list[Invite]
+
+
+class Joined(BaseModel):
+    seat: int
+    token: str
+    table: dict[str, Any]
+
+
+class ClientMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["action", "sync", "next_game", "ping"]
+    id: str | int | None = Field(None, description="Echoed in the reply.")
+    action: dict[str, Any] | None = None
+    version: int | None = Field(None, description="The version the client acts on; refused if the table moved on.")
+
+
+class TokenBucket:
+    def __init__(self, rate: float) -> None:
+        self.rate, self.capacity = rate, 2 * rate
+        self.tokens, self.stamp = self.capacity, time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = make_engine(settings.database_url)
+        await asyncio.to_thread(migrate, engine)
+        broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
+        pool = ProcessPoolExecutor(settings.bot_workers) if settings.bot_workers > 0 else None
+        manager = Manager(Store(engine), broker, pool)
+        await broker.start(manager.on_event)
+        await manager.resume()
+        app.state.manager, app.state.engine = manager, engine
+        try:
+            yield
+        finally:
+            await manager.close()
+            await broker.close()
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+            engine.dispose()
+
+    app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
+
+    def manager_of(request: Request | WebSocket) -> Manager:
+        manager: Manager = request.app.state.manager
+        return manager
+
+    async def table_or_404(request: Request, table_id: str) -> TableRuntime:
+        runtime = await manager_of(request).runtime(table_id)
+        if runtime is None:
+            raise HTTPException(404, "no such table")
+        return runtime
+
+    async def seat_of(request: Request, table_id: str, authorization: str | None) -> int:
+        token = (authorization or "").removeprefix("Bearer ").strip()
+        seat = await asyncio.to_thread(manager_of(request).store.seat_of, table_id, token) if token else None
+        if seat is None:
+            raise HTTPException(401, "a seat's token is needed (Authorization: Bearer TOKEN)")
+        return seat
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        log.error("unexpected %s on %s", type(error).__name__, request.url.path)
+        return JSONResponse({"detail": "internal error"}, status_code=500)
+
+    @app.get("/healthz")
+    async def healthz(request: Request) -> dict[str, str]:
+        """Liveness and database reachability."""
+
+        def ping() -> None:
+            with request.app.state.engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+
+        await asyncio.to_thread(ping)
+        return {"status": "ok"}
+
+    @app.get("/api/editions")
+    async def editions() -> list[dict[str, Any]]:
+        """The editions, with their player counts, colours and defaults."""
+        return [e.describe() for e in EDITIONS.values()]
+
+    @app.post("/api/tables", status_code=201)
+    async def create_table(request: Request, spec: TableCreate) -> TableCreated:
+        """Create a table; the answer holds each human seat's secret invite (keep them: they are shown once)."""
+        try:
+            edition = get_edition(spec.edition)
+            options = edition.options(spec.players, **spec.options).to_json()
+        except LuzError as error:
+            raise HTTPException(422, str(error)) from None
+        except TypeError:
+            raise HTTPException(422, "options must be an object of table options") from None
+        seats = spec.seats or [SeatSpec() for _ in range(spec.players)]
+        if len(seats) != spec.players:
+            raise HTTPException(422, f"give one seat per player ({spec.players}), not {len(seats)}")
+        for seat in seats:
+            if seat.kind == "bot" and (seat.bot or "heuristic") not in BOTS:
+                raise HTTPException(422, f"unknown bot {seat.bot!r}; bots are: {', '.join(BOTS)}")
+        manager = manager_of(request)
+        table_id, tokens = await asyncio.to_thread(
+            manager.store.create_table,
+            name=spec.name or f"{edition.name} table",
+            edition=edition.key,
+            players=spec.players,
+            options=options,
+            public=spec.public,
+            grace_seconds=spec.grace_seconds,
+            seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
+        )
+        runtime = await table_or_404(request, table_id)
+        await manager.start_if_ready(runtime)
+        invites = [
+            Invite(seat=n, token=t, url=f"{settings.public_url}/t/{table_id}?seat={n}&token={t}")
+            for n, t in tokens.items()
+        ]
+        return TableCreated(table=runtime.state.summary(), invites=invites)
+
+    @app.get("/api/tables")
+    async def lobby(request: Request) -> list[dict[str, Any]]:
+        """The lobby: public tables waiting for players."""
+        return [t.summary() for t in await asyncio.to_thread(manager_of(request).store.lobby)]
+
+    @app.get("/api/tables/{table_id}")
+    async def table(request: Request, table_id: str) -> dict[str, Any]:
+        """A table as anyone may see it (no hands: use the WebSocket for views)."""
+        return (await table_or_404(request, table_id)).state.summary()
+
+    @app.post("/api/tables/{table_id}/seats/{seat}/join")
+    async def join(request: Request, table_id: str, seat: int, body: JoinRequest) -> Joined:
+        """Take a seat: with its invite token, or an open seat of a public table (a token is issued)."""
+        runtime = await table_or_404(request, table_id)
+        manager = manager_of(request)
+        async with runtime.lock:
+            try:
+                token, runtime.state = await asyncio.to_thread(
+                    manager.store.join, table_id, seat, body.name, body.token
+                )
+            except PermissionError as error:
+                raise HTTPException(403, str(error)) from None
+            runtime.game = build_game(runtime.state)
+        await manager.changed(runtime)
+        await manager.start_if_ready(runtime)
+        return Joined(seat=seat, token=token, table=runtime.state.summary())
+
+    @app.post("/api/tables/{table_id}/leave")
+    async def leave(
+        request: Request, table_id: str, authorization: Annotated[str | None, Header()] = None
+    ) -> dict[str, Any]:
+        """Give up your seat (before the first game it opens again; later a bot plays it)."""
+        runtime = await table_or_404(request, table_id)
+        seat = await seat_of(request, table_id, authorization)
+        manager = manager_of(request)
+        async with runtime.lock:
+            runtime.state = await asyncio.to_thread(manager.store.leave, table_id, seat)
+            if runtime.state.status != "waiting":
+                runtime.taken_over.add(seat)
+        await manager.changed(runtime)
+        return runtime.state.summary()
+
+    @app.get("/api/tables/{table_id}/record")
+    async def record(request: Request, table_id: str, game: int | None = Query(None, ge=1)) -> dict[str, Any]:
+        """The record of a finished game (every hand), for the replay; a game in progress is not shown."""
+        runtime = await table_or_404(request, table_id)
+        number = game or runtime.state.game_no
+        current = runtime.game if number == runtime.state.game_no else None
+        if current is None:
+            stored = await asyncio.to_thread(manager_of(request).store.record_of, table_id, number)
+            if stored is None:
+                raise HTTPException(404, "no such game")
+            seed, actions = stored
+            current = build_game(replace(runtime.state, seed=seed, actions=actions))
+        if current is None or current.outcome() is None:
+            raise HTTPException(409, "the game is not over: its record is shown once it is")
+        return to_record(current, runtime.names())
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def play(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
+        """Live play: a seat (with its token) or a spectator (without) receives its view after every change."""
+        manager = manager_of(websocket)
+        runtime = await manager.runtime(table_id)
+        seat = await asyncio.to_thread(manager.store.seat_of, table_id, token) if token else None
+        if runtime is None or (token and seat is None):
+            await websocket.close(code=4404 if runtime is None else 4401)
+            return
+        await websocket.accept()
+        manager.attach(runtime, seat, websocket)
+        bucket = TokenBucket(settings.messages_per_second)
+        try:
+            await websocket.send_text(json.dumps(manager.message(runtime, seat)))
+            if seat is not None:
+                await manager.broadcast(runtime)  # the others see the seat connected
+            replay = manager.replay_message(runtime) if seat is None else None
+            if replay:
+                await websocket.send_text(json.dumps(replay))
+            while True:
+                raw = await websocket.receive_text()
+                reply = await handle(manager, runtime, seat, raw, bucket, websocket)
+                if reply is not None:
+                    await websocket.send_text(json.dumps(reply))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            manager.detach(runtime, seat, websocket)
+            if seat is not None:
+                await manager.broadcast(runtime)
+
+    async def handle(
+        manager: Manager, runtime: TableRuntime, seat: int | None, raw: str, bucket: TokenBucket, websocket: WebSocket
+    ) -> dict[str, Any] | None:
+        if len(raw.encode()) > settings.max_message_bytes:
+            return error(None, "too_large", f"messages are limited to {settings.max_message_bytes} bytes")
+        if not bucket.take():
+            return error(None, "rate_limited", "too many messages: slow down")
+        try:
+            message = ClientMessage.model_validate(json.loads(raw))
+        except (ValueError, ValidationError):
+            return error(None, "malformed", "not a message: see docs/PROTOCOL.md")
+        if message.type == "ping":
+            return {"type": "pong", "id": message.id}
+        if message.type == "sync":
+            await websocket.send_text(json.dumps(manager.message(runtime, seat)))
+            return None
+        if seat is None:
+            return error(message.id, "spectator", "spectators cannot act")
+        try:
+            if message.type == "next_game":
+                if runtime.state.status != "over":
+                    raise Refused("no_game", "the next game starts once this one is over")
+                await manager.start_if_ready(runtime, next_game=True)
+                return {"type": "ack", "id": message.id, "version": runtime.state.version}
+            if message.action is None:
+                raise Refused("malformed", "an action message needs 'action'")
+            try:
+                action = action_from_json(message.action)
+            except LuzError as problem:
+                raise Refused("malformed", str(problem)) from None
+            version = await manager.act(runtime, seat, action, expected=message.version)
+        except Refused as refused:
+            return error(message.id, refused.code, str(refused))
+        return {"type": "ack", "id": message.id, "version": version}
+
+    return app
+
+
+def error(message_id: str | int | None, code: str, text: str) -> dict[str, Any]:
+    return {"type": "error", "id": message_id, "code": code, "message": text}

@@ -1,0 +1,358 @@
+"""Live tables: the game of each table in memory, one writer at a time, views pushed to every connection.
+
+Every change goes: check on the engine -> store (the action is durable) -> apply in memory -> acknowledge ->
+broadcast each seat its own view. Events reach the other server processes through the broker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from luz.engine import Action, Game, LuzError, Phase, get_edition, parse_action, view
+from luz.engine.record import to_record
+
+from .bots import choose_for
+from .store import StaleVersion, Store, TableState
+
+log = logging.getLogger("luz.server")
+
+
+class Refused(Exception):
+    """An action or request the table refuses; ``code`` is machine-readable, the message is for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Connection(Protocol):
+    async def send_text(self, data: str) -> None: ...
+
+
+@dataclass(eq=False)
+class TableRuntime:
+    state: TableState
+    game: Game | None
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    seats: dict[int, set[Connection]] = field(default_factory=dict)
+    spectators: set[Connection] = field(default_factory=set)
+    away: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
+    taken_over: set[int] = field(default_factory=set)
+    """Human seats a bot plays for while their player is away."""
+
+    def names(self) -> list[str]:
+        return [s.name or (s.bot or "bot" if s.kind == "bot" else f"seat {s.seat}") for s in self.state.seats]
+
+    def connected(self, seat: int) -> bool:
+        return bool(self.seats.get(seat))
+
+
+def build_game(state: TableState) -> Game | None:
+    """The current game of a stored table, replayed through the rules from its seed and actions."""
+    if state.seed is None:
+        return None
+    edition = get_edition(state.edition)
+    game = Game(edition, state.players, edition.options(state.players, **state.options), seed=state.seed)
+    for text in state.actions:
+        game.apply(parse_action(text))
+    return game
+
+
+class Broker(Protocol):
+    async def publish(self, table_id: str, version: int) -> None: ...
+    async def start(self, handler: Callable[[str, int], Awaitable[None]]) -> None: ...
+    async def close(self) -> None: ...
+
+
+class MemoryBroker:
+    """One server process: events stay in it."""
+
+    async def publish(self, table_id: str, version: int) -> None:
+        return None
+
+    async def start(self, handler: Callable[[str, int], Awaitable[None]]) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+class RedisBroker:
+    """Several server processes: table events go through Redis pub/sub."""
+
+    CHANNEL = "luz:table-events"
+
+    def __init__(self, url: str) -> None:
+        import redis.asyncio as redis
+
+        self.redis = redis.from_url(url)
+        self.origin = secrets.token_hex(8)
+        self._task: asyncio.Task[None] | None = None
+
+    async def publish(self, table_id: str, version: int) -> None:
+        message = json.dumps({"table": table_id, "version": version, "origin": self.origin})
+        await self.redis.publish(self.CHANNEL, message)
+
+    async def start(self, handler: Callable[[str, int], Awaitable[None]]) -> None:
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(self.CHANNEL)
+
+        async def listen() -> None:
+            async for message in pubsub.listen():
+                if message.get("type") != "message":
+                    continue
+                event = json.loads(message["data"])
+                if event.get("origin") != self.origin:
+                    try:
+                        await handler(event["table"], int(event["version"]))
+                    except Exception:  # one table's trouble must not stop the listener
+                        log.exception("table event failed")
+
+        self._task = asyncio.create_task(listen())
+
+    async def close(self) -> None:
+        if self._task:
+            self._task.cancel()
+        await self.redis.aclose()
+
+
+class Manager:
+    """All live tables of this process."""
+
+    def __init__(self, store: Store, broker: Broker, bots: Executor | None) -> None:
+        self.store = store
+        self.broker = broker
+        self.bots = bots
+        self.tables: dict[str, TableRuntime] = {}
+        self._load_lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- loading -----------------------------------------------------------------------------------------
+
+    async def runtime(self, table_id: str) -> TableRuntime | None:
+        """The live table ``table_id``, loaded from the database on first use."""
+        runtime = self.tables.get(table_id)
+        if runtime is not None:
+            return runtime
+        async with self._load_lock:
+            if table_id not in self.tables:
+                state = await asyncio.to_thread(self.store.load, table_id)
+                if state is None:
+                    return None
+                self.tables[table_id] = TableRuntime(state, build_game(state))
+            return self.tables[table_id]
+
+    async def refresh(self, runtime: TableRuntime) -> None:
+        """Catch up with the database (another process may have written)."""
+        state = await asyncio.to_thread(self.store.load, runtime.state.id)
+        assert state is not None
+        if state.version == runtime.state.version:
+            return
+        old, runtime.state = runtime.state, state
+        known = len(old.actions)
+        if runtime.game is not None and state.game_no == old.game_no and state.actions[:known] == old.actions:
+            for text in state.actions[known:]:
+                runtime.game.apply(parse_action(text))
+        else:
+            runtime.game = build_game(state)
+
+    async def resume(self) -> None:
+        """After a start or restart: load every table with a game in progress and let its bots play on."""
+        for table_id in await asyncio.to_thread(self.store.live_tables):
+            runtime = await self.runtime(table_id)
+            if runtime is not None:
+                self.schedule_bots(runtime)
+
+    async def on_event(self, table_id: str, version: int) -> None:
+        """Another process changed a table: catch up and tell this process's connections."""
+        runtime = self.tables.get(table_id)
+        if runtime is None or version <= runtime.state.version:
+            return
+        async with runtime.lock:
+            await self.refresh(runtime)
+        await self.broadcast(runtime)
+        self.schedule_bots(runtime, delay=0.2)
+
+    # -- changes -----------------------------------------------------------------------------------------
+
+    async def act(self, runtime: TableRuntime, seat: int, action: Action, expected: int | None = None) -> int:
+        """Apply ``seat``'s action: checked, stored, applied, then broadcast. Returns the new version."""
+        async with runtime.lock:
+            for _ in range(3):
+                if expected is not None and expected != runtime.state.version:
+                    raise Refused("stale", f"the table is at version {runtime.state.version}, not {expected}")
+                game = runtime.game
+                if game is None or runtime.state.status != "playing":
+                    raise Refused("no_game", "no game is being played at this table")
+                if game.current_player != seat:
+                    raise Refused("not_your_turn", f"it is not your turn: seat {game.current_player} is to play")
+                trial = game.clone()
+                try:
+                    trial.apply(action, seat)
+                except LuzError as error:
+                    raise Refused("illegal" if "Illegal" in type(error).__name__ else "malformed", str(error)) from None
+                try:
+                    version = await asyncio.to_thread(
+                        self.store.append_action,
+                        runtime.state.id,
+                        runtime.state.version,
+                        seat,
+                        str(action),
+                        trial.phase is Phase.GAME_OVER,
+                    )
+                except StaleVersion:
+                    await self.refresh(runtime)
+                    continue
+                runtime.game = trial
+                runtime.state.actions.append(str(action))
+                runtime.state.version = version
+                if trial.phase is Phase.GAME_OVER:
+                    runtime.state.status = "over"
+                break
+            else:
+                raise Refused("busy", "the table is busy: try again")
+        await self.changed(runtime)
+        return version
+
+    async def changed(self, runtime: TableRuntime) -> None:
+        await self.broker.publish(runtime.state.id, runtime.state.version)
+        await self.broadcast(runtime)
+        self.schedule_bots(runtime)
+
+    async def start_if_ready(self, runtime: TableRuntime, next_game: bool = False) -> None:
+        """Start the first game once every seat is taken, or the next one when asked after a game."""
+        state = runtime.state
+        ready = state.status == "waiting" and all(s.joined for s in state.seats)
+        if not (ready or (next_game and state.status == "over")):
+            return
+        async with runtime.lock:
+            try:
+                runtime.state = await asyncio.to_thread(
+                    self.store.start_game, state.id, state.version, secrets.randbits(62)
+                )
+            except StaleVersion:
+                await self.refresh(runtime)
+                return
+            runtime.game = build_game(runtime.state)
+        await self.changed(runtime)
+
+    # -- bots --------------------------------------------------------------------------------------------
+
+    def bot_for(self, runtime: TableRuntime, seat: int) -> str | None:
+        """The bot that plays ``seat`` now, if any."""
+        spec = runtime.state.seats[seat]
+        if spec.kind == "bot":
+            return spec.bot or "heuristic"
+        return "heuristic" if seat in runtime.taken_over else None
+
+    def schedule_bots(self, runtime: TableRuntime, delay: float = 0.0) -> None:
+        game = runtime.game
+        if game is None or runtime.state.status != "playing" or game.current_player is None:
+            return
+        bot = self.bot_for(runtime, game.current_player)
+        if bot is not None:
+            task = asyncio.create_task(self._bot_move(runtime, game.current_player, bot, runtime.state.version, delay))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _bot_move(self, runtime: TableRuntime, seat: int, bot: str, version: int, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        game = runtime.game
+        if game is None or runtime.state.version != version or game.current_player != seat:
+            return
+        seed = f"{runtime.state.id}:{runtime.state.game_no}:{version}"
+        seen = view(game, seat)
+        if self.bots is None:
+            action = choose_for(bot, seen, seed)
+        else:
+            action = await asyncio.get_running_loop().run_in_executor(self.bots, choose_for, bot, seen, seed)
+        with contextlib.suppress(Refused):
+            await self.act(runtime, seat, action, expected=version)
+
+    # -- connections -------------------------------------------------------------------------------------
+
+    def attach(self, runtime: TableRuntime, seat: int | None, connection: Connection) -> None:
+        if seat is None:
+            runtime.spectators.add(connection)
+            return
+        runtime.seats.setdefault(seat, set()).add(connection)
+        timer = runtime.away.pop(seat, None)
+        if timer:
+            timer.cancel()
+        runtime.taken_over.discard(seat)
+
+    def detach(self, runtime: TableRuntime, seat: int | None, connection: Connection) -> None:
+        if seat is None:
+            runtime.spectators.discard(connection)
+            return
+        runtime.seats.get(seat, set()).discard(connection)
+        if runtime.connected(seat) or runtime.state.seats[seat].kind != "human":
+            return
+        loop = asyncio.get_running_loop()
+        runtime.away[seat] = loop.call_later(runtime.state.grace_seconds, self._take_over, runtime, seat)
+
+    def _take_over(self, runtime: TableRuntime, seat: int) -> None:
+        runtime.away.pop(seat, None)
+        if runtime.connected(seat):
+            return
+        runtime.taken_over.add(seat)
+        task = asyncio.create_task(self.broadcast(runtime))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self.schedule_bots(runtime)
+
+    def message(self, runtime: TableRuntime, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (``None``: a spectator) is sent after each change: the table and its own view."""
+        table = runtime.state.summary()
+        for entry in table["seats"]:
+            entry["connected"] = runtime.connected(entry["seat"])
+            entry["bot_playing"] = entry["seat"] in runtime.taken_over
+        game = runtime.game
+        return {
+            "type": "state",
+            "version": runtime.state.version,
+            "seat": seat,
+            "table": table,
+            "view": None if game is None else view(game, seat).to_json(),
+        }
+
+    def replay_message(self, runtime: TableRuntime) -> dict[str, Any] | None:
+        """The finished game's full record (every hand), for spectators once it is over."""
+        game = runtime.game
+        if game is None or game.phase is not Phase.GAME_OVER:
+            return None
+        return {"type": "replay", "version": runtime.state.version, "record": to_record(game, runtime.names())}
+
+    async def broadcast(self, runtime: TableRuntime) -> None:
+        """Send every connection of this process its own message about the table."""
+        sends = []
+        for seat, connections in runtime.seats.items():
+            text = json.dumps(self.message(runtime, seat))
+            sends += [self._send(runtime, seat, c, text) for c in list(connections)]
+        if runtime.spectators:
+            texts = [json.dumps(self.message(runtime, None))]
+            replay = self.replay_message(runtime)
+            if replay is not None:
+                texts.append(json.dumps(replay))
+            for connection in list(runtime.spectators):
+                sends += [self._send(runtime, None, connection, text) for text in texts]
+        await asyncio.gather(*sends)
+
+    async def _send(self, runtime: TableRuntime, seat: int | None, connection: Connection, text: str) -> None:
+        try:
+            await asyncio.wait_for(connection.send_text(text), timeout=5)
+        except Exception:  # a dead or stuck connection is dropped; it can reconnect and resync
+            self.detach(runtime, seat, connection)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()

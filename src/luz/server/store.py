@@ -1,0 +1,279 @@
+"""Persistence: every change of a table is one short transaction that locks the table's row first.
+
+The row lock makes each table single-writer across every server process (PostgreSQL ``SELECT ... FOR UPDATE``;
+SQLite serialises writers with ``BEGIN IMMEDIATE``), and the table's ``version`` says what a reader has missed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from .db import ActionRow, GameRow, SeatRow, TableRow
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class SeatState:
+    seat: int
+    kind: str
+    bot: str | None
+    name: str | None
+    joined: bool
+
+    def public(self) -> dict[str, Any]:
+        return {"seat": self.seat, "kind": self.kind, "bot": self.bot, "name": self.name, "joined": self.joined}
+
+
+@dataclass
+class TableState:
+    """A table as stored: its settings, seats, current game's seed and actions, and version."""
+
+    id: str
+    name: str
+    edition: str
+    players: int
+    options: dict[str, Any]
+    public: bool
+    grace_seconds: float
+    status: str
+    game_no: int
+    version: int
+    seats: list[SeatState]
+    seed: int | None = None
+    actions: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "edition": self.edition,
+            "players": self.players,
+            "options": self.options,
+            "public": self.public,
+            "grace_seconds": self.grace_seconds,
+            "status": self.status,
+            "game_no": self.game_no,
+            "version": self.version,
+            "seats": [s.public() for s in self.seats],
+        }
+
+
+class StaleVersion(Exception):
+    """The table changed since the caller last read it."""
+
+
+class Store:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextmanager
+    def _locked(self, table_id: str) -> Iterator[tuple[Session, TableRow]]:
+        with Session(self.engine) as session, session.begin():
+            query = select(TableRow).where(TableRow.id == table_id)
+            if self.engine.dialect.name != "sqlite":
+                query = query.with_for_update()
+            row = session.scalars(query).one_or_none()
+            if row is None:
+                raise KeyError(table_id)
+            yield session, row
+
+    def create_table(
+        self,
+        *,
+        name: str,
+        edition: str,
+        players: int,
+        options: dict[str, Any],
+        public: bool,
+        grace_seconds: float,
+        seats: list[dict[str, Any]],
+    ) -> tuple[str, dict[int, str]]:
+        """Store a new table; returns its id and the secret token of each human seat."""
+        table_id = secrets.token_hex(8)
+        tokens = {}
+        with Session(self.engine) as session, session.begin():
+            session.add(
+                TableRow(
+                    id=table_id,
+                    name=name,
+                    edition=edition,
+                    players=players,
+                    options=options,
+                    public=public,
+                    grace_seconds=grace_seconds,
+                    status="waiting",
+                    game_no=0,
+                    version=1,
+                )
+            )
+            session.flush()
+            for number, spec in enumerate(seats):
+                token = None
+                if spec["kind"] == "human":
+                    token = tokens[number] = new_token()
+                session.add(
+                    SeatRow(
+                        table_id=table_id,
+                        seat=number,
+                        kind=spec["kind"],
+                        bot=spec.get("bot"),
+                        name=spec.get("name"),
+                        token_hash=token_hash(token) if token else None,
+                        joined=spec["kind"] == "bot",
+                    )
+                )
+        return table_id, tokens
+
+    def load(self, table_id: str) -> TableState | None:
+        """The table as stored now, with its current game's actions."""
+        with Session(self.engine) as session:
+            row = session.get(TableRow, table_id)
+            if row is None:
+                return None
+            return self._state(session, row)
+
+    def _state(self, session: Session, row: TableRow) -> TableState:
+        seats = session.scalars(select(SeatRow).where(SeatRow.table_id == row.id).order_by(SeatRow.seat)).all()
+        state = TableState(
+            id=row.id,
+            name=row.name,
+            edition=row.edition,
+            players=row.players,
+            options=dict(row.options),
+            public=row.public,
+            grace_seconds=row.grace_seconds,
+            status=row.status,
+            game_no=row.game_no,
+            version=row.version,
+            seats=[SeatState(s.seat, s.kind, s.bot, s.name, s.joined) for s in seats],
+        )
+        if row.game_no:
+            game = session.get(GameRow, (row.id, row.game_no))
+            assert game is not None
+            state.seed = game.seed
+            state.actions = list(
+                session.scalars(
+                    select(ActionRow.action)
+                    .where(ActionRow.table_id == row.id, ActionRow.game_no == row.game_no)
+                    .order_by(ActionRow.seq)
+                )
+            )
+        return state
+
+    def seat_of(self, table_id: str, token: str) -> int | None:
+        """The seat that ``token`` opens at ``table_id``, if any."""
+        with Session(self.engine) as session:
+            return session.scalars(
+                select(SeatRow.seat).where(SeatRow.table_id == table_id, SeatRow.token_hash == token_hash(token))
+            ).one_or_none()
+
+    def lobby(self, limit: int = 100) -> list[TableState]:
+        """Public tables still waiting for players, newest first."""
+        with Session(self.engine) as session:
+            rows = session.scalars(
+                select(TableRow)
+                .where(TableRow.public.is_(True), TableRow.status == "waiting")
+                .order_by(TableRow.created_at.desc())
+                .limit(limit)
+            ).all()
+            return [self._state(session, row) for row in rows]
+
+    def live_tables(self) -> list[str]:
+        """Tables with a game being played (to resume after a restart)."""
+        with Session(self.engine) as session:
+            return list(session.scalars(select(TableRow.id).where(TableRow.status == "playing")))
+
+    def join(self, table_id: str, seat: int, name: str, token: str | None) -> tuple[str, TableState]:
+        """Take ``seat`` (with its invite token, or an open seat of a public table); returns the seat's token."""
+        with self._locked(table_id) as (session, row):
+            seat_row = session.get(SeatRow, (table_id, seat))
+            if seat_row is None or seat_row.kind != "human":
+                raise PermissionError("there is no human seat with that number")
+            if token is not None:
+                if seat_row.token_hash != token_hash(token):
+                    raise PermissionError("that invite token does not open this seat")
+            elif not row.public or seat_row.joined:
+                raise PermissionError("this seat is taken or the table is private: use its invite link")
+            else:
+                token = new_token()
+                seat_row.token_hash = token_hash(token)
+            seat_row.name, seat_row.joined = name, True
+            self._bump(session, row)
+            return token, self._state(session, row)
+
+    def leave(self, table_id: str, seat: int) -> TableState:
+        """Give a seat up: before the first game it is open again; afterwards its player is away (a bot stands in)."""
+        with self._locked(table_id) as (session, row):
+            seat_row = session.get(SeatRow, (table_id, seat))
+            assert seat_row is not None
+            if row.status == "waiting":
+                seat_row.joined, seat_row.name, seat_row.token_hash = False, None, None
+            else:
+                seat_row.joined = False
+            self._bump(session, row)
+            return self._state(session, row)
+
+    def start_game(self, table_id: str, expected_version: int, seed: int) -> TableState:
+        """Start the table's next game with ``seed``."""
+        with self._locked(table_id) as (session, row):
+            if row.version != expected_version:
+                raise StaleVersion
+            row.game_no += 1
+            row.status = "playing"
+            session.add(GameRow(table_id=table_id, game_no=row.game_no, seed=seed))
+            self._bump(session, row)
+            return self._state(session, row)
+
+    def append_action(self, table_id: str, expected_version: int, seat: int, action: str, game_over: bool) -> int:
+        """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved."""
+        with self._locked(table_id) as (session, row):
+            if row.version != expected_version:
+                raise StaleVersion
+            count = (
+                session.scalars(
+                    select(ActionRow.seq)
+                    .where(ActionRow.table_id == table_id, ActionRow.game_no == row.game_no)
+                    .order_by(ActionRow.seq.desc())
+                    .limit(1)
+                ).one_or_none()
+                or 0
+            )
+            session.add(ActionRow(table_id=table_id, game_no=row.game_no, seq=count + 1, seat=seat, action=action))
+            if game_over:
+                row.status = "over"
+            return self._bump(session, row)
+
+    def record_of(self, table_id: str, game_no: int) -> tuple[int, list[str]] | None:
+        """A game's seed and actions."""
+        with Session(self.engine) as session:
+            game = session.get(GameRow, (table_id, game_no))
+            if game is None:
+                return None
+            actions = session.scalars(
+                select(ActionRow.action)
+                .where(ActionRow.table_id == table_id, ActionRow.game_no == game_no)
+                .order_by(ActionRow.seq)
+            )
+            return game.seed, list(actions)
+
+    @staticmethod
+    def _bump(session: Session, row: TableRow) -> int:
+        row.version += 1
+        session.flush()
+        return row.version
