@@ -1,4 +1,4 @@
-# Quick start: `make run` (play in the terminal) and `make test` (the whole suite).
+# Quick start: `make run` (the game server on http://127.0.0.1:8000) and `make test` (the whole suite).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml | $(VENV)/bin/python
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(VENV)/bin/luz play
+	$(VENV)/bin/luz serve
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests
