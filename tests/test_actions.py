@@ -20,9 +20,8 @@ from luz.engine import (
     check_action,
     get_edition,
     parse_action,
-    to_record,
-    view,
 )
+from reference import snapshot
 
 MALFORMED: list[Any] = [
     Bid("2"),  # type: ignore[arg-type]
@@ -55,21 +54,6 @@ MALFORMED: list[Any] = [
 def ident(value: Any) -> str:
     """A test id that is the same in every xdist worker (no memory addresses)."""
     return "object()" if type(value) is object else repr(value)
-
-
-def snapshot(game: Game) -> tuple[Any, ...]:
-    views = [view(game, s).to_json() for s in [None, *range(game.players)]]
-    return (
-        views,
-        to_record(game),
-        [list(a) for a in game.actions],
-        list(game.deals),
-        game.phase,
-        game.current_player,
-        game.first_player,
-        game.results,
-        tuple(game.legal_actions()),
-    )
 
 
 def refuse(game: Game, error: type[LuzError], action: Any, seat: int | None = None) -> None:

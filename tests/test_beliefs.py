@@ -28,31 +28,10 @@ from scipy.stats import chisquare
 from typer.testing import CliRunner
 
 from luz.cli import app
-from luz.engine import Action, Card, Game, Phase, get_edition, view
+from luz.engine import Card, Game, Phase, get_edition, view
 from luz.engine.beliefs import Beliefs, World
+from reference import COLOURS, CONFIGS, SEATS, VALUES, hidden_variant, random_steps, rebuild_game, ref_deck
 
-CONFIGS = [
-    ("korokorodou-2014", 3),
-    ("korokorodou-2014", 4),
-    ("iello-2024", 3),
-    ("iello-2024", 4),
-    ("iello-2024", 5),
-    ("standard-deck", 3),
-    ("standard-deck", 4),
-]
-SEATS = [(key, players, seat) for key, players in CONFIGS for seat in range(players)]
-
-# From RULES.md, independently of editions.py.
-COLOURS = {"korokorodou-2014": 5, "iello-2024": 5, "standard-deck": 4}
-VALUES = {
-    ("korokorodou-2014", 3): (1, 8),
-    ("korokorodou-2014", 4): (1, 10),
-    ("iello-2024", 3): (1, 8),
-    ("iello-2024", 4): (1, 10),
-    ("iello-2024", 5): (1, 12),
-    ("standard-deck", 3): (5, 14),
-    ("standard-deck", 4): (2, 14),
-}
 LIVE = (Phase.BID, Phase.PLAY)
 
 # No shrinking: an example is a game of up to a few hundred random actions; a failure is reported as drawn.
@@ -67,11 +46,10 @@ SETTINGS = settings(
 # -- references ---------------------------------------------------------------------------------------------------
 
 
-def ref_deck(key: str, players: int) -> list[Card]:
-    low, high = VALUES[key, players]
-    deck = [Card(c, v) for c in range(COLOURS[key]) for v in range(low, high + 1)]
-    assert deck == list(get_edition(key).deck(players))
-    return deck
+@pytest.mark.parametrize(("key", "players"), CONFIGS)
+def test_the_reference_deck_is_the_engines(key: str, players: int) -> None:
+    """The references below enumerate hidden worlds from this deck."""
+    assert ref_deck(key, players) == list(get_edition(key).deck(players))
 
 
 def unplayed(game: Game, seat: int) -> list[int]:
@@ -125,17 +103,6 @@ def distributions(worlds: list[tuple[int, ...]], slots: list[int]) -> dict[int, 
 def true_world(game: Game, seat: int) -> World:
     hand = game.deals[-1].hands[seat]
     return World({s: hand[s].value for s in unplayed(game, seat)}, tuple(game.deals[-1].aside))
-
-
-def random_steps(game: Game, rng: random.Random, steps: int) -> list[Action]:
-    done = []
-    for _ in range(steps):
-        if game.phase not in LIVE:
-            break
-        action = rng.choice(list(game.legal_actions()))
-        game.apply(action)
-        done.append(action)
-    return done
 
 
 def late_position(key: str, players: int, seed: int, seat: int) -> Game:
@@ -664,52 +631,18 @@ def test_beliefs_need_a_seat_view() -> None:
         Beliefs(view(game, None))
 
 
-def hidden_variant(game: Game, seat: int, rng: random.Random) -> Game:
+def hidden_variant_game(game: Game, seat: int, rng: random.Random) -> Game:
     """The same game (explicit hands, same actions) where the seat's unplayed values and the aside are
-    redistributed among themselves: each slot keeps its colour and the hand stays sorted around its played cards."""
+    redistributed among themselves, differently wherever they can be: each slot keeps its colour and the hand stays
+    sorted around its played cards."""
     deal = game.deals[-1]
-    hand = list(deal.hands[seat])
-    slots = unplayed(game, seat)
-    pool = {hand[s] for s in slots} | set(deal.aside)
-    new_hand = list(hand)
-    for colour in {c.colour for c in hand}:
-        mine = [s for s in range(10) if hand[s].colour == colour]
-        run: list[int] = []
-        low = -1
-        for s in [*mine, None]:
-            if s is None or s not in slots:
-                high = 99 if s is None else hand[s].value
-                if run:
-                    options = sorted(c for c in pool if c.colour == colour and low < c.value < high)
-                    choices = list(itertools.combinations(options, len(run)))
-                    current = tuple(hand[r] for r in run)
-                    other = [c for c in choices if c != current]
-                    chosen = rng.choice(other) if other else current
-                    for r, card in zip(run, chosen, strict=True):
-                        new_hand[r] = card
-                run = []
-                if s is not None:
-                    low = hand[s].value
-            else:
-                run.append(s)
-    assert is_sorted_hand(new_hand)
-    new_aside = sorted(pool - set(new_hand))
-    hands = [list(h) for h in deal.hands]
-    hands[seat] = new_hand
-    assert sorted([c for h in hands for c in h] + new_aside) == ref_deck(game.edition.key, game.players)
-
-    options = get_edition(game.edition.key).options(
-        game.players, first_player=game.sheet.first_player, trick_history=game.options.trick_history
-    )
-    alt = Game(game.edition.key, game.players, options)
-    for old, actions in zip(game.deals[:-1], game.actions[:-1], strict=True):
-        alt.deal(old.hands, old.aside)
-        for action in actions:
-            alt.apply(action)
-    alt.deal(hands, new_aside)
-    for action in game.actions[-1]:
-        alt.apply(action)
-    return alt
+    played = {s for s in range(10) if game.is_played(seat, s)}
+    hands, aside = hidden_variant(deal.hands, deal.aside, seat, played, rng, must_differ=True)
+    assert is_sorted_hand(hands[seat])
+    assert sorted([c for h in hands for c in h] + aside) == ref_deck(game.edition.key, game.players)
+    deals = [(old.hands, old.aside) for old in game.deals[:-1]] + [(hands, aside)]
+    first, history = game.sheet.first_player, game.options.trick_history
+    return rebuild_game(game.edition.key, game.players, first, deals, game.actions, len(game.actions[-1]), history)
 
 
 @pytest.mark.parametrize(("key", "players"), CONFIGS)
@@ -724,7 +657,7 @@ def test_hints_do_not_depend_on_what_the_seat_cannot_see(key: str, players: int)
         random_steps(game, rng, rng.randrange(players) if point % 2 == 0 else rng.randrange(players, 9 * players))
         assert game.phase in LIVE
         for seat in range(players):
-            alt = hidden_variant(game, seat, rng)
+            alt = hidden_variant_game(game, seat, rng)
             mine, theirs = view(game, seat, hints=True).to_json(), view(alt, seat, hints=True).to_json()
             assert mine["hints"] is not None
             assert theirs["hints"] == mine["hints"]

@@ -8,33 +8,11 @@ import pytest
 
 from luz.bots import BOTS, Bot, HeuristicBot, RandomBot, UnknownBot, make_bot, play_out
 from luz.bots.heuristic import guess_own_cards
-from luz.engine import EDITIONS, Bid, Card, Game, Phase, get_edition, view
-
-TABLES = [(key, players) for key, edition in EDITIONS.items() for players in edition.player_counts]
-
-
-def twin_deals(game: Game, seat: int) -> tuple[Game, Game]:
-    """``game``'s table and deal, twice: as dealt, and with ``seat``'s cards exchanged for aside cards of the same
-    colours, so that ``seat`` sees exactly the same thing in both (only what it cannot see differs)."""
-    deal = game.deals[-1]
-    hand, aside = list(deal.hands[seat]), list(deal.aside)
-    for colour in sorted({card.colour for card in hand}):
-        mine = [card for card in hand if card.colour == colour]
-        pool = sorted(mine + [card for card in aside if card.colour == colour])
-        other = pool[-len(mine) :] if pool[-len(mine) :] != mine else pool[: len(mine)]
-        hand = [card for card in hand if card.colour != colour] + other
-        aside = [card for card in aside if card not in other] + [card for card in mine if card not in other]
-    games = []
-    for hands, rest in (
-        (deal.hands, deal.aside),
-        ([sorted(hand) if s == seat else h for s, h in enumerate(deal.hands)], aside),
-    ):
-        games.append(Game.new(game.edition, game.players, first_player=game.first_player))
-        games[-1].deal(hands, rest)
-    return games[0], games[1]
+from luz.engine import Bid, Card, Game, Phase, get_edition, view
+from reference import CONFIGS, twin_deals
 
 
-@pytest.mark.parametrize(("edition", "players"), TABLES)
+@pytest.mark.parametrize(("edition", "players"), CONFIGS)
 def test_bots_only_return_legal_actions(edition: str, players: int) -> None:
     rng = random.Random(f"{edition}-{players}")
     for seed in range(3):
@@ -61,7 +39,7 @@ def test_a_choice_is_a_function_of_the_view(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(BOTS))
-@pytest.mark.parametrize(("edition", "players"), TABLES)
+@pytest.mark.parametrize(("edition", "players"), CONFIGS)
 def test_a_bot_cannot_see_its_own_values(name: str, edition: str, players: int) -> None:
     for seed in range(5):
         game = Game.new(edition, players, seed=seed)

@@ -18,6 +18,7 @@ from luz.cli.play import HUMAN, ask_human
 from luz.cli.render import render_own_hand, render_table
 from luz.engine import Bid, Game, Phase, view
 from luz.engine.record import replay
+from reference import twin_deals
 
 NAMES = ["Zoe", "Ada", "Ben", "Cleo"]
 CANDIDATES = ["?", "abc", "11", "10", "3+", "", *map(str, range(10))]
@@ -116,25 +117,6 @@ def test_bad_options_are_usage_errors() -> None:
         code, output = run(*args, input="")
         assert code == 2, args
         assert message in output
-
-
-def twin_deals(game: Game, seat: int) -> tuple[Game, Game]:
-    """``game``'s table and deal, twice: as dealt, and with ``seat``'s cards exchanged for aside cards of the same
-    colours, so that ``seat`` sees exactly the same thing in both (only what it cannot see differs)."""
-    deal = game.deals[-1]
-    hand, aside = list(deal.hands[seat]), list(deal.aside)
-    for colour in sorted({card.colour for card in hand}):
-        mine = [card for card in hand if card.colour == colour]
-        pool = sorted(mine + [card for card in aside if card.colour == colour])
-        other = pool[-len(mine) :] if pool[-len(mine) :] != mine else pool[: len(mine)]
-        hand = [card for card in hand if card.colour != colour] + other
-        aside = [card for card in aside if card not in other] + [card for card in mine if card not in other]
-    changed = [sorted(hand) if s == seat else h for s, h in enumerate(deal.hands)]
-    games = []
-    for hands, rest in ((deal.hands, deal.aside), (changed, aside)):
-        games.append(Game.new(game.edition, game.players, first_player=game.first_player))
-        games[-1].deal(hands, rest)
-    return games[0], games[1]
 
 
 def screen(renderable: object) -> str:

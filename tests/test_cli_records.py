@@ -10,19 +10,16 @@ import pytest
 from typer.testing import CliRunner
 
 from luz.cli import app
-from luz.engine import Game, Phase, view
+from luz.engine import Game, view
 from luz.engine.record import dumps
+from reference import random_steps
 
 runner = CliRunner()
 
 
 def _played(edition: str, players: int, seed: int, actions: int | None = None) -> Game:
     game = Game.new(edition, players, seed=seed)
-    rng = random.Random(seed)
-    done = 0
-    while game.phase is not Phase.GAME_OVER and (actions is None or done < actions):
-        game.apply(rng.choice(game.legal_actions()))
-        done += 1
+    random_steps(game, random.Random(seed), actions)
     return game
 
 

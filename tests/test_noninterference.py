@@ -15,37 +15,12 @@ from typing import Any
 
 import pytest
 
-from luz.engine import Action, Card, Game, Phase, get_edition, view
-
-CONFIGS = [
-    ("korokorodou-2014", 3),
-    ("korokorodou-2014", 4),
-    ("iello-2024", 3),
-    ("iello-2024", 4),
-    ("iello-2024", 5),
-    ("standard-deck", 3),
-    ("standard-deck", 4),
-]
-SEATS = [(key, players, seat) for key, players in CONFIGS for seat in range(players)]
-
-COLOURS = {"korokorodou-2014": 5, "iello-2024": 5, "standard-deck": 4}
-VALUES = {
-    ("korokorodou-2014", 3): (1, 8),
-    ("korokorodou-2014", 4): (1, 10),
-    ("iello-2024", 3): (1, 8),
-    ("iello-2024", 4): (1, 10),
-    ("iello-2024", 5): (1, 12),
-    ("standard-deck", 3): (5, 14),
-    ("standard-deck", 4): (2, 14),
-}
-
-Hands = list[list[Card]]
-DealCards = tuple[Hands, list[Card]]
+from luz.engine import Action, Game, Phase, get_edition, view
+from reference import CONFIGS, SEATS, DealCards, hidden_variant, random_steps, rebuild_game, ref_deck
 
 
 def random_deal(key: str, players: int, rng: random.Random) -> DealCards:
-    low, high = VALUES[key, players]
-    deck = [Card(c, v) for c in range(COLOURS[key]) for v in range(low, high + 1)]
+    deck = ref_deck(key, players)
     rng.shuffle(deck)
     hands = [sorted(deck[i * 10 : (i + 1) * 10]) for i in range(players)]
     return hands, sorted(deck[players * 10 :])
@@ -64,63 +39,8 @@ def random_history(
         assert game.phase is Phase.DEAL
         deals.append(random_deal(key, players, rng))
         game.deal(*deals[-1])
-        actions.append([])
-        while game.phase in (Phase.BID, Phase.PLAY):
-            action = rng.choice(list(game.legal_actions()))
-            game.apply(action)
-            actions[-1].append(action)
+        actions.append(random_steps(game, rng))
     return first, deals, actions
-
-
-def build(
-    key: str, players: int, first: int, deals: list[DealCards], actions: list[list[Action]], k: int, trick_history: bool
-) -> Game:
-    """The game after the first ``k`` actions of the last deal in ``deals`` (earlier deals played in full)."""
-    options = get_edition(key).options(players, first_player=first, trick_history=trick_history)
-    game = Game(key, players, options, seed=None)
-    for number, (hands, aside) in enumerate(deals):
-        game.deal(hands, aside)
-        todo = actions[number] if number < len(deals) - 1 else actions[number][:k]
-        for action in todo:
-            game.apply(action)
-    return game
-
-
-def hidden_variant(hands: Hands, aside: list[Card], seat: int, played: set[int], rng: random.Random) -> DealCards:
-    """Redistribute the values of ``seat``'s unplayed cards and of the aside among themselves, keeping the colour
-    of each of the seat's slots and the sorted order of its hand (played cards stay where they are)."""
-    hand = hands[seat]
-    pool = {hand[s] for s in range(10) if s not in played} | set(aside)
-    new_hand = list(hand)
-    for colour in {c.colour for c in hand}:
-        slots = [s for s in range(10) if hand[s].colour == colour]
-        # Maximal runs of unplayed slots of this colour, bounded by the played cards of the colour around them.
-        runs: list[tuple[list[int], int, int]] = []
-        run: list[int] = []
-        low = -1
-        for s in [*slots, None]:
-            if s is None or s in played:
-                high = 99 if s is None else hand[s].value
-                if run:
-                    runs.append((run, low, high))
-                run = []
-                if s is not None:
-                    low = hand[s].value
-            else:
-                run.append(s)
-        for run_slots, lo, hi in runs:
-            candidates = sorted(c for c in pool if c.colour == colour and lo < c.value < hi)
-            chosen = sorted(rng.sample(candidates, len(run_slots)))
-            for s, card in zip(run_slots, chosen, strict=True):
-                new_hand[s] = card
-    new_aside = sorted(pool - {new_hand[s] for s in range(10) if s not in played})
-    new_hands = [list(h) for h in hands]
-    new_hands[seat] = new_hand
-    assert new_hand == sorted(new_hand)
-    assert [c.colour for c in new_hand] == [c.colour for c in hand]
-    assert all(new_hand[s] == hand[s] for s in played)
-    assert sorted([c for h in new_hands for c in h] + new_aside) == sorted([c for h in hands for c in h] + aside)
-    return new_hands, new_aside
 
 
 def points_of(actions: list[list[Action]], players: int, rng: random.Random) -> list[tuple[int, int, str]]:
@@ -167,7 +87,7 @@ def test_hidden_values_do_not_change_the_view(key: str, players: int, seat: int)
     for history_seed, trick_history in ((seat, False), (100 + seat, True)):
         first, deals, actions = random_history(key, players, history_seed, trick_history)
         for d, k, label in points_of(actions, players, rng):
-            base = build(key, players, first, deals[: d + 1], actions, k, trick_history)
+            base = rebuild_game(key, players, first, deals[: d + 1], actions, k, trick_history)
             if label == "game over":
                 assert base.phase is Phase.GAME_OVER
             else:
@@ -188,7 +108,7 @@ def test_hidden_values_do_not_change_the_view(key: str, players: int, seat: int)
             for _ in range(3):
                 alt_hands, alt_aside = hidden_variant(hands, aside, seat, played, rng)
                 alt_deals = [*deals[:d], (alt_hands, alt_aside)]
-                alt = build(key, players, first, alt_deals, actions, k, trick_history)
+                alt = rebuild_game(key, players, first, alt_deals, actions, k, trick_history)
                 assert json.dumps(view(alt, seat).to_json(), sort_keys=True) == expected, (label, d, k)
                 # A spectator knows less than any seat: its view cannot change either.
                 assert view(alt, None).to_json() == view(base, None).to_json()
@@ -231,14 +151,14 @@ def test_the_check_can_fail(key: str, players: int) -> None:
     for owner in range(players):
         viewer = (owner + 1) % players
         for k in (0, players + 1):
-            base = build(key, players, first, deals[:1], actions, k, False)
+            base = rebuild_game(key, players, first, deals[:1], actions, k, False)
             hands, aside = deals[0]
             played = {s for s in range(10) if base.is_played(owner, s)}
             for _ in range(5):
                 alt_hands, alt_aside = hidden_variant(hands, aside, owner, played, rng)
                 if alt_hands[owner] == hands[owner]:
                     continue
-                alt = build(key, players, first, [(alt_hands, alt_aside)], actions, k, False)
+                alt = rebuild_game(key, players, first, [(alt_hands, alt_aside)], actions, k, False)
                 # Invisible to the owner, visible to the viewer.
                 assert view(alt, owner).to_json() == view(base, owner).to_json()
                 assert view(alt, viewer).to_json() != view(base, viewer).to_json()

@@ -1,7 +1,7 @@
 """Property tests: random legal games of every edition and player count, checked against naive references.
 
-The references below (trick winner, legal plays and bids, scores, first players, ranking) are written from
-RULES.md and the source texts, independently of the engine's own code.
+The references (trick winner, legal plays and bids, scores, first players, ranking: below and in reference.py) are
+written from RULES.md and the source texts, independently of the engine's own code.
 """
 
 from __future__ import annotations
@@ -15,82 +15,20 @@ from hypothesis import Phase as HPhase
 from hypothesis import strategies as st
 
 from luz.engine import Action, Bid, Card, Game, IllegalAction, Phase, Play, replay, to_record, view
+from reference import (
+    BID_CAP,
+    CONFIGS,
+    DEALS,
+    TRUMP,
+    ref_deck,
+    ref_first_player,
+    ref_name,
+    ref_ranking,
+    ref_score,
+    ref_trick_winner,
+)
 
-CONFIGS = [
-    ("korokorodou-2014", 3),
-    ("korokorodou-2014", 4),
-    ("iello-2024", 3),
-    ("iello-2024", 4),
-    ("iello-2024", 5),
-    ("standard-deck", 3),
-    ("standard-deck", 4),
-]
-
-# -- naive references, from the rules -----------------------------------------------------------------------------
-
-DEALS = {("korokorodou-2014", 3): 6, ("korokorodou-2014", 4): 4}  # every other game has 4 deals
-TRUMP = {"korokorodou-2014": 4, "iello-2024": 4, "standard-deck": 3}  # white, yellow, hearts (last in hand order)
-COLOURS = {"korokorodou-2014": 5, "iello-2024": 5, "standard-deck": 4}
-VALUES = {
-    ("korokorodou-2014", 3): (1, 8),
-    ("korokorodou-2014", 4): (1, 10),
-    ("iello-2024", 3): (1, 8),
-    ("iello-2024", 4): (1, 10),
-    ("iello-2024", 5): (1, 12),
-    ("standard-deck", 3): (5, 14),
-    ("standard-deck", 4): (2, 14),
-}
-BID_CAP = {"iello-2024": 15}
-
-
-def ref_deal_count(key: str, players: int) -> int:
-    return DEALS.get((key, players), 4)
-
-
-def ref_deck(key: str, players: int) -> list[Card]:
-    low, high = VALUES[key, players]
-    return [Card(c, v) for c in range(COLOURS[key]) for v in range(low, high + 1)]
-
-
-def ref_trick_winner(plays: list[tuple[int, Card]], trump: int) -> int:
-    """Highest trump if any trump was played, else highest card of the led colour."""
-    trumps = [(card.value, seat) for seat, card in plays if card.colour == trump]
-    if trumps:
-        return max(trumps)[1]
-    led = plays[0][1].colour
-    return max((card.value, seat) for seat, card in plays if card.colour == led)[1]
-
-
-def ref_score(key: str, bid: int, safety: bool, tricks: int, deal_number: int) -> int:
-    made = tricks == bid or (safety and tricks == bid + 1)
-    if key == "korokorodou-2014":
-        if made:
-            return 20 if safety else 40
-        difference = abs(tricks - bid)
-        if safety:  # the AND 1 token counts as an extra expectation token to the player's advantage
-            difference = min(difference, abs(tricks - (bid + 1)))
-        return -10 * difference
-    if key == "iello-2024":
-        if made:
-            return 5 * deal_number if safety else 10 * deal_number
-        return -5 * abs(tricks - bid)
-    if made:  # standard deck, assumption A1: 2/4/6/8, 1/2/3/4 with a safety
-        return deal_number if safety else 2 * deal_number
-    return -abs(tricks - bid)
-
-
-def ref_first_player(key: str, players: int, first: int, deal_index: int, totals: list[int]) -> int:
-    usual = (first + deal_index) % players
-    last = deal_index == ref_deal_count(key, players) - 1
-    if last and players == 3 and key != "korokorodou-2014":
-        best = max(totals)
-        return next(s for s in ((usual + i) % players for i in range(players)) if totals[s] == best)
-    return usual
-
-
-def ref_ranking(key: str, players: int, totals: list[int], last: list[int], actual: int, usual: int) -> list[int]:
-    reference = usual if key == "standard-deck" else actual
-    return sorted(range(players), key=lambda s: (-totals[s], -last[s], (s - reference) % players))
+# -- naive references, from the rules (the shared ones are in reference.py) ---------------------------------------
 
 
 def ref_legal_bids(key: str, bids_so_far: list[int]) -> list[tuple[int, bool]]:
@@ -215,7 +153,7 @@ def random_game(key: str, players: int, seed: int, data: Any, check: bool = Fals
         if check and game.phase is Phase.GAME_OVER:
             assert [t.winner for t in game.completed_tricks] == winners
     if check:
-        assert deal_index == ref_deal_count(key, players)
+        assert deal_index == DEALS[key, players]
         assert len(game.results) == deal_index == game.deal_count == game.deal_number
         assert game.current_player is None and game.legal_actions() == ()
         outcome = game.outcome()
@@ -236,6 +174,12 @@ def fresh_after(key: str, players: int, seed: int, log: list[list[Action]], k: i
     return game
 
 
+def some_action_counts(data: Any, log: list[list[Action]]) -> list[int]:
+    """One to four numbers of actions into the game (from none to all of them), drawn, in increasing order."""
+    total = sum(map(len, log))
+    return sorted(set(data.draw(st.lists(st.integers(0, total), min_size=1, max_size=4))))
+
+
 def state(game: Game) -> dict[str, Any]:
     """Everything observable about a game, through views and its public attributes."""
     return {
@@ -247,17 +191,6 @@ def state(game: Game) -> dict[str, Any]:
         "first": game.first_player,
         "results": game.results,
     }
-
-
-REF_LETTERS = {"korokorodou-2014": "BOGRW", "iello-2024": "RGBPY", "standard-deck": "CDSH"}
-REF_RANKS = {11: "J", 12: "Q", 13: "K", 14: "A"}
-
-
-def ref_name(key: str, card: Card) -> str:
-    letter = REF_LETTERS[key][card.colour]
-    if key == "standard-deck":
-        return REF_RANKS.get(card.value, str(card.value)) + letter
-    return f"{letter}{card.value}"
 
 
 def own_record(game: Game, log: list[list[Action]], seed: int | None) -> dict[str, Any]:
@@ -339,9 +272,8 @@ def test_record_round_trip(key: str, players: int, seed: int, data: Any) -> None
 def test_replay_upto_equals_the_game_after_k_actions(key: str, players: int, seed: int, data: Any) -> None:
     game, log = random_game(key, players, seed, data)
     record = own_record(game, log, seed)
-    total = sum(map(len, log))
     assert state(replay(record)) == state(game)
-    for k in sorted(set(data.draw(st.lists(st.integers(0, total), min_size=1, max_size=4)))):
+    for k in some_action_counts(data, log):
         assert state(replay(record, upto=k)) == state(fresh_after(key, players, seed, log, k))
 
 
@@ -352,10 +284,9 @@ def test_replay_upto_without_seed(key: str, players: int, seed: int, data: Any) 
     """A record with explicit deals and no seed: ``upto=k`` stops after k actions, before dealing the next deal."""
     game, log = random_game(key, players, seed, data)
     record = own_record(game, log, None)
-    total = sum(map(len, log))
     assert replay(record).results == game.results
     options = game.edition.options(players, first_player=game.sheet.first_player)
-    for k in sorted(set(data.draw(st.lists(st.integers(0, total), min_size=1, max_size=4)))):
+    for k in some_action_counts(data, log):
         live = Game(key, players, options, seed=None)
         done = 0
         for number, (deal, actions) in enumerate(zip(game.deals, log, strict=True)):

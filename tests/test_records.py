@@ -1,11 +1,13 @@
 """Game records: golden complete games for every edition and player count, and the records loading refuses.
 
 ``tests/golden/<edition>-<players>p.json`` are complete records (seeded deals, actions from a simple deterministic
-policy). Beside each, ``<name>.expected.json`` holds the outcome computed by the naive reference below from the
-record's hands and actions alone (trick winners, follow-suit, scoring, first players, tie-breaks: all from the
-rules). The tests check the stored expectation against the reference, then replay the record with the engine.
+policy). Beside each, ``<name>.expected.json`` holds the outcome computed by the naive reference below (with the rules
+written down in reference.py) from the record's hands and actions alone (trick winners, follow-suit, scoring, first
+players, tie-breaks: all from the rules). The tests check the stored expectation against the reference, then replay
+the record with the engine.
 
-Regenerate (only when the record format or the seeded shuffle deliberately changes): ``python tests/test_records.py``.
+Regenerate (only when the record format or the seeded shuffle deliberately changes):
+``python tests/test_records.py --regenerate``.
 """
 
 from __future__ import annotations
@@ -19,71 +21,32 @@ from typing import Any
 
 import pytest
 
-from luz.engine import Bid, Game, InvalidRecord, Phase, Play, replay, to_record
+from luz.engine import Bid, Card, Game, InvalidRecord, Phase, Play, replay, to_record
+from reference import (
+    BID_CAP,
+    CONFIGS,
+    DEALS,
+    TRUMP,
+    ref_card,
+    ref_deck,
+    ref_first_player,
+    ref_name,
+    ref_ranking,
+    ref_score,
+    ref_trick_winner,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
-CONFIGS = [
-    ("korokorodou-2014", 3),
-    ("korokorodou-2014", 4),
-    ("iello-2024", 3),
-    ("iello-2024", 4),
-    ("iello-2024", 5),
-    ("standard-deck", 3),
-    ("standard-deck", 4),
-]
 NAMES = [f"{key}-{players}p" for key, players in CONFIGS]
-
-# -- naive reference, from the rules and docs/RECORD.md's notation -----------------------------------------------
-
-LETTERS = {"korokorodou-2014": "BOGRW", "iello-2024": "RGBPY", "standard-deck": "CDSH"}  # hand order, trump last
-RANKS = {"J": 11, "Q": 12, "K": 13, "A": 14}
-VALUES = {
-    ("korokorodou-2014", 3): (1, 8),
-    ("korokorodou-2014", 4): (1, 10),
-    ("iello-2024", 3): (1, 8),
-    ("iello-2024", 4): (1, 10),
-    ("iello-2024", 5): (1, 12),
-    ("standard-deck", 3): (5, 14),
-    ("standard-deck", 4): (2, 14),
-}
-DEALS = {("korokorodou-2014", 3): 6}  # 4 otherwise
 MADE_POINTS = {"korokorodou-2014": [40], "iello-2024": [10, 20, 30, 40], "standard-deck": [2, 4, 6, 8]}
 
-
-def ref_card(key: str, name: str) -> tuple[int, int]:
-    """(colour index in hand order, value)."""
-    if key == "standard-deck":
-        return LETTERS[key].index(name[-1]), RANKS.get(name[:-1]) or int(name[:-1])
-    return LETTERS[key].index(name[0]), int(name[1:])
-
-
-def ref_name(key: str, card: tuple[int, int]) -> str:
-    colour, value = card
-    if key == "standard-deck":
-        rank = {v: r for r, v in RANKS.items()}.get(value, str(value))
-        return rank + LETTERS[key][colour]
-    return f"{LETTERS[key][colour]}{value}"
-
-
-def ref_score(key: str, bid: int, safety: bool, tricks: int, deal_number: int) -> int:
-    made = tricks == bid or (safety and tricks == bid + 1)
-    if key == "korokorodou-2014":
-        if made:
-            return 20 if safety else 40
-        return -10 * (min(abs(tricks - bid), abs(tricks - bid - 1)) if safety else abs(tricks - bid))
-    step, penalty = (10, 5) if key == "iello-2024" else (2, 1)
-    if made:
-        return step * deal_number // 2 if safety else step * deal_number
-    return -penalty * abs(tricks - bid)
+# -- naive reference, from the rules and docs/RECORD.md's notation (with reference.py) ---------------------------
 
 
 def reference_outcome(record: dict[str, Any]) -> dict[str, Any]:
     """Play the record's actions on its hands with the rules alone; return the expected outcome."""
     key, players = record["edition"], record["players"]
-    trump = len(LETTERS[key]) - 1
-    low, high = VALUES[key, players]
-    deck = sorted((c, v) for c in range(len(LETTERS[key])) for v in range(low, high + 1))
-    deal_count = DEALS.get((key, players), 4)
+    deal_count = DEALS[key, players]
     first = record["first_player"]
     assert len(record["deals"]) == deal_count
     totals = [0] * players
@@ -92,12 +55,8 @@ def reference_outcome(record: dict[str, Any]) -> dict[str, Any]:
         hands = [[ref_card(key, n) for n in hand] for hand in deal["hands"]]
         aside = [ref_card(key, n) for n in deal["aside"]]
         assert all(len(h) == 10 and h == sorted(h) for h in hands)
-        assert sorted([c for h in hands for c in h] + aside) == deck
-        usual = (first + index) % players
-        opener = usual
-        if index == deal_count - 1 and players == 3 and key != "korokorodou-2014":
-            best = max(totals)
-            opener = next(s for s in ((usual + i) % players for i in range(players)) if totals[s] == best)
+        assert sorted([c for h in hands for c in h] + aside) == ref_deck(key, players)
+        opener = ref_first_player(key, players, first, index, totals)
         actions = list(deal["actions"])
         assert len(actions) == players * 11
         bids: list[tuple[int, bool]] = [(0, False)] * players
@@ -105,14 +64,14 @@ def reference_outcome(record: dict[str, Any]) -> dict[str, Any]:
             match = re.fullmatch(r"bid:(\d+)(\+?)", actions[i])
             assert match, actions[i]
             bids[(opener + i) % players] = (int(match[1]), match[2] == "+")
-        if key == "iello-2024":
-            assert sum(b for b, _ in bids) <= 15
+        if key in BID_CAP:
+            assert sum(b for b, _ in bids) <= BID_CAP[key]
         played = [set() for _ in range(players)]
         won = [0] * players
         leader = opener
         plays_text = actions[players:]
         for trick in range(10):
-            cards = []
+            cards: list[tuple[int, Card]] = []
             for i in range(players):
                 seat = (leader + i) % players
                 match = re.fullmatch(r"play:(\d)", plays_text[trick * players + i])
@@ -121,14 +80,12 @@ def reference_outcome(record: dict[str, Any]) -> dict[str, Any]:
                 assert slot not in played[seat]
                 card = hands[seat][slot]
                 if cards:
-                    led = cards[0][1][0]
-                    holds = any(hands[seat][s][0] == led for s in range(10) if s not in played[seat])
-                    assert not holds or card[0] == led, "must follow"
+                    led = cards[0][1].colour
+                    holds = any(hands[seat][s].colour == led for s in range(10) if s not in played[seat])
+                    assert not holds or card.colour == led, "must follow"
                 played[seat].add(slot)
                 cards.append((seat, card))
-            trumps = [(card[1], seat) for seat, card in cards if card[0] == trump]
-            led = cards[0][1][0]
-            winner = max(trumps)[1] if trumps else max((c[1], s) for s, c in cards if c[0] == led)[1]
+            winner = ref_trick_winner(cards, TRUMP[key])
             won[winner] += 1
             leader = winner
         scores = [ref_score(key, b, s, t, index + 1) for (b, s), t in zip(bids, won, strict=True)]
@@ -143,8 +100,8 @@ def reference_outcome(record: dict[str, Any]) -> dict[str, Any]:
             }
         )
     last = deals_out[-1]["scores"]
-    reference = (first + deal_count - 1) % players if key == "standard-deck" else deals_out[-1]["first_player"]
-    ranking = sorted(range(players), key=lambda s: (-totals[s], -last[s], (s - reference) % players))
+    usual = (first + deal_count - 1) % players
+    ranking = ref_ranking(key, players, totals, last, deals_out[-1]["first_player"], usual)
     tied = [s for s in ranking if totals[s] == totals[ranking[0]]]
     if len(tied) == 1:
         decided = "total"
@@ -269,6 +226,16 @@ def base(seed: bool = True) -> dict[str, Any]:
     return record
 
 
+def changed(seeded: bool, deal: int, field: str, *where: int, to: Any) -> dict[str, Any]:
+    """The base record with the entry of ``deals[deal][field]`` at the indices ``where`` set to ``to``."""
+    record = base(seeded)
+    entry = record["deals"][deal][field]
+    for index in where[:-1]:
+        entry = entry[index]
+    entry[where[-1]] = to
+    return record
+
+
 def refused(record: Any, *patterns: str) -> str:
     with pytest.raises(InvalidRecord) as info:
         replay(record)
@@ -346,12 +313,8 @@ def test_bad_seed(seed: Any) -> None:
 @pytest.mark.parametrize("seeded", [True, False])
 @pytest.mark.parametrize("card", ["R11", "R0", "X3", "Y", "3R", "AH", "", 7, None, "R 1"])
 def test_card_not_in_the_deck(card: Any, seeded: bool) -> None:
-    record = base(seeded)
-    record["deals"][0]["hands"][2][0] = card
-    refused(record, r"deal 1\b")
-    record = base(seeded)
-    record["deals"][0]["aside"][0] = card
-    refused(record, r"deal 1\b")
+    refused(changed(seeded, 0, "hands", 2, 0, to=card), r"deal 1\b")
+    refused(changed(seeded, 0, "aside", 0, to=card), r"deal 1\b")
 
 
 @pytest.mark.parametrize("seeded", [True, False])
@@ -395,23 +358,20 @@ def walk(record: dict[str, Any], deal_index: int) -> list[tuple[int, int, int, i
     key, players = record["edition"], record["players"]
     deal = record["deals"][deal_index]
     hands = [[ref_card(key, n) for n in hand] for hand in deal["hands"]]
-    trump = len(LETTERS[key]) - 1
     played: list[set[int]] = [set() for _ in range(players)]
     leader = expected(BASE)["deals"][deal_index]["first_player"]
     out = []
     for trick in range(10):
-        cards = []
+        cards: list[tuple[int, Card]] = []
         for i in range(players):
             seat = (leader + i) % players
             position = players + trick * players + i
             slot = int(deal["actions"][position].split(":")[1])
-            led = cards[0][1][0] if cards else None
+            led = cards[0][1].colour if cards else None
             out.append((position, seat, slot, led, [s for s in range(10) if s not in played[seat]]))
             played[seat].add(slot)
             cards.append((seat, hands[seat][slot]))
-        trumps = [(c[1], s) for s, c in cards if c[0] == trump]
-        led = cards[0][1][0]
-        leader = max(trumps)[1] if trumps else max((c[1], s) for s, c in cards if c[0] == led)[1]
+        leader = ref_trick_winner(cards, TRUMP[key])
     return out
 
 
@@ -420,8 +380,8 @@ def find_must_follow(record: dict[str, Any], deal_index: int) -> tuple[int, str]
     key = record["edition"]
     hands = [[ref_card(key, n) for n in hand] for hand in record["deals"][deal_index]["hands"]]
     for position, seat, _, led, unplayed in walk(record, deal_index):
-        others = [s for s in unplayed if hands[seat][s][0] != led]
-        if led is not None and others and any(hands[seat][s][0] == led for s in unplayed):
+        others = [s for s in unplayed if hands[seat][s].colour != led]
+        if led is not None and others and any(hands[seat][s].colour == led for s in unplayed):
             return position, f"play:{others[0]}"
     raise AssertionError("no must-follow moment in this deal")
 
@@ -441,13 +401,10 @@ def test_illegal_action_names_deal_and_action(seeded: bool) -> None:
     players = 4
     per_deal = players * 11
     # Deal 1, action 1: a play during bidding.
-    record = base(seeded)
-    record["deals"][0]["actions"][0] = "play:0"
-    refused(record, r"deal 1, action 1 \(game action 1\)", "play:0")
+    refused(changed(seeded, 0, "actions", 0, to="play:0"), r"deal 1, action 1 \(game action 1\)", "play:0")
     # Deal 2: not following the led colour.
-    record = base(seeded)
-    position, text = find_must_follow(record, 1)
-    record["deals"][1]["actions"][position] = text
+    position, text = find_must_follow(base(seeded), 1)
+    record = changed(seeded, 1, "actions", position, to=text)
     refused(record, rf"deal 2, action {position + 1} \(game action {per_deal + position + 1}\)", "follow")
     # Deal 3: a bid over the cap of 15 (the first three bids of deal 3 made 10 + 5 + 0).
     record = base(seeded)
@@ -455,29 +412,22 @@ def test_illegal_action_names_deal_and_action(seeded: bool) -> None:
     record["deals"][2]["actions"][3] = "bid:1"
     refused(record, rf"deal 3, action 4 \(game action {2 * per_deal + 4}\)")
     # Deal 4: a slot played twice, and malformed actions.
-    record = base(seeded)
-    position, text = find_replayed_slot(record, 3)
-    record["deals"][3]["actions"][position] = text
+    position, text = find_replayed_slot(base(seeded), 3)
+    record = changed(seeded, 3, "actions", position, to=text)
     refused(record, rf"deal 4, action {position + 1} \(game action {3 * per_deal + position + 1}\)", "already")
     for bad in ("bid:x", "play:10", "bid:11", "", 3, None, ["play:1"]):
-        record = base(seeded)
-        record["deals"][3]["actions"][5] = bad
-        refused(record, rf"deal 4, action 6 \(game action {3 * per_deal + 6}\)")
+        refused(changed(seeded, 3, "actions", 5, to=bad), rf"deal 4, action 6 \(game action {3 * per_deal + 6}\)")
 
 
 @pytest.mark.parametrize("seeded", [True, False])
 def test_non_ascii_digit_in_a_card_is_refused(seeded: bool) -> None:
     """'²' is a digit to str.isdigit but not to int(): loading must answer InvalidRecord, not crash."""
-    record = base(seeded)
-    record["deals"][0]["hands"][2][0] = "B²"
-    refused(record, r"deal 1\b")
+    refused(changed(seeded, 0, "hands", 2, 0, to="B²"), r"deal 1\b")
 
 
 @pytest.mark.parametrize("seeded", [True, False])
 def test_non_ascii_digit_in_an_action_is_refused(seeded: bool) -> None:
-    record = base(seeded)
-    record["deals"][1]["actions"][7] = "play:²"
-    refused(record, r"deal 2, action 8 \(game action 52\)")
+    refused(changed(seeded, 1, "actions", 7, to="play:²"), r"deal 2, action 8 \(game action 52\)")
 
 
 def test_too_many_deals() -> None:
@@ -559,8 +509,7 @@ def test_upto_beyond_the_record() -> None:
 
 def policy_bid(key: str, hand_colours: list[int], seat: int, deal_number: int, left: int | None) -> Bid:
     """Bid the number of trumps held (the seat sees its colours), capped; a safety on alternate seats and deals."""
-    trump = len(LETTERS[key]) - 1
-    tricks = min(hand_colours.count(trump), 10 if left is None else left)
+    tricks = min(hand_colours.count(TRUMP[key]), 10 if left is None else left)
     return Bid(tricks, safety=(seat + deal_number) % 2 == 0)
 
 
@@ -575,11 +524,11 @@ def generate(key: str, players: int, seed: int) -> dict[str, Any]:
     deals: list[dict[str, Any]] = []
     while game.phase is not Phase.GAME_OVER:
         deal = game.deals[-1]
-        hands = [[ref_name(key, (c.colour, c.value)) for c in h] for h in deal.hands]
-        colours = [[ref_card(key, n)[0] for n in h] for h in hands]
+        hands = [[ref_name(key, c) for c in h] for h in deal.hands]
+        colours = [[ref_card(key, n).colour for n in h] for h in hands]
         actions: list[str] = []
-        deals.append({"hands": hands, "aside": [ref_name(key, (c.colour, c.value)) for c in deal.aside], "actions": []})
-        cap = 15 if key == "iello-2024" else None
+        deals.append({"hands": hands, "aside": [ref_name(key, c) for c in deal.aside], "actions": []})
+        cap = BID_CAP.get(key)
         bid_total = 0
         for _ in range(players):
             seat = game.current_player
@@ -609,12 +558,10 @@ def generate(key: str, players: int, seed: int) -> dict[str, Any]:
         "edition": key,
         "players": players,
         "options": {
-            "bid_cap": 15 if key == "iello-2024" else None,
+            "bid_cap": BID_CAP.get(key),
             "trick_history": False,
             "first_player": None,
-            "made_points": MADE_POINTS[key] * (6 if players == 3 else 4)
-            if key == "korokorodou-2014"
-            else MADE_POINTS[key],
+            "made_points": MADE_POINTS[key] * DEALS[key, players] if key == "korokorodou-2014" else MADE_POINTS[key],
         },
         "seed": seed,
         "first_player": game.sheet.first_player,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from luz.engine import (
+    EDITIONS,
     Bid,
     Card,
     Edition,
@@ -20,10 +21,9 @@ from luz.engine import (
     TieBreak,
     UnsupportedPlayerCount,
     get_edition,
-    to_record,
     trick_winner,
-    view,
 )
+from reference import COLOURS, CONFIGS, DEALS, LETTERS, ref_deck, snapshot
 
 K2014 = get_edition("korokorodou-2014")
 IELLO = get_edition("iello-2024")
@@ -34,19 +34,6 @@ B14, O14, G14, R14, W14 = range(5)  # korokorodou-2014: blue, orange, green, red
 RED, GRN, BLU, PUR, YEL = range(5)  # iello-2024: red, green, blue, purple, yellow (trump)
 CLUBS, DIAMONDS, SPADES, HEARTS = range(4)  # standard-deck: hearts are trump
 
-# Hand-written deck facts: colours, lowest and highest value by player count.
-DECK_FACTS = {
-    "korokorodou-2014": (5, {3: (1, 8), 4: (1, 10)}),
-    "iello-2024": (5, {3: (1, 8), 4: (1, 10), 5: (1, 12)}),
-    "standard-deck": (4, {3: (5, 14), 4: (2, 14)}),
-}
-
-
-def my_deck(key: str, players: int) -> list[Card]:
-    colours, values = DECK_FACTS[key]
-    low, high = values[players]
-    return [Card(c, v) for c in range(colours) for v in range(low, high + 1)]
-
 
 def build_deal(
     key: str, players: int, fixed: dict[int, list[Card]], void: dict[int, set[int]] | None = None
@@ -55,7 +42,7 @@ def build_deal(
     void = void or {}
     used = {c for cards in fixed.values() for c in cards}
     assert len(used) == sum(len(cards) for cards in fixed.values()), "a fixed card is given twice"
-    rest = [c for c in my_deck(key, players) if c not in used]
+    rest = [c for c in ref_deck(key, players) if c not in used]
     hands: dict[int, list[Card]] = {}
     # Seats with voids pick first, so that the constraint can always be met.
     for seat in sorted(range(players), key=lambda s: (not void.get(s), s)):
@@ -81,11 +68,6 @@ def explicit_game(edition: Edition, players: int, first: int, hands: list[list[C
     assert game.phase is Phase.DEAL
     game.deal(hands, aside)
     return game
-
-
-def snapshot(game: Game) -> tuple[object, ...]:
-    views = [view(game, s).to_json() for s in [None, *range(game.players)]]
-    return (views, to_record(game), [list(a) for a in game.actions], game.phase, game.current_player)
 
 
 # -- scoring examples -------------------------------------------------------------------------------------------
@@ -116,7 +98,7 @@ def test_2014_scoring_examples(deal_number: int) -> None:
 @pytest.mark.parametrize("players", [3, 4])
 def test_2014_made_points_do_not_depend_on_the_deal(players: int) -> None:
     options = K2014.options(players)
-    deals = 6 if players == 3 else 4
+    deals = DEALS["korokorodou-2014", players]
     assert [K2014.score(4, False, 4, d, options) for d in range(1, deals + 1)] == [40] * deals
     assert [K2014.score(4, True, 5, d, options) for d in range(1, deals + 1)] == [20] * deals
 
@@ -313,7 +295,7 @@ DECKS = [
 def test_deck_composition(key: str, players: int, size: int, low: int, high: int, aside: int) -> None:
     edition = get_edition(key)
     deck = edition.deck(players)
-    colours = 4 if key == "standard-deck" else 5
+    colours = COLOURS[key]
     assert len(deck) == size == len(set(deck))
     assert edition.deck_size(players) == size
     assert edition.aside_size(players) == aside
@@ -331,28 +313,22 @@ def test_deck_composition(key: str, players: int, size: int, low: int, high: int
 def test_card_names_follow_each_deck() -> None:
     ranks = ["5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
     names = {STD.card_name(c) for c in STD.deck(3)}
-    assert names == {r + s for r in ranks for s in "CDSH"}
-    assert {STD.card_name(c) for c in STD.deck(4)} == {r + s for r in ["2", "3", "4", *ranks] for s in "CDSH"}
-    assert {K2014.card_name(c) for c in K2014.deck(3)} == {f"{s}{v}" for s in "BOGRW" for v in range(1, 9)}
-    assert {IELLO.card_name(c) for c in IELLO.deck(5)} == {f"{s}{v}" for s in "RGBPY" for v in range(1, 13)}
+    suits = LETTERS["standard-deck"]
+    assert names == {r + s for r in ranks for s in suits}
+    assert {STD.card_name(c) for c in STD.deck(4)} == {r + s for r in ["2", "3", "4", *ranks] for s in suits}
+    assert {K2014.card_name(c) for c in K2014.deck(3)} == {f"{s}{v}" for s in LETTERS[K2014.key] for v in range(1, 9)}
+    assert {IELLO.card_name(c) for c in IELLO.deck(5)} == {f"{s}{v}" for s in LETTERS[IELLO.key] for v in range(1, 13)}
     # Trumps: white, yellow, hearts.
     assert [c.letter for c in K2014.colours if c.trump] == ["W"]
     assert [c.letter for c in IELLO.colours if c.trump] == ["Y"]
     assert [c.letter for c in STD.colours if c.trump] == ["H"]
 
 
-@pytest.mark.parametrize(
-    ("key", "players", "deals"),
-    [
-        ("korokorodou-2014", 3, 6),
-        ("korokorodou-2014", 4, 4),
-        ("iello-2024", 3, 4),
-        ("iello-2024", 4, 4),
-        ("iello-2024", 5, 4),
-        ("standard-deck", 3, 4),
-        ("standard-deck", 4, 4),
-    ],
-)
+def test_the_engine_offers_exactly_the_tables_of_the_rules() -> None:
+    assert [(key, players) for key, edition in EDITIONS.items() for players in edition.player_counts] == CONFIGS
+
+
+@pytest.mark.parametrize(("key", "players", "deals"), [(key, players, DEALS[key, players]) for key, players in CONFIGS])
 def test_deal_counts(key: str, players: int, deals: int) -> None:
     edition = get_edition(key)
     assert edition.deals(players) == deals
@@ -504,12 +480,20 @@ TIE_0_2 = [((1, 1, 8), NO, (1, 1, 8)), ((3, 3, 4), NO, (3, 3, 4)), ((3, 3, 3), N
 
 
 @pytest.mark.parametrize(("first", "expected"), [(2, 2), (0, 0), (1, 2)])
-def test_iello_3p_last_deal_tie_for_the_lead(first: int, expected: int) -> None:
+@pytest.mark.parametrize(
+    ("edition", "totals"),
+    [
+        pytest.param(IELLO, (60, 25, 60), id="iello"),
+        # The same deals with standard points: +2 all, +4 all, then +6, -1, +6.
+        pytest.param(STD, (12, 5, 12), id="standard"),
+    ],
+)
+def test_3p_last_deal_tie_for_the_lead(edition: Edition, totals: tuple[int, ...], first: int, expected: int) -> None:
     # Seats 0 and 2 tie for the lead. Usual first player of deal 4: (first + 3) % 3 = first.
     # first 2 or 0: the usual first player is among the tied, so he opens.
     # first 1: seat 1 is not tied; the tied player nearest after him is seat 2 (not the lower seat 0).
-    sheet = sheet_with(IELLO, 3, first, TIE_0_2)
-    assert sheet.totals == (60, 25, 60)
+    sheet = sheet_with(edition, 3, first, TIE_0_2)
+    assert sheet.totals == totals
     assert sheet.next_first_player() == expected
 
 
@@ -529,14 +513,6 @@ def test_standard_3p_last_deal_leader_opens(first: int, expected: int) -> None:
     deals = [((1, 1, 8), NO, (0, 2, 8)), ((3, 3, 4), NO, (3, 3, 4)), ((3, 3, 4), NO, (3, 3, 4))]
     sheet = sheet_with(STD, 3, first, deals)
     assert sheet.totals == (9, 9, 12)
-    assert sheet.next_first_player() == expected
-
-
-@pytest.mark.parametrize(("first", "expected"), [(2, 2), (0, 0), (1, 2)])
-def test_standard_3p_last_deal_tie_for_the_lead(first: int, expected: int) -> None:
-    # Same deals as TIE_0_2 with standard points: +2 all, +4 all, then +6, -1, +6. Totals 12, 5, 12.
-    sheet = sheet_with(STD, 3, first, TIE_0_2)
-    assert sheet.totals == (12, 5, 12)
     assert sheet.next_first_player() == expected
 
 
@@ -613,19 +589,36 @@ def test_2014_3p_tie_break_bidding_order() -> None:
     check_outcome(sheet, (-120, 240, 240), 2, (2, 1, 0), TieBreak.SEAT_ORDER)
 
 
-def test_iello_tie_break_total() -> None:
-    # D1 all made, seats 1-3 with a safety: 10, 5, 5, 5; D2-D4 all made: 20, 30, 40. Totals 100, 95, 95, 95.
-    # First player 3 -> deal 4 first player 2: order 2, 3, 0, 1 for the seats tied behind.
+@pytest.mark.parametrize(
+    ("edition", "totals"),
+    [
+        # D1 all made, seats 1-3 with a safety: 10, 5, 5, 5; D2-D4 all made: 20, 30, 40. Totals 100, 95, 95, 95.
+        pytest.param(IELLO, (100, 95, 95, 95), id="iello"),
+        # 2 + 4 + 6 + 8 = 20 for seat 0, 1 + 4 + 6 + 8 = 19 for the others.
+        pytest.param(STD, (20, 19, 19, 19), id="standard"),
+    ],
+)
+def test_tie_break_total(edition: Edition, totals: tuple[int, ...]) -> None:
+    # First player 3 -> deal 4 first player (3 + 3) % 4 = 2: order 2, 3, 0, 1 for the seats tied behind.
     deals = [((2, 2, 3, 3), (False, True, True, True), (2, 2, 3, 3))] + [ALL_MADE_4] * 3
-    sheet = sheet_with(IELLO, 4, 3, deals)
-    check_outcome(sheet, (100, 95, 95, 95), 0, (0, 2, 3, 1), TieBreak.TOTAL)
+    sheet = sheet_with(edition, 4, 3, deals)
+    check_outcome(sheet, totals, 0, (0, 2, 3, 1), TieBreak.TOTAL)
 
 
-def test_iello_tie_break_last_deal() -> None:
-    # seat 0: 2/2 (+10), 2/2 (+20), 3/3 (+30), 0/2 (-10) = 50
-    # seat 1: 0/3 (-15), 0/2 (-10), 0/3 (-15), 0/2 (-10) = -50
-    # seat 2: 0/3 (-15), 0/3 (-15), 0/3 (-15), 0/3 (-15) = -60
-    # seat 3: 2+/2 (+5), 2+/3 (+10), 1+/1 (+15), 2+/3 (+20) = 50; tie with seat 0, more in the last deal.
+@pytest.mark.parametrize(
+    ("edition", "totals"),
+    [
+        # seat 0: 2/2 (+10), 2/2 (+20), 3/3 (+30), 0/2 (-10) = 50
+        # seat 1: 0/3 (-15), 0/2 (-10), 0/3 (-15), 0/2 (-10) = -50
+        # seat 2: 0/3 (-15), 0/3 (-15), 0/3 (-15), 0/3 (-15) = -60
+        # seat 3: 2+/2 (+5), 2+/3 (+10), 1+/1 (+15), 2+/3 (+20) = 50
+        pytest.param(IELLO, (50, -50, -60, 50), id="iello"),
+        # seat 0: +2 +4 +6 -2 = 10; seat 1: -3 -2 -3 -2 = -10; seat 2: -3 -3 -3 -3 = -12; seat 3: +1 +2 +3 +4 = 10.
+        pytest.param(STD, (10, -10, -12, 10), id="standard"),
+    ],
+)
+def test_tie_break_last_deal(edition: Edition, totals: tuple[int, ...]) -> None:
+    # Seats 0 and 3 tie; seat 3 scored more in the last deal.
     safe3 = (False, False, False, True)
     deals = [
         ((2, 0, 0, 2), safe3, (2, 3, 3, 2)),
@@ -633,44 +626,25 @@ def test_iello_tie_break_last_deal() -> None:
         ((3, 0, 0, 1), safe3, (3, 3, 3, 1)),
         ((0, 0, 0, 2), safe3, (2, 2, 3, 3)),
     ]
-    sheet = sheet_with(IELLO, 4, 0, deals)
-    check_outcome(sheet, (50, -50, -60, 50), 3, (3, 0, 1, 2), TieBreak.LAST_DEAL)
+    sheet = sheet_with(edition, 4, 0, deals)
+    check_outcome(sheet, totals, 3, (3, 0, 1, 2), TieBreak.LAST_DEAL)
 
 
-def test_iello_tie_break_nearest_first_player() -> None:
-    # D1 bids 2,2,3,3 tricks 2,3,2,3: +10 -5 -5 +10; D2-D4 made: +20 +30 +40. Totals 100, 85, 85, 100.
-    # First player 2 -> deal 4 first player 1: counting from seat 1, seat 3 comes before seat 0.
+@pytest.mark.parametrize(
+    ("edition", "totals"),
+    [
+        # D1: +10 -5 -5 +10; D2-D4 made: +20 +30 +40. Totals 100, 85, 85, 100.
+        pytest.param(IELLO, (100, 85, 85, 100), id="iello-nearest-the-first-player"),
+        # +2 -1 -1 +2, then +4, +6, +8 for all: totals 20, 17, 17, 20.
+        pytest.param(STD, (20, 17, 17, 20), id="standard-left-of-the-usual-first-player"),
+    ],
+)
+def test_tie_break_seat_order(edition: Edition, totals: tuple[int, ...]) -> None:
+    # D1 bids 2,2,3,3 tricks 2,3,2,3, D2-D4 all made. First player 2 -> deal 4 first player 1 (with 4 players the
+    # actual and the usual first player are the same): counting from seat 1, him first, seat 3 comes before seat 0.
     deals = [((2, 2, 3, 3), F4, (2, 3, 2, 3))] + [ALL_MADE_4] * 3
-    sheet = sheet_with(IELLO, 4, 2, deals)
-    check_outcome(sheet, (100, 85, 85, 100), 3, (3, 0, 1, 2), TieBreak.SEAT_ORDER)
-
-
-def test_standard_tie_break_total() -> None:
-    deals = [((2, 2, 3, 3), (False, True, True, True), (2, 2, 3, 3))] + [ALL_MADE_4] * 3
-    # 2 + 4 + 6 + 8 = 20 for seat 0, 1 + 4 + 6 + 8 = 19 for the others; deal 4 usual first (3 + 3) % 4 = 2.
-    sheet = sheet_with(STD, 4, 3, deals)
-    check_outcome(sheet, (20, 19, 19, 19), 0, (0, 2, 3, 1), TieBreak.TOTAL)
-
-
-def test_standard_tie_break_last_deal() -> None:
-    # seat 0: +2 +4 +6 -2 = 10; seat 1: -3 -2 -3 -2 = -10; seat 2: -3 -3 -3 -3 = -12; seat 3: +1 +2 +3 +4 = 10.
-    safe3 = (False, False, False, True)
-    deals = [
-        ((2, 0, 0, 2), safe3, (2, 3, 3, 2)),
-        ((2, 0, 0, 2), safe3, (2, 2, 3, 3)),
-        ((3, 0, 0, 1), safe3, (3, 3, 3, 1)),
-        ((0, 0, 0, 2), safe3, (2, 2, 3, 3)),
-    ]
-    sheet = sheet_with(STD, 4, 0, deals)
-    check_outcome(sheet, (10, -10, -12, 10), 3, (3, 0, 1, 2), TieBreak.LAST_DEAL)
-
-
-def test_standard_tie_break_left_of_usual_first_player() -> None:
-    # +2 -1 -1 +2, then +4, +6, +8 for all: totals 20, 17, 17, 20. First player 2 -> deal 4 usual first 1:
-    # from seat 1 counting him first, seat 3 is reached before seat 0.
-    deals = [((2, 2, 3, 3), F4, (2, 3, 2, 3))] + [ALL_MADE_4] * 3
-    sheet = sheet_with(STD, 4, 2, deals)
-    check_outcome(sheet, (20, 17, 17, 20), 3, (3, 0, 1, 2), TieBreak.SEAT_ORDER)
+    sheet = sheet_with(edition, 4, 2, deals)
+    check_outcome(sheet, totals, 3, (3, 0, 1, 2), TieBreak.SEAT_ORDER)
 
 
 # 3 players, first player 0, so deal 4's usual first player is (0 + 3) % 3 = 0.
@@ -686,20 +660,22 @@ SPLIT = [
 ]
 
 
-def test_iello_3p_tie_break_counts_from_the_actual_first_player() -> None:
-    # -5 +10 -5, +20 each, +30 each (totals 45, 60, 45), then +40 -15 +40: totals 85, 45, 85.
-    sheet = sheet_with(IELLO, 3, 0, SPLIT)
+@pytest.mark.parametrize(
+    ("edition", "totals", "ranking", "reference_seat"),
+    [
+        # -5 +10 -5, +20 each, +30 each (totals 45, 60, 45), then +40 -15 +40: totals 85, 45, 85.
+        pytest.param(IELLO, (85, 45, 85), (2, 0, 1), 1, id="iello-counts-from-the-actual-first-player"),
+        # -1 +2 -1, +4 each, +6 each (totals 9, 12, 9), then +8 -3 +8: totals 17, 9, 17.
+        pytest.param(STD, (17, 9, 17), (0, 2, 1), 0, id="standard-counts-from-the-usual-first-player"),
+    ],
+)
+def test_3p_tie_break_by_seat_order(
+    edition: Edition, totals: tuple[int, ...], ranking: tuple[int, ...], reference_seat: int
+) -> None:
+    sheet = sheet_with(edition, 3, 0, SPLIT)
     assert [d.first_player for d in sheet.deals] == [0, 1, 2, 1]
-    check_outcome(sheet, (85, 45, 85), 2, (2, 0, 1), TieBreak.SEAT_ORDER)
-    assert sheet.outcome().reference_seat == 1
-
-
-def test_standard_3p_tie_break_counts_from_the_usual_first_player() -> None:
-    # -1 +2 -1, +4 each, +6 each (totals 9, 12, 9), then +8 -3 +8: totals 17, 9, 17.
-    sheet = sheet_with(STD, 3, 0, SPLIT)
-    assert [d.first_player for d in sheet.deals] == [0, 1, 2, 1]
-    check_outcome(sheet, (17, 9, 17), 0, (0, 2, 1), TieBreak.SEAT_ORDER)
-    assert sheet.outcome().reference_seat == 0
+    check_outcome(sheet, totals, ranking[0], ranking, TieBreak.SEAT_ORDER)
+    assert sheet.outcome().reference_seat == reference_seat
 
 
 def test_outcome_only_when_the_game_is_over() -> None:
