@@ -169,8 +169,16 @@ class Beliefs:
     def sample(self, rng: random.Random) -> World:
         """One hidden world, drawn exactly uniformly from the consistent ones."""
         values = dict(self._known_values)
+        uniform = rng.random
         for slots, pool in self._random_segments:
-            values.update(zip(slots, sorted(rng.sample(pool, len(slots))), strict=True))
+            # Selection sampling (Knuth's algorithm S): each subset of the pool equally likely, already in order.
+            need, left, picked = len(slots), len(pool), []
+            for value in pool:
+                if uniform() * left < need:
+                    picked.append(value)
+                    need -= 1
+                left -= 1
+            values.update(zip(slots, picked, strict=True))
         return self.world(values)
 
     def sample_values(self, count: int, rng: np.random.Generator) -> npt.NDArray[np.int64]:
