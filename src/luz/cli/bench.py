@@ -64,3 +64,80 @@ def beliefs(
     for key, label in labels.items():
         table.add_row(label, f"{report[key]:,.0f}")
     Console().print(table)
+
+
+@bench_app.command("server")
+def server(
+    tables: int = typer.Option(200, min=1, help="Tables played at once."),
+    clients_per_table: int = typer.Option(4, min=3, max=5, help="Seats per table, each a WebSocket client."),
+    seconds: float = typer.Option(30.0, min=1.0, help="Measuring time (setup and teardown come on top)."),
+    processes: int = typer.Option(1, min=1, help="Server processes; more than one needs PostgreSQL and Redis."),
+    database_url: str | None = typer.Option(
+        None,
+        help="PostgreSQL URL of a throwaway database (the bench writes tables there); default: SQLite in a temp dir.",
+    ),
+    redis_url: str | None = typer.Option(None, help="Redis URL for events between processes."),
+    think: float = typer.Option(0.0, min=0.0, help="Mean think time of a client before each action, in seconds."),
+    seed: int = typer.Option(0, help="Seed of the clients' random choices."),
+    compression: bool = typer.Option(
+        True, help="Clients offer permessage-deflate, as browsers do (--no-compression: the server sends plain)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Load the game server: tables x clients-per-table WebSocket clients playing random legal actions.
+
+    Reports action-to-broadcast latency (to the acting client, and to the other seats), actions per second,
+    errors, actions lost against the database log, and games finished.
+    """
+    if processes > 1 and not (database_url and database_url.startswith("postgresql") and redis_url):
+        raise typer.BadParameter("--processes > 1 needs --database-url postgresql://... and --redis-url redis://...")
+    from luz.bench.server import bench_server  # imports the server stack: only for this command
+
+    console = Console(stderr=True)
+    report = bench_server(
+        tables=tables,
+        clients_per_table=clients_per_table,
+        seconds=seconds,
+        processes=processes,
+        database_url=database_url,
+        redis_url=redis_url,
+        think=think,
+        seed=seed,
+        compression=compression,
+        progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]"),
+    )
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    title = (
+        f"{report['tables']} tables x {report['clients_per_table']} clients = {report['clients']} WebSocket clients, "
+        f"{report['processes']} process(es), {report['database']}{' + redis' if report['redis'] else ''}, "
+        f"{report['seconds']:g} s, think {report['think_s']:g} s"
+    )
+    latency = Table(title=title)
+    latency.add_column("action -> state (ms)")
+    for column in ("count", "p50", "p95", "p99", "max"):
+        latency.add_column(column, justify="right")
+    for name, label in (("self", "to the acting client"), ("others", "to the other seats")):
+        figures = report["latency_ms"][name]
+        latency.add_row(
+            label, *("-" if figures[c] is None else f"{figures[c]:,}" for c in ("count", "p50", "p95", "p99", "max"))
+        )
+    Console().print(latency)
+    totals = Table(show_header=False)
+    totals.add_column("figure")
+    totals.add_column("value", justify="right")
+    errors = report["errors"]
+    kinds = ", ".join(f"{k} {v}" for k, v in report["error_kinds"].items())
+    rows = [
+        ("actions/s", f"{report['actions_per_s']:,.1f} ({report['actions']:,} acknowledged)"),
+        ("errors", f"{errors}" + (f" ({kinds})" if kinds else "")),
+        ("stale refusals (benign)", str(report["stale_refusals"])),
+        ("lost actions", str(report["lost_actions"])),
+        ("stored, never acknowledged (cut off at the end)", str(report["unacknowledged_actions"])),
+        ("games finished", str(report["games_finished"])),
+        ("CPU % over the window", ", ".join(f"{k} {v:g}" for k, v in report["cpu_percent"].items())),
+    ]
+    for label, value in rows:
+        totals.add_row(label, value)
+    Console().print(totals)

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import FastAPI, Header, HTTPException, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Header, HTTPException, Path, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import text
@@ -27,20 +29,27 @@ from .settings import Settings
 from .store import Store
 
 log = logging.getLogger("luz.server")
+T = TypeVar("T")
+
+
+NO_NUL = r"^[^\x00]*$"
+"""Text without NUL characters (PostgreSQL cannot store them)."""
+DB_INT = 2**31
+"""Whole numbers sent to the database fit its integer columns."""
 
 
 class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: Literal["human", "bot"] = "human"
     bot: str | None = Field(None, description="Bot level for a bot seat: " + ", ".join(BOTS))
-    name: str | None = Field(None, max_length=40)
+    name: str | None = Field(None, max_length=40, pattern=NO_NUL)
 
 
 class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     edition: str = Field("iello-2024", description="Edition key: " + ", ".join(EDITIONS))
     players: int = Field(4, ge=3, le=5)
-    name: str = Field("", max_length=80)
+    name: str = Field("", max_length=80, pattern=NO_NUL)
     public: bool = Field(True, description="Listed in the lobby, where anyone may take an open seat.")
     grace_seconds: float = Field(
         30.0,
@@ -54,7 +63,7 @@ class TableCreate(BaseModel):
 
 class JoinRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(..., min_length=1, max_length=40)
+    name: str = Field(..., min_length=1, max_length=40, pattern=NO_NUL)
     token: str | None = Field(None, max_length=100, description="The seat's invite token (needed for a private table).")
 
 
@@ -83,6 +92,19 @@ class ClientMessage(BaseModel):
     version: int | None = Field(None, description="The version the client acts on; refused if the table moved on.")
 
 
+class InlineExecutor(ThreadPoolExecutor):
+    """Runs each call at once, in the caller's thread (never starting one): the database calls of a SQLite server
+    (see lifespan). A ThreadPoolExecutor by type, as asyncio's default executor must be."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        future: Future[T] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as error:  # handed to the awaiting coroutine, as a thread's would be
+            future.set_exception(error)
+        return future
+
+
 class TokenBucket:
     def __init__(self, rate: float) -> None:
         self.rate, self.capacity = rate, 2 * rate
@@ -104,6 +126,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.database_url)
+        if engine.dialect.name == "sqlite":
+            # SQLite is in this process and writes one transaction at a time (each begins IMMEDIATE): its calls,
+            # a millisecond or two of CPU, are run in the event loop's thread. Threads would only contend, for
+            # the GIL and for SQLite's lock (sleeping in its busy handler: p99 over a second under load).
+            asyncio.get_running_loop().set_default_executor(InlineExecutor())
         await asyncio.to_thread(migrate, engine)
         broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = ProcessPoolExecutor(settings.bot_workers) if settings.bot_workers > 0 else None
@@ -138,6 +165,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if seat is None:
             raise HTTPException(401, "a seat's token is needed (Authorization: Bearer TOKEN)")
         return seat
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        # What was wrong and where, without echoing the input (which may not even be JSON: NaN, infinities).
+        detail = [{k: e[k] for k in ("type", "loc", "msg") if k in e} for e in error.errors()]
+        return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
@@ -206,7 +239,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return (await table_or_404(request, table_id)).state.summary()
 
     @app.post("/api/tables/{table_id}/seats/{seat}/join")
-    async def join(request: Request, table_id: str, seat: int, body: JoinRequest) -> Joined:
+    async def join(
+        request: Request, table_id: str, seat: Annotated[int, Path(ge=0, lt=DB_INT)], body: JoinRequest
+    ) -> Joined:
         """Take a seat: with its invite token, or an open seat of a public table (a token is issued)."""
         runtime = await table_or_404(request, table_id)
         manager = manager_of(request)
@@ -218,6 +253,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             except PermissionError as error:
                 raise HTTPException(403, str(error)) from None
             runtime.game = build_game(runtime.state)
+            # An open seat taken gets a new token: connections opened with the old one lose the seat.
+            revoked = runtime.seats.pop(seat, set()) if body.token is None else set()
+        await close_all(revoked)
         await manager.changed(runtime)
         await manager.start_if_ready(runtime)
         return Joined(seat=seat, token=token, table=runtime.state.summary())
@@ -232,13 +270,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         manager = manager_of(request)
         async with runtime.lock:
             runtime.state = await asyncio.to_thread(manager.store.leave, table_id, seat)
+            revoked: set[Any] = set()
             if runtime.state.status != "waiting":
                 runtime.taken_over.add(seat)
+            else:  # the seat is open again: its token no longer opens it
+                revoked = runtime.seats.pop(seat, set())
+        await close_all(revoked)
         await manager.changed(runtime)
         return runtime.state.summary()
 
     @app.get("/api/tables/{table_id}/record")
-    async def record(request: Request, table_id: str, game: int | None = Query(None, ge=1)) -> dict[str, Any]:
+    async def record(
+        request: Request, table_id: str, game: int | None = Query(None, ge=1, lt=DB_INT)
+    ) -> dict[str, Any]:
         """The record of a finished game (every hand), for the replay; a game in progress is not shown."""
         runtime = await table_or_404(request, table_id)
         number = game or runtime.state.game_no
@@ -258,8 +302,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Live play: a seat (with its token) or a spectator (without) receives its view after every change."""
         manager = manager_of(websocket)
         runtime = await manager.runtime(table_id)
-        seat = await asyncio.to_thread(manager.store.seat_of, table_id, token) if token else None
+        seat = await asyncio.to_thread(manager.store.seat_of, table_id, token) if token and runtime else None
         if runtime is None or (token and seat is None):
+            await websocket.accept()  # the close code reaches a client only once the handshake is done
             await websocket.close(code=4404 if runtime is None else 4401)
             return
         await websocket.accept()
@@ -273,7 +318,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if replay:
                 await websocket.send_text(json.dumps(replay))
             while True:
-                raw = await websocket.receive_text()
+                frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                raw = frame.get("text") or ""  # a binary frame is no message: refused as malformed
                 reply = await handle(manager, runtime, seat, raw, bucket, websocket)
                 if reply is not None:
                     await websocket.send_text(json.dumps(reply))
@@ -293,7 +341,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return error(None, "rate_limited", "too many messages: slow down")
         try:
             message = ClientMessage.model_validate(json.loads(raw))
-        except (ValueError, ValidationError):
+        except (ValueError, ValidationError, RecursionError):
             return error(None, "malformed", "not a message: see docs/PROTOCOL.md")
         if message.type == "ping":
             return {"type": "pong", "id": message.id}
@@ -320,6 +368,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"type": "ack", "id": message.id, "version": version}
 
     return app
+
+
+async def close_all(connections: set[Any]) -> None:
+    for connection in connections:
+        with contextlib.suppress(Exception):  # already gone
+            await connection.close(code=4401)
 
 
 def error(message_id: str | int | None, code: str, text: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from luz.engine import Action, Game, LuzError, Phase, get_edition, parse_action, view
@@ -35,6 +35,10 @@ class Refused(Exception):
 
 class Connection(Protocol):
     async def send_text(self, data: str) -> None: ...
+
+
+Outbox = list[tuple[int | None, Connection, str]]
+"""Messages for this process's connections: (seat or ``None`` for a spectator, connection, text)."""
 
 
 @dataclass(eq=False)
@@ -66,19 +70,30 @@ def build_game(state: TableState) -> Game | None:
     return game
 
 
+EventHandler = Callable[[str, int, "Change | None"], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Change:
+    """An action just stored, carried by its event: a process one version behind applies it without a read."""
+
+    game_no: int
+    action: str
+
+
 class Broker(Protocol):
-    async def publish(self, table_id: str, version: int) -> None: ...
-    async def start(self, handler: Callable[[str, int], Awaitable[None]]) -> None: ...
+    async def publish(self, table_id: str, version: int, change: Change | None = None) -> None: ...
+    async def start(self, handler: EventHandler) -> None: ...
     async def close(self) -> None: ...
 
 
 class MemoryBroker:
     """One server process: events stay in it."""
 
-    async def publish(self, table_id: str, version: int) -> None:
+    async def publish(self, table_id: str, version: int, change: Change | None = None) -> None:
         return None
 
-    async def start(self, handler: Callable[[str, int], Awaitable[None]]) -> None:
+    async def start(self, handler: EventHandler) -> None:
         return None
 
     async def close(self) -> None:
@@ -96,14 +111,23 @@ class RedisBroker:
         self.redis = redis.from_url(url)
         self.origin = secrets.token_hex(8)
         self._task: asyncio.Task[None] | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
 
-    async def publish(self, table_id: str, version: int) -> None:
-        message = json.dumps({"table": table_id, "version": version, "origin": self.origin})
-        await self.redis.publish(self.CHANNEL, message)
+    async def publish(self, table_id: str, version: int, change: Change | None = None) -> None:
+        event: dict[str, Any] = {"table": table_id, "version": version, "origin": self.origin}
+        if change is not None:
+            event["game_no"], event["action"] = change.game_no, change.action
+        await self.redis.publish(self.CHANNEL, json.dumps(event))
 
-    async def start(self, handler: Callable[[str, int], Awaitable[None]]) -> None:
+    async def start(self, handler: EventHandler) -> None:
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(self.CHANNEL)
+
+        async def handle(table_id: str, version: int, change: Change | None) -> None:
+            try:
+                await handler(table_id, version, change)
+            except Exception:  # one table's trouble must not stop the others
+                log.exception("table event failed")
 
         async def listen() -> None:
             async for message in pubsub.listen():
@@ -111,16 +135,22 @@ class RedisBroker:
                     continue
                 event = json.loads(message["data"])
                 if event.get("origin") != self.origin:
-                    try:
-                        await handler(event["table"], int(event["version"]))
-                    except Exception:  # one table's trouble must not stop the listener
-                        log.exception("table event failed")
+                    # A task per event: a table's catch-up (a database read) never holds up the other tables';
+                    # events of one table are put in order by its lock and version.
+                    change = None
+                    if isinstance(event.get("action"), str) and isinstance(event.get("game_no"), int):
+                        change = Change(event["game_no"], event["action"])
+                    task = asyncio.create_task(handle(event["table"], int(event["version"]), change))
+                    self._handlers.add(task)
+                    task.add_done_callback(self._handlers.discard)
 
         self._task = asyncio.create_task(listen())
 
     async def close(self) -> None:
         if self._task:
             self._task.cancel()
+        for task in list(self._handlers):
+            task.cancel()
         await self.redis.aclose()
 
 
@@ -142,6 +172,8 @@ class Manager:
         runtime = self.tables.get(table_id)
         if runtime is not None:
             return runtime
+        if "\x00" in table_id:  # no table's id; PostgreSQL refuses it in a query
+            return None
         async with self._load_lock:
             if table_id not in self.tables:
                 state = await asyncio.to_thread(self.store.load, table_id)
@@ -150,81 +182,137 @@ class Manager:
                 self.tables[table_id] = TableRuntime(state, build_game(state))
             return self.tables[table_id]
 
-    async def refresh(self, runtime: TableRuntime) -> None:
-        """Catch up with the database (another process may have written)."""
+    async def refresh(self, runtime: TableRuntime) -> list[Outbox]:
+        """Catch up with the database (another process may have written).
+
+        Returns what to send this process's connections, computed on the way: one outbox per version when
+        the gap is only actions of the current game (so that no connection misses a move, e.g. the last card
+        of a trick), else one for the state reached.
+        """
         state = await asyncio.to_thread(self.store.load, runtime.state.id)
         assert state is not None
         if state.version == runtime.state.version:
-            return
-        old, runtime.state = runtime.state, state
+            return []
+        old, outboxes = runtime.state, []
         known = len(old.actions)
         if runtime.game is not None and state.game_no == old.game_no and state.actions[:known] == old.actions:
-            for text in state.actions[known:]:
+            new = state.actions[known:]
+            stepwise = state.version - old.version == len(new) and state.seats == old.seats
+            for number, text in enumerate(new, 1):
                 runtime.game.apply(parse_action(text))
+                if stepwise and number < len(new):
+                    runtime.state = replace(old, version=old.version + number, actions=state.actions[: known + number])
+                    outboxes.append(self.outbox(runtime))
+            runtime.state = state
         else:
+            runtime.state = state
             runtime.game = build_game(state)
+        outboxes.append(self.outbox(runtime))
+        return outboxes
 
     async def resume(self) -> None:
         """After a start or restart: load every table with a game in progress and let its bots play on."""
+        loop = asyncio.get_running_loop()
         for table_id in await asyncio.to_thread(self.store.live_tables):
             runtime = await self.runtime(table_id)
             if runtime is not None:
+                # Nobody is connected yet: each player's grace period starts now (then a bot plays for them).
+                for seat in runtime.state.seats:
+                    if seat.kind == "human" and seat.seat not in runtime.away:
+                        runtime.away[seat.seat] = loop.call_later(
+                            runtime.state.grace_seconds, self._take_over, runtime, seat.seat
+                        )
                 self.schedule_bots(runtime)
 
-    async def on_event(self, table_id: str, version: int) -> None:
+    async def on_event(self, table_id: str, version: int, change: Change | None = None) -> None:
         """Another process changed a table: catch up and tell this process's connections."""
         runtime = self.tables.get(table_id)
         if runtime is None or version <= runtime.state.version:
             return
         async with runtime.lock:
-            await self.refresh(runtime)
-        await self.broadcast(runtime)
+            if version <= runtime.state.version:
+                return  # an earlier event's catch-up got this far (and sent it)
+            if change is not None and version == runtime.state.version + 1 and self._apply(runtime, change):
+                outboxes = [self.outbox(runtime)]
+            else:
+                outboxes = await self.refresh(runtime)
+        await self.deliver(runtime, *outboxes)
         self.schedule_bots(runtime, delay=0.2)
+
+    def _apply(self, runtime: TableRuntime, change: Change) -> bool:
+        """Apply the action another process stored as the table's next version, as ``act`` does after storing;
+        ``False`` (nothing changed) if it does not follow from this process's state: read the database then."""
+        game = runtime.game
+        if game is None or runtime.state.status != "playing" or change.game_no != runtime.state.game_no:
+            return False
+        trial = game.clone()
+        try:
+            trial.apply(parse_action(change.action))
+        except LuzError:
+            return False
+        runtime.game = trial
+        runtime.state.actions.append(change.action)
+        runtime.state.version += 1
+        if trial.phase is Phase.GAME_OVER:
+            runtime.state.status = "over"
+        return True
 
     # -- changes -----------------------------------------------------------------------------------------
 
     async def act(self, runtime: TableRuntime, seat: int, action: Action, expected: int | None = None) -> int:
         """Apply ``seat``'s action: checked, stored, applied, then broadcast. Returns the new version."""
-        async with runtime.lock:
-            for _ in range(3):
-                if expected is not None and expected != runtime.state.version:
-                    raise Refused("stale", f"the table is at version {runtime.state.version}, not {expected}")
-                game = runtime.game
-                if game is None or runtime.state.status != "playing":
-                    raise Refused("no_game", "no game is being played at this table")
-                if game.current_player != seat:
-                    raise Refused("not_your_turn", f"it is not your turn: seat {game.current_player} is to play")
-                trial = game.clone()
-                try:
-                    trial.apply(action, seat)
-                except LuzError as error:
-                    raise Refused("illegal" if "Illegal" in type(error).__name__ else "malformed", str(error)) from None
-                try:
-                    version = await asyncio.to_thread(
-                        self.store.append_action,
-                        runtime.state.id,
-                        runtime.state.version,
-                        seat,
-                        str(action),
-                        trial.phase is Phase.GAME_OVER,
-                    )
-                except StaleVersion:
-                    await self.refresh(runtime)
-                    continue
-                runtime.game = trial
-                runtime.state.actions.append(str(action))
-                runtime.state.version = version
-                if trial.phase is Phase.GAME_OVER:
-                    runtime.state.status = "over"
-                break
-            else:
-                raise Refused("busy", "the table is busy: try again")
-        await self.changed(runtime)
+        caught_up: list[Outbox] = []  # states written by another process, met on the way: sent before ours
+        try:
+            async with runtime.lock:
+                for _ in range(3):
+                    if expected is not None and expected != runtime.state.version:
+                        raise Refused("stale", f"the table is at version {runtime.state.version}, not {expected}")
+                    game = runtime.game
+                    if game is None or runtime.state.status != "playing":
+                        raise Refused("no_game", "no game is being played at this table")
+                    if game.current_player != seat:
+                        raise Refused("not_your_turn", f"it is not your turn: seat {game.current_player} is to play")
+                    trial = game.clone()
+                    try:
+                        trial.apply(action, seat)
+                    except LuzError as error:
+                        raise Refused(
+                            "illegal" if "Illegal" in type(error).__name__ else "malformed", str(error)
+                        ) from None
+                    try:
+                        version = await asyncio.to_thread(
+                            self.store.append_action,
+                            runtime.state.id,
+                            runtime.state.version,
+                            seat,
+                            str(action),
+                            trial.phase is Phase.GAME_OVER,
+                        )
+                    except StaleVersion:
+                        caught_up += await self.refresh(runtime)
+                        continue
+                    runtime.game = trial
+                    runtime.state.actions.append(str(action))
+                    runtime.state.version = version
+                    if trial.phase is Phase.GAME_OVER:
+                        runtime.state.status = "over"
+                    break
+                else:
+                    raise Refused("busy", "the table is busy: try again")
+        except Refused:
+            await self.deliver(runtime, *caught_up)
+            raise
+        await self.changed(runtime, *caught_up, change=Change(runtime.state.game_no, str(action)))
         return version
 
-    async def changed(self, runtime: TableRuntime) -> None:
-        await self.broker.publish(runtime.state.id, runtime.state.version)
-        await self.broadcast(runtime)
+    async def changed(self, runtime: TableRuntime, *before: Outbox, change: Change | None = None) -> None:
+        """Tell everyone about the change just made (after the ``before`` outboxes, if any): this process's
+        connections and the other processes (``change``: the action stored, if that is what it was)."""
+        outbox = self.outbox(runtime)  # now, before anything else changes the table: every version is sent
+        await asyncio.gather(
+            self.broker.publish(runtime.state.id, runtime.state.version, change),
+            self.deliver(runtime, *before, outbox),
+        )
         self.schedule_bots(runtime)
 
     async def start_if_ready(self, runtime: TableRuntime, next_game: bool = False) -> None:
@@ -233,15 +321,19 @@ class Manager:
         ready = state.status == "waiting" and all(s.joined for s in state.seats)
         if not (ready or (next_game and state.status == "over")):
             return
+        caught_up: list[Outbox] | None = None
         async with runtime.lock:
             try:
                 runtime.state = await asyncio.to_thread(
                     self.store.start_game, state.id, state.version, secrets.randbits(62)
                 )
             except StaleVersion:
-                await self.refresh(runtime)
-                return
-            runtime.game = build_game(runtime.state)
+                caught_up = await self.refresh(runtime)
+            else:
+                runtime.game = build_game(runtime.state)
+        if caught_up is not None:
+            await self.deliver(runtime, *caught_up)
+            return
         await self.changed(runtime)
 
     # -- bots --------------------------------------------------------------------------------------------
@@ -310,20 +402,23 @@ class Manager:
         task.add_done_callback(self._tasks.discard)
         self.schedule_bots(runtime)
 
-    def message(self, runtime: TableRuntime, seat: int | None) -> dict[str, Any]:
+    def message(self, runtime: TableRuntime, seat: int | None, table: dict[str, Any] | None = None) -> dict[str, Any]:
         """What ``seat`` (``None``: a spectator) is sent after each change: the table and its own view."""
-        table = runtime.state.summary()
-        for entry in table["seats"]:
-            entry["connected"] = runtime.connected(entry["seat"])
-            entry["bot_playing"] = entry["seat"] in runtime.taken_over
         game = runtime.game
         return {
             "type": "state",
             "version": runtime.state.version,
             "seat": seat,
-            "table": table,
+            "table": table or self.table_message(runtime),
             "view": None if game is None else view(game, seat).to_json(),
         }
+
+    def table_message(self, runtime: TableRuntime) -> dict[str, Any]:
+        table = runtime.state.summary()
+        for entry in table["seats"]:
+            entry["connected"] = runtime.connected(entry["seat"])
+            entry["bot_playing"] = entry["seat"] in runtime.taken_over
+        return table
 
     def replay_message(self, runtime: TableRuntime) -> dict[str, Any] | None:
         """The finished game's full record (every hand), for spectators once it is over."""
@@ -332,20 +427,30 @@ class Manager:
             return None
         return {"type": "replay", "version": runtime.state.version, "record": to_record(game, runtime.names())}
 
-    async def broadcast(self, runtime: TableRuntime) -> None:
-        """Send every connection of this process its own message about the table."""
-        sends = []
+    def outbox(self, runtime: TableRuntime) -> Outbox:
+        """Every connection of this process with its own message about the table as it is now (each view and
+        the table computed once)."""
+        out: Outbox = []
+        table = self.table_message(runtime)
         for seat, connections in runtime.seats.items():
-            text = json.dumps(self.message(runtime, seat))
-            sends += [self._send(runtime, seat, c, text) for c in list(connections)]
+            if connections:
+                text = json.dumps(self.message(runtime, seat, table))
+                out += [(seat, c, text) for c in list(connections)]
         if runtime.spectators:
-            texts = [json.dumps(self.message(runtime, None))]
+            texts = [json.dumps(self.message(runtime, None, table))]
             replay = self.replay_message(runtime)
             if replay is not None:
                 texts.append(json.dumps(replay))
-            for connection in list(runtime.spectators):
-                sends += [self._send(runtime, None, connection, text) for text in texts]
-        await asyncio.gather(*sends)
+            out += [(None, c, text) for c in list(runtime.spectators) for text in texts]
+        return out
+
+    async def deliver(self, runtime: TableRuntime, *outboxes: Outbox) -> None:
+        """Send outboxes, in order on each connection (the sends start in order, before any await)."""
+        await asyncio.gather(*(self._send(runtime, seat, c, text) for out in outboxes for seat, c, text in out))
+
+    async def broadcast(self, runtime: TableRuntime) -> None:
+        """Send every connection of this process its own message about the table."""
+        await self.deliver(runtime, self.outbox(runtime))
 
     async def _send(self, runtime: TableRuntime, seat: int | None, connection: Connection, text: str) -> None:
         try:

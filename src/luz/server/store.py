@@ -81,6 +81,14 @@ class StaleVersion(Exception):
 class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # A table is read in several queries: on PostgreSQL they must see one snapshot, else a reader may get a
+        # version with the actions of a later one (another process writing in between). SQLite transactions
+        # here all begin IMMEDIATE, which serialises them anyway.
+        self._reader = (
+            engine.execution_options(isolation_level="REPEATABLE READ")
+            if engine.dialect.name == "postgresql"
+            else engine
+        )
 
     @contextmanager
     def _locked(self, table_id: str) -> Iterator[tuple[Session, TableRow]]:
@@ -142,7 +150,7 @@ class Store:
 
     def load(self, table_id: str) -> TableState | None:
         """The table as stored now, with its current game's actions."""
-        with Session(self.engine) as session:
+        with Session(self._reader) as session:
             row = session.get(TableRow, table_id)
             if row is None:
                 return None
@@ -185,7 +193,7 @@ class Store:
 
     def lobby(self, limit: int = 100) -> list[TableState]:
         """Public tables still waiting for players, newest first."""
-        with Session(self.engine) as session:
+        with Session(self._reader) as session:
             rows = session.scalars(
                 select(TableRow)
                 .where(TableRow.public.is_(True), TableRow.status == "waiting")

@@ -1,0 +1,657 @@
+"""Server load: real ``luz serve`` processes, many tables, every seat a WebSocket client of the bench.
+
+The bench starts the server process(es) on free loopback ports (SQLite in a temporary folder by default;
+PostgreSQL, and Redis for events, when given), creates the tables over HTTP, joins every seat, connects one
+WebSocket client per seat (all in this process, on one asyncio event loop) and lets each client play a random
+legal action whenever its view says it is its turn. It measures, for every action sent during the window:
+
+* the time until the acting client receives the state message whose version includes its action (``self``),
+* the time until each other seat of the table receives that state (``others``),
+
+and counts acknowledgements, refusals (a ``stale`` refusal is benign, anything else is an error), games finished,
+and at the end compares every acknowledged action with the database's action log (``lost`` when an acknowledged
+action is missing there). Clients pace themselves under the server's per-connection message rate, so that a
+fast table is not refused for flooding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+# -- server processes ---------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def luz_command() -> list[str]:
+    """How to run ``luz`` with this interpreter: the installed script next to it, else the module."""
+    script = Path(sys.executable).with_name("luz")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from luz.cli import main; main()"]
+
+
+@dataclass
+class ServerProcess:
+    """One ``luz serve`` process on the loopback, its output going to ``log_path``."""
+
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    _log: TextIO | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+    @classmethod
+    def start(
+        cls,
+        database_url: str,
+        redis_url: str | None,
+        log_path: Path,
+        *,
+        port: int | None = None,
+        bot_workers: int = 0,
+    ) -> ServerProcess:
+        port = port or free_port()
+        command = [*luz_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
+        command += ["--database-url", database_url, "--bot-workers", str(bot_workers)]
+        if redis_url:
+            command += ["--redis-url", redis_url]
+        env = {k: v for k, v in os.environ.items() if k not in ("LUZ_DATABASE_URL", "LUZ_REDIS_URL")}
+        log = log_path.open("w")
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+        return cls(port, process, log_path, log)
+
+    def wait_healthy(self, timeout: float = 60.0) -> None:
+        """Block until ``/healthz`` answers ok; ``RuntimeError`` with the log's tail if the process dies or hangs."""
+        import httpx
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"luz serve exited with {self.process.returncode}:\n{self.log_tail()}")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                    return
+            time.sleep(0.1)
+        raise RuntimeError(f"luz serve on port {self.port} not healthy after {timeout:.0f} s:\n{self.log_tail()}")
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def cpu_seconds(self) -> float | None:
+        """User + system CPU time of the process so far (Linux ``/proc``; ``None`` elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop gracefully (SIGTERM, as a supervisor would), kill if it lingers."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+@contextlib.contextmanager
+def running_servers(
+    count: int, database_url: str, redis_url: str | None, folder: Path, bot_workers: int = 0
+) -> Iterator[list[ServerProcess]]:
+    """``count`` healthy server processes on one database, stopped (killed if need be) on exit.
+
+    The first is started alone, so that it creates the schema before the others look at it.
+    """
+    servers: list[ServerProcess] = []
+    try:
+        for number in range(count):
+            server = ServerProcess.start(
+                database_url, redis_url, folder / f"server-{number}.log", bot_workers=bot_workers
+            )
+            servers.append(server)
+            server.wait_healthy()
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def machine_cpu_seconds() -> float | None:
+    """Busy CPU time of the whole machine so far, all cores together (Linux ``/proc/stat``; ``None`` elsewhere)."""
+    try:
+        fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def raise_open_files(needed: int) -> int:
+    """Raise this process's soft limit of open files towards ``needed`` (children inherit it); the new limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+# -- the clients --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Pending:
+    """An action in flight at one table: sent by ``seat`` on ``version`` at ``sent`` (perf_counter)."""
+
+    seat: int
+    sent: float
+    seen: set[int] = field(default_factory=set)
+
+
+@dataclass
+class TableRun:
+    id: str
+    players: int
+    inflight: dict[int, Pending] = field(default_factory=dict)
+    """Actions in flight by the version they act on (at most one: only the player to act acts)."""
+
+
+@dataclass
+class Figures:
+    """What the clients observed."""
+
+    self_latency: list[float] = field(default_factory=list)
+    others_latency: list[float] = field(default_factory=list)
+    acks: int = 0
+    acks_in_window: int = 0
+    stale: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    games_finished: int = 0
+    states: int = 0
+    measuring: bool = False
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+
+class SeatClient:
+    """One seat's WebSocket client: a random legal action whenever its view says it is its turn."""
+
+    def __init__(
+        self,
+        table: TableRun,
+        seat: int,
+        url: str,
+        figures: Figures,
+        rng: random.Random,
+        think: float,
+        min_interval: float,
+    ) -> None:
+        self.table, self.seat, self.url, self.figures, self.rng = table, seat, url, figures, rng
+        self.think, self.min_interval = think, min_interval
+        self.ws: Any = None
+        self.version = 0
+        self.latest: dict[str, Any] | None = None
+        self.turn = asyncio.Event()
+        self.reply = asyncio.Event()
+        self.acting = False
+        self.pending_id: str | None = None
+        self.pending_action: tuple[int, str] | None = None
+        self.last_send = 0.0
+        self.acted_on = -1
+        self.next_game_for = 0
+        self.over_seen: set[int] = set()
+        self.acked: list[tuple[int, str]] = []
+        """(game number, action text) of every acknowledged action, in order."""
+        self.sent = 0
+        self.closed_early = False
+
+    async def connect(self, websockets_connect: Callable[..., Any], compression: bool) -> None:
+        self.ws = await websockets_connect(
+            self.url,
+            open_timeout=60,
+            ping_interval=None,
+            max_size=2**22,
+            compression="deflate" if compression else None,
+        )
+
+    async def receive(self, stop: asyncio.Event) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            async for raw in self.ws:
+                self.on_message(json.loads(raw))
+        except ConnectionClosed:
+            pass
+        if not stop.is_set():
+            self.closed_early = True
+            self.figures.error("connection_closed")
+        self.reply.set()
+        self.turn.set()
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "state":
+            self.on_state(message)
+        elif kind == "ack":
+            if message.get("id") == self.pending_id:
+                if self.pending_action is not None:
+                    self.acked.append(self.pending_action)
+                    self.figures.acks += 1
+                    if self.figures.measuring:
+                        self.figures.acks_in_window += 1
+                self.pending_id, self.pending_action = None, None
+                self.reply.set()
+        elif kind == "error":
+            code = str(message.get("code"))
+            if code == "stale":
+                self.figures.stale += 1
+            else:
+                self.figures.error(code)
+            if message.get("id") == self.pending_id:
+                if self.pending_action is not None:
+                    self.table.inflight.pop(self.acted_on, None)
+                self.pending_id, self.pending_action = None, None
+                self.reply.set()
+        else:
+            self.figures.error(f"unexpected_{kind}")
+
+    def on_state(self, message: dict[str, Any]) -> None:
+        version = int(message["version"])
+        if version < self.version:
+            self.figures.error("version_went_back")
+            return
+        self.latest = message
+        if version == self.version:
+            return  # the same state again (someone connected or left)
+        self.version = version
+        self.figures.states += 1
+        now = time.perf_counter()
+        for acted_on, pending in list(self.table.inflight.items()):
+            if acted_on < version and self.seat not in pending.seen:
+                pending.seen.add(self.seat)
+                if self.figures.measuring:
+                    latencies = self.figures.self_latency if pending.seat == self.seat else self.figures.others_latency
+                    latencies.append(now - pending.sent)
+                if len(pending.seen) >= self.table.players:
+                    del self.table.inflight[acted_on]
+        table = message["table"]
+        if table["status"] == "over" and self.seat == 0 and table["game_no"] not in self.over_seen:
+            self.over_seen.add(table["game_no"])
+            if self.figures.measuring:
+                self.figures.games_finished += 1
+        self.turn.set()
+
+    async def act(self, stop: asyncio.Event) -> None:
+        """Send an action each time it is this seat's turn (one in flight at a time), until ``stop``."""
+        while not stop.is_set() and not self.closed_early:
+            await self.turn.wait()
+            self.turn.clear()
+            if stop.is_set() or self.closed_early or self.latest is None:
+                continue
+            message = self.latest
+            version, table, seen = message["version"], message["table"], message["view"]
+            wants_next = self.seat == 0 and table["status"] == "over" and self.next_game_for < table["game_no"]
+            legal = seen["legal_actions"] if seen is not None and table["status"] == "playing" else []
+            if not (wants_next or (legal and seen["current_player"] == self.seat and version > self.acted_on)):
+                continue
+            if self.think:
+                await asyncio.sleep(self.rng.expovariate(1 / self.think))
+            wait = self.last_send + self.min_interval - time.perf_counter()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if stop.is_set() or self.latest is not message:
+                self.turn.set()  # look again at the newer state
+                continue
+            self.sent += 1
+            self.pending_id = f"{self.seat}:{self.sent}"
+            self.reply.clear()
+            if wants_next:
+                self.next_game_for = table["game_no"]
+                self.pending_action = None
+                payload = {"type": "next_game", "id": self.pending_id}
+            else:
+                action = self.rng.choice(legal)
+                self.acted_on = version
+                self.pending_action = (table["game_no"], action_text(action))
+                payload = {"type": "action", "id": self.pending_id, "action": action, "version": version}
+            self.last_send = time.perf_counter()
+            if not wants_next:
+                self.table.inflight[version] = Pending(self.seat, self.last_send)
+            try:
+                await self.ws.send(json.dumps(payload))
+            except Exception:
+                self.figures.error("send_failed")
+                return
+            await self.reply.wait()
+
+    async def settle(self, timeout: float) -> bool:
+        """Wait for the reply to the request in flight, if any; whether it came."""
+        if self.pending_id is None:
+            return True
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.reply.wait(), timeout)
+        return self.pending_id is None
+
+
+def action_text(action: dict[str, Any]) -> str:
+    """The stored text form of a JSON action (``bid:2+``, ``play:4``)."""
+    if action["type"] == "bid":
+        return f"bid:{action['tricks']}{'+' if action.get('safety') else ''}"
+    return f"play:{action['slot']}"
+
+
+# -- the run ------------------------------------------------------------------------------------------------
+
+
+def percentiles(samples: list[float]) -> dict[str, float | int | None]:
+    """p50/p95/p99/max in milliseconds (nearest rank), and the count."""
+    if not samples:
+        return {"count": 0, "p50": None, "p95": None, "p99": None, "max": None}
+    ordered = sorted(samples)
+
+    def rank(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, max(0, int(q * len(ordered) + 0.5) - 1))] * 1000, 2)
+
+    return {
+        "count": len(ordered),
+        "p50": rank(0.50),
+        "p95": rank(0.95),
+        "p99": rank(0.99),
+        "max": round(ordered[-1] * 1000, 2),
+    }
+
+
+async def _gather_limited(coroutines: list[Any], limit: int) -> list[Any]:
+    gate = asyncio.Semaphore(limit)
+
+    async def one(coroutine: Any) -> Any:
+        async with gate:
+            return await coroutine
+
+    return await asyncio.gather(*(one(c) for c in coroutines))
+
+
+async def _drive(
+    servers: list[ServerProcess],
+    *,
+    tables: int,
+    players: int,
+    seconds: float,
+    think: float,
+    seed: int,
+    edition: str,
+    compression: bool,
+    progress: Callable[[str], None],
+) -> tuple[Figures, list[SeatClient], list[TableRun], dict[str, float]]:
+    import httpx
+    from websockets.asyncio.client import connect
+
+    from luz.server.settings import Settings
+
+    rng = random.Random(seed)
+    figures = Figures()
+    runs: list[TableRun] = []
+    clients: list[SeatClient] = []
+    timings: dict[str, float] = {}
+    min_interval = 1.05 / Settings.messages_per_second
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+    started = time.perf_counter()
+    async with httpx.AsyncClient(timeout=60, limits=limits) as http:
+
+        async def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
+            for attempt in range(4):  # a kept-alive connection the server just closed is an error to retry
+                try:
+                    answer = await http.post(url, json=body)
+                    answer.raise_for_status()
+                    reply: dict[str, Any] = answer.json()
+                    return reply
+                except httpx.TransportError:
+                    if attempt == 3:
+                        raise
+                    await asyncio.sleep(0.2 * (attempt + 1))
+            raise AssertionError("not reached")
+
+        async def create(number: int) -> None:
+            home = servers[number % len(servers)]
+            spec = {"edition": edition, "players": players, "name": f"bench {number}", "grace_seconds": 3600}
+            body = await post(f"{home.url}/api/tables", spec)
+            run = TableRun(body["table"]["id"], players)
+            runs.append(run)
+            for invite in body["invites"]:
+                seat = invite["seat"]
+                server = servers[(number + seat) % len(servers)]
+                client = SeatClient(
+                    run,
+                    seat,
+                    f"{server.ws_url}/ws/tables/{run.id}?token={invite['token']}",
+                    figures,
+                    random.Random(rng.getrandbits(64)),
+                    think,
+                    min_interval,
+                )
+                clients.append(client)
+                await post(
+                    f"{server.url}/api/tables/{run.id}/seats/{seat}/join",
+                    {"name": f"bench{seat}", "token": invite["token"]},
+                )
+
+        progress(f"creating {tables} tables of {players} seats")
+        await _gather_limited([create(n) for n in range(tables)], 32)
+        timings["setup_s"] = time.perf_counter() - started
+
+    stop = asyncio.Event()
+    progress(f"connecting {len(clients)} WebSocket clients")
+    started = time.perf_counter()
+    await _gather_limited([c.connect(connect, compression) for c in clients], 64)
+    timings["connect_s"] = time.perf_counter() - started
+    receivers = [asyncio.create_task(c.receive(stop)) for c in clients]
+    await asyncio.sleep(0.5)  # let the greetings land
+
+    cpu_before = [s.cpu_seconds() for s in servers]
+    machine_before = machine_cpu_seconds()
+    own_before = resource.getrusage(resource.RUSAGE_SELF)
+    progress(f"playing for {seconds:g} s")
+    figures.measuring = True
+    started = time.perf_counter()
+    actors = [asyncio.create_task(c.act(stop)) for c in clients]
+    for client in clients:
+        client.turn.set()
+    await asyncio.sleep(seconds)
+    figures.measuring = False
+    stop.set()
+    timings["window_s"] = elapsed = time.perf_counter() - started
+    for client in clients:
+        client.turn.set()
+    own_after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_after = [s.cpu_seconds() for s in servers]
+    machine_after = machine_cpu_seconds()
+
+    progress("waiting for the last replies, closing")
+    settled = await asyncio.gather(*(c.settle(10) for c in clients))
+    figures.errors["no_reply"] = settled.count(False) + figures.errors.get("no_reply", 0)
+    if not figures.errors["no_reply"]:
+        del figures.errors["no_reply"]
+    for task in actors:
+        task.cancel()
+    await asyncio.gather(*actors, return_exceptions=True)
+    await asyncio.gather(*(asyncio.wait_for(c.ws.close(), 10) for c in clients), return_exceptions=True)
+    await asyncio.gather(*(asyncio.wait_for(r, 10) for r in receivers), return_exceptions=True)
+
+    timings["client_cpu_s"] = (own_after.ru_utime + own_after.ru_stime) - (own_before.ru_utime + own_before.ru_stime)
+    for number, (before, after) in enumerate(zip(cpu_before, cpu_after, strict=True)):
+        if before is not None and after is not None:
+            timings[f"server{number}_cpu_s"] = after - before
+    if machine_before is not None and machine_after is not None:
+        timings["machine_cpu_s"] = machine_after - machine_before
+    timings["window_s"] = elapsed
+    return figures, clients, runs, timings
+
+
+def check_log(database_url: str, clients: list[SeatClient], runs: list[TableRun]) -> dict[str, int]:
+    """Compare every acknowledged action with the database's action log.
+
+    Each seat's actions go only through its own client, so the k-th action the client saw acknowledged in a game
+    must be the k-th stored action of that seat in that game. ``lost``: acknowledged, not stored (or stored
+    differently); ``unacknowledged``: stored, never acknowledged (replies cut off at the end); ``stored``: rows.
+    """
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from luz.server.db import ActionRow, make_engine
+
+    ids = [run.id for run in runs]
+    stored: dict[tuple[str, int, int], list[str]] = {}
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as session:
+            for start in range(0, len(ids), 500):
+                rows = session.execute(
+                    select(ActionRow.table_id, ActionRow.game_no, ActionRow.seat, ActionRow.action)
+                    .where(ActionRow.table_id.in_(ids[start : start + 500]))
+                    .order_by(ActionRow.table_id, ActionRow.game_no, ActionRow.seq)
+                )
+                for table_id, game_no, seat, text in rows:
+                    stored.setdefault((table_id, game_no, seat), []).append(text)
+    finally:
+        engine.dispose()
+    lost = matched = 0
+    for client in clients:
+        games: dict[int, list[str]] = {}
+        for game_no, text in client.acked:
+            games.setdefault(game_no, []).append(text)
+        for game_no, texts in games.items():
+            log = stored.get((client.table.id, game_no, client.seat), [])
+            for k, text in enumerate(texts):
+                if k < len(log) and log[k] == text:
+                    matched += 1
+                else:
+                    lost += 1
+    rows = sum(len(texts) for texts in stored.values())
+    return {"stored": rows, "lost": lost, "unacknowledged": rows - matched}
+
+
+def cpu_percent(timings: dict[str, float], window: float) -> dict[str, float]:
+    """CPU use over the window in % of one core: the bench's clients, each server, everything else on the machine
+    (``others``: the database, Redis, other programs), and the number of cores."""
+    figures = {k.removesuffix("_cpu_s"): 100 * v / window for k, v in timings.items() if k.endswith("_cpu_s")}
+    machine = figures.pop("machine", None)
+    if machine is not None:
+        figures["others"] = max(0.0, machine - sum(figures.values()))
+    figures["cores"] = os.cpu_count() or 0
+    return {k: round(v, 1) for k, v in figures.items()}
+
+
+def bench_server(
+    tables: int = 200,
+    clients_per_table: int = 4,
+    seconds: float = 30.0,
+    processes: int = 1,
+    database_url: str | None = None,
+    redis_url: str | None = None,
+    think: float = 0.0,
+    seed: int = 0,
+    edition: str = "iello-2024",
+    compression: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run the load and return the report (see the module's docstring)."""
+    say = progress or (lambda _: None)
+    if processes > 1 and not (database_url and database_url.startswith("postgresql") and redis_url):
+        raise ValueError("several processes need a shared PostgreSQL database and Redis (--database-url, --redis-url)")
+    clients = tables * clients_per_table
+    open_files = raise_open_files(4 * clients + 1024)
+    folder = Path(tempfile.mkdtemp(prefix="luz-bench-server-"))
+    url = database_url or f"sqlite:///{folder / 'luz.sqlite3'}"
+    try:
+        say(f"starting {processes} server process(es) ({url.split('://')[0]}{', redis' if redis_url else ''})")
+        with running_servers(processes, url, redis_url, folder) as servers:
+            figures, seat_clients, runs, timings = asyncio.run(
+                _drive(
+                    servers,
+                    tables=tables,
+                    players=clients_per_table,
+                    seconds=seconds,
+                    think=think,
+                    seed=seed,
+                    edition=edition,
+                    compression=compression,
+                    progress=say,
+                )
+            )
+            logs = [s.log_tail(10) for s in servers if s.process.poll() is not None]
+        say("checking the action log")
+        log = check_log(url, seat_clients, runs)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    window = timings.pop("window_s")
+    errors = sum(figures.errors.values())
+    return {
+        "benchmark": "server",
+        "tables": tables,
+        "clients_per_table": clients_per_table,
+        "clients": clients,
+        "processes": processes,
+        "database": url.split("://")[0].split("+")[0],
+        "redis": bool(redis_url),
+        "seconds": round(window, 2),
+        "think_s": think,
+        "compression": compression,
+        "open_files_limit": open_files,
+        "actions": figures.acks_in_window,
+        "actions_per_s": round(figures.acks_in_window / window, 1) if window else 0.0,
+        "latency_ms": {
+            "self": percentiles(figures.self_latency),
+            "others": percentiles(figures.others_latency),
+        },
+        "errors": errors,
+        "error_kinds": dict(sorted(figures.errors.items())),
+        "stale_refusals": figures.stale,
+        "acks_total": figures.acks,
+        "lost_actions": log["lost"],
+        "unacknowledged_actions": log["unacknowledged"],
+        "stored_actions": log["stored"],
+        "games_finished": figures.games_finished,
+        "states_received": figures.states,
+        "timings_s": {k: round(v, 2) for k, v in timings.items()},
+        "cpu_percent": cpu_percent(timings, window),
+        "crashed_servers": logs,
+    }

@@ -1,0 +1,41 @@
+"""Smoke tests of ``luz bench server``: it runs, stops by itself, and finds no error and no lost action."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from luz.bench.server import luz_command
+
+
+def run_bench(*options: str) -> dict:
+    command = [*luz_command(), "bench", "server", "--tables", "3", "--seconds", "5", "--json", *options]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report: dict = json.loads(done.stdout)  # one JSON object, nothing else on stdout
+    return report
+
+
+def check(report: dict, processes: int) -> None:
+    assert report["benchmark"] == "server"
+    assert report["clients"] == 12 and report["processes"] == processes
+    assert report["errors"] == 0, report["error_kinds"]
+    assert report["lost_actions"] == 0
+    assert report["crashed_servers"] == []
+    assert report["actions"] > 0 and report["actions_per_s"] > 0
+    for who in ("self", "others"):
+        latency = report["latency_ms"][who]
+        assert latency["count"] > 0
+        assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"] <= latency["max"]
+
+
+def test_bench_server_sqlite() -> None:
+    report = run_bench()
+    check(report, processes=1)
+    assert report["database"] == "sqlite" and report["redis"] is False
+
+
+def test_bench_server_two_processes(postgres_url: str, redis_url: str) -> None:
+    report = run_bench("--processes", "2", "--database-url", postgres_url, "--redis-url", redis_url)
+    check(report, processes=2)
+    assert report["database"] == "postgresql" and report["redis"] is True

@@ -1,0 +1,307 @@
+"""Two server processes behind "one address": the test is the load balancer, sending clients to either process.
+
+Both processes share one PostgreSQL database (the row lock makes each table single-writer) and pass table events
+through Redis. A game played by a client on each process, with two bots, must look the same from both sides,
+every action stored exactly once; one seat's action sent through both processes at the same instant must be taken
+once and refused once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from websockets.asyncio.client import ClientConnection, connect
+
+from luz.bench.server import ServerProcess, action_text
+from luz.server.db import ActionRow, make_engine
+from luz.server.runtime import build_game
+from luz.server.store import Store
+
+GAME_TIMEOUT = 180.0
+
+
+@dataclass
+class Client:
+    """One seat's WebSocket client: it records every message and plays a random legal action on its turn."""
+
+    seat: int
+    ws: ClientConnection
+    rng: random.Random
+    play: bool = True
+    states: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    """(arrival time, message) of every state message, in order."""
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    acked: list[tuple[int, str, float]] = field(default_factory=list)
+    """(version reached, action text, send time) of each acknowledged action."""
+    sent: dict[str, tuple[str, float]] = field(default_factory=dict)
+    acted_on: int = -1
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def latest(self) -> dict[str, Any] | None:
+        return self.states[-1][1] if self.states else None
+
+    def versions(self) -> list[int]:
+        return [m["version"] for _, m in self.states]
+
+    async def run(self) -> None:
+        """Receive (and play, if ``play``) until the connection closes."""
+        async for raw in self.ws:
+            message = json.loads(raw)
+            if message["type"] == "state":
+                self.states.append((time.perf_counter(), message))
+                if self.play:
+                    await self.maybe_act(message)
+            elif message["type"] in ("ack", "error"):
+                self.replies.append(message)
+                if message["type"] == "ack" and message["id"] in self.sent:
+                    text, sent_at = self.sent[message["id"]]
+                    self.acked.append((message["version"], text, sent_at))
+            self.changed.set()
+
+    async def maybe_act(self, message: dict[str, Any]) -> None:
+        seen, version = message["view"], message["version"]
+        if seen is None or message["table"]["status"] != "playing" or version <= self.acted_on:
+            return
+        if seen["current_player"] != self.seat or not seen["legal_actions"]:
+            return
+        self.acted_on = version
+        action = self.rng.choice(seen["legal_actions"])
+        await self.send_action(action, version)
+
+    async def send_action(self, action: dict[str, Any], version: int | None) -> None:
+        ident = f"{self.seat}:{len(self.sent)}"
+        self.sent[ident] = (action_text(action), time.perf_counter())
+        payload: dict[str, Any] = {"type": "action", "id": ident, "action": action}
+        if version is not None:
+            payload["version"] = version
+        await self.ws.send(json.dumps(payload))
+
+    async def wait_for(self, check: Any, timeout: float = 30.0) -> None:
+        async def poll() -> None:
+            while not check(self):
+                self.changed.clear()
+                await self.changed.wait()
+
+        await asyncio.wait_for(poll(), timeout)
+
+
+def over(client: Client) -> bool:
+    latest = client.latest
+    return latest is not None and latest["table"]["status"] == "over"
+
+
+async def open_client(server: ServerProcess, table_id: str, token: str, seat: int, play: bool = True) -> Client:
+    ws = await connect(f"{server.ws_url}/ws/tables/{table_id}?token={token}", open_timeout=30)
+    return Client(seat, ws, random.Random(seat), play=play)
+
+
+def stored_actions(database_url: str, table_id: str, game_no: int = 1) -> list[tuple[int, int, str]]:
+    engine = make_engine(database_url)
+    try:
+        with Session(engine) as session:
+            rows = session.execute(
+                select(ActionRow.seq, ActionRow.seat, ActionRow.action)
+                .where(ActionRow.table_id == table_id, ActionRow.game_no == game_no)
+                .order_by(ActionRow.seq)
+            )
+            return [(seq, seat, text) for seq, seat, text in rows]
+    finally:
+        engine.dispose()
+
+
+def replayed_outcome(database_url: str, table_id: str) -> dict[str, Any]:
+    """The outcome of the table's game as the database tells it (seed and action log, through the rules)."""
+    engine = make_engine(database_url)
+    try:
+        state = Store(engine).load(table_id)
+    finally:
+        engine.dispose()
+    assert state is not None
+    game = build_game(state)
+    assert game is not None
+    outcome = game.outcome()
+    assert outcome is not None, "the stored log does not end the game"
+    return outcome.to_json()
+
+
+# -- a whole game across the two processes -----------------------------------------------------------------
+
+
+def test_game_across_two_processes(servers: list[ServerProcess], postgres_url: str) -> None:
+    one, two = servers
+    report = asyncio.run(asyncio.wait_for(_play_game(one, two), GAME_TIMEOUT))
+    table_id, clients = report["table"], report["clients"]
+    c0, c1 = clients
+
+    # Both finished the same game: same last version, same outcome, and it is the database's outcome.
+    for client in clients:
+        assert over(client), f"seat {client.seat} did not see the game end"
+    final0, final1 = c0.latest, c1.latest
+    assert final0 is not None and final1 is not None
+    assert final0["version"] == final1["version"]
+    assert final0["view"]["outcome"] is not None
+    assert final0["view"]["outcome"] == final1["view"]["outcome"] == replayed_outcome(postgres_url, table_id)
+    assert final0["view"]["totals"] == final1["view"]["totals"]
+
+    # Every state reached every client, in order: from the first state of the game to the last, each version
+    # (a same-version repeat only says who is connected).
+    for client in clients:
+        versions = client.versions()
+        assert versions == sorted(versions), f"seat {client.seat} saw versions go back: {versions}"
+        started = next(m["version"] for _, m in client.states if m["table"]["status"] != "waiting")
+        missing = set(range(started, final0["version"] + 1)) - set(versions)
+        assert not missing, f"seat {client.seat} (process {client.seat + 1}) missed versions {sorted(missing)}"
+        assert not [r for r in client.replies if r["type"] == "error"], client.replies
+
+    # The log: seq 1..N without gaps or duplicates, each human action exactly once, in the order acknowledged,
+    # and the bots played their part.
+    log = stored_actions(postgres_url, table_id)
+    assert [seq for seq, _, _ in log] == list(range(1, len(log) + 1))
+    for client in clients:
+        assert [text for _, s, text in log if s == client.seat] == [text for _, text, _ in client.acked]
+        assert len(client.acked) == len(client.sent), "every action sent was acknowledged"
+    assert {seat for _, seat, _ in log} == {0, 1, 2, 3}, "every seat played, the bots' included"
+    assert final0["version"] - started == len(log), "one version per action"
+
+    # Events written by one process reached the client of the other: each action acknowledged through one
+    # process was seen by the client of the other, at that version. (Latency is printed, not asserted.)
+    lags = {}
+    for sender, receiver in ((c0, c1), (c1, c0)):
+        arrivals = {m["version"]: t for t, m in reversed(receiver.states)}
+        delays = []
+        for version, _, sent_at in sender.acked:
+            assert version in arrivals, f"version {version} (seat {sender.seat}) never reached seat {receiver.seat}"
+            delays.append(arrivals[version] - sent_at)
+        lags[f"seat {sender.seat} -> seat {receiver.seat}"] = delays
+    for name, delays in lags.items():
+        print(
+            f"{name}: {len(delays)} actions, action to other process's client "
+            f"median {statistics.median(delays) * 1000:.1f} ms, max {max(delays) * 1000:.1f} ms"
+        )
+
+
+async def _play_game(one: ServerProcess, two: ServerProcess) -> dict[str, Any]:
+    async with httpx.AsyncClient(timeout=30) as http:
+        spec = {
+            "players": 4,
+            "name": "scale-out",
+            "grace_seconds": 3600,
+            "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "bot"}],
+        }
+        created = await http.post(f"{one.url}/api/tables", json=spec)
+        assert created.status_code == 201, created.text
+        table_id = created.json()["table"]["id"]
+        tokens = {invite["seat"]: invite["token"] for invite in created.json()["invites"]}
+        assert set(tokens) == {0, 1}
+
+        # Connected before the game starts, so that each client sees it from its first state.
+        c0 = await open_client(one, table_id, tokens[0], 0)
+        c1 = await open_client(two, table_id, tokens[1], 1)
+        tasks = [asyncio.create_task(c.run()) for c in (c0, c1)]
+        try:
+            for seat, server in ((0, one), (1, two)):  # the join that completes the table is on process 2
+                joined = await http.post(
+                    f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
+                    json={"name": f"player {seat}", "token": tokens[seat]},
+                )
+                assert joined.status_code == 200, joined.text
+            for client in (c0, c1):
+                await client.wait_for(over, timeout=GAME_TIMEOUT - 30)
+            await asyncio.sleep(0.5)  # anything late (a duplicate, a stray message) would show now
+        finally:
+            for client in (c0, c1):
+                await client.ws.close()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    return {"table": table_id, "clients": [c0, c1]}
+
+
+# -- one seat, one action, through both processes at once --------------------------------------------------
+
+
+@pytest.mark.parametrize("with_version", [True, False], ids=["with-version", "without-version"])
+def test_same_action_through_both_processes(
+    servers: list[ServerProcess], postgres_url: str, with_version: bool
+) -> None:
+    rounds = asyncio.run(asyncio.wait_for(_race(servers, with_version, rounds=6), 120))
+    table_id = rounds[0]["table"]
+    refusal = "stale" if with_version else "not_your_turn"
+    for number, race in enumerate(rounds, 1):
+        kinds = sorted(reply["type"] for reply in race["replies"])
+        assert kinds == ["ack", "error"], f"round {number}: {race['replies']}"
+        error = next(reply for reply in race["replies"] if reply["type"] == "error")
+        assert error["code"] == refusal, error
+        assert error["message"], "a refusal says why"
+    log = stored_actions(postgres_url, table_id)
+    assert [seq for seq, _, _ in log] == list(range(1, len(rounds) + 1)), "each raced action stored exactly once"
+    assert [(seat, text) for _, seat, text in log] == [(race["seat"], race["action"]) for race in rounds]
+
+
+async def _race(servers: list[ServerProcess], with_version: bool, rounds: int) -> list[dict[str, Any]]:
+    one, two = servers
+    async with httpx.AsyncClient(timeout=30) as http:
+        created = await http.post(f"{one.url}/api/tables", json={"players": 4, "grace_seconds": 3600})
+        assert created.status_code == 201, created.text
+        table_id = created.json()["table"]["id"]
+        tokens = {invite["seat"]: invite["token"] for invite in created.json()["invites"]}
+        # Every seat twice: once on each process. Nobody plays by themselves: the test drives each move.
+        pairs = {
+            seat: (
+                await open_client(one, table_id, token, seat, play=False),
+                await open_client(two, table_id, token, seat, play=False),
+            )
+            for seat, token in tokens.items()
+        }
+        everyone = [c for pair in pairs.values() for c in pair]
+        tasks = [asyncio.create_task(c.run()) for c in everyone]
+        results = []
+        try:
+            for seat, token in tokens.items():
+                server = servers[seat % 2]
+                joined = await http.post(
+                    f"{server.url}/api/tables/{table_id}/seats/{seat}/join", json={"name": f"p{seat}", "token": token}
+                )
+                assert joined.status_code == 200, joined.text
+            for _ in range(rounds):
+                # Wait until both processes show every client the same state, someone's turn in it.
+                def settled(client: Client) -> bool:
+                    latest = client.latest
+                    return latest is not None and latest["table"]["status"] == "playing"
+
+                for client in everyone:
+                    await client.wait_for(settled)
+                target = max(c.latest["version"] for c in everyone)  # type: ignore[index]
+                for client in everyone:
+                    await client.wait_for(lambda c, v=target: c.latest["version"] >= v)
+                latest = everyone[0].latest
+                assert latest is not None
+                seat = latest["view"]["current_player"]
+                here, there = pairs[seat]
+                legal = here.latest["view"]["legal_actions"]  # type: ignore[index]
+                assert legal, "the player to act has legal actions"
+                action = random.Random(latest["version"]).choice(legal)
+                version = latest["version"] if with_version else None
+                before = (len(here.replies), len(there.replies))
+                await asyncio.gather(here.send_action(action, version), there.send_action(action, version))
+                await here.wait_for(lambda c, n=before[0]: len(c.replies) > n)
+                await there.wait_for(lambda c, n=before[1]: len(c.replies) > n)
+                replies = here.replies[before[0] :] + there.replies[before[1] :]
+                results.append({"table": table_id, "seat": seat, "action": action_text(action), "replies": replies})
+                # Both processes move on to the next version.
+                for client in everyone:
+                    await client.wait_for(lambda c, v=latest["version"]: c.latest["version"] > v)
+        finally:
+            for client in everyone:
+                await client.ws.close()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    return results

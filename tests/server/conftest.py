@@ -1,0 +1,69 @@
+"""Fixtures of the game-server tests.
+
+``database_url`` runs a test on SQLite and on PostgreSQL (a fresh schema per test; skipped with the reason when
+PostgreSQL cannot be reached). Helpers live in ``server_support.py`` beside this file.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from server_support import Truth, backend_urls
+
+from luz.server import Settings, create_app
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: starts real `luz serve` processes (a few seconds each)")
+    config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with `starlette.testclient` is deprecated")
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database: SQLite, then PostgreSQL."""
+    with backend_urls(request.param, tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path}/luz.sqlite3"
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    # Test clients act as fast as they can: the rate limit is tested on its own (test_rate_limit).
+    return Settings(database_url=database_url, bot_workers=0, messages_per_second=10_000)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[Any]:
+    from fastapi.testclient import TestClient
+
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One app per module and backend, for the many small tests that each need only a request or two."""
+    from fastapi.testclient import TestClient
+
+    with backend_urls(request.param, tmp_path_factory.mktemp("db")) as url:
+        settings = Settings(database_url=url, bot_workers=0, messages_per_second=10_000)
+        with TestClient(create_app(settings)) as test_client:
+            yield test_client
+
+
+@pytest.fixture
+def truth(client: Any) -> Truth:
+    return Truth(client.app.state.manager.store)

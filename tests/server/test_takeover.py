@@ -1,0 +1,82 @@
+"""A disconnected player's seat waits a grace period, then a bot plays it until the player comes back."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi.testclient import TestClient
+from server_support import Peer, Truth, create_table, is_over, join_all, play, seats
+
+from luz.server import Settings, create_app
+
+GRACE = 0.6
+
+
+def moved(peer: Peer, version: int) -> bool:
+    peer.pump()
+    return peer.state["version"] > version
+
+
+def test_a_bot_plays_for_an_away_player_until_they_come_back(client: Any, truth: Truth) -> None:
+    table_id, tokens, _ = create_table(
+        client, players=3, seats=seats("human", "human", "random"), options={"first_player": 0}, grace_seconds=GRACE
+    )
+    join_all(client, table_id, tokens)
+    away = Peer(client, table_id, tokens[0], 0, truth).__enter__()
+    with Peer(client, table_id, tokens[1], 1, truth) as stays:
+        stays.pump()
+        assert stays.view["current_player"] == 0 and stays.state["table"]["seats"][0]["connected"]
+        version = stays.state["version"]
+        away.close()
+        left = stays.wait_state(lambda s: not s["table"]["seats"][0]["connected"])
+        assert left["version"] == version and not left["table"]["seats"][0]["bot_playing"]
+        # Within the grace period nothing is played for the seat.
+        time.sleep(GRACE / 3)
+        assert not moved(stays, version)
+        # Then a bot takes the seat over: it bids for seat 0, and the game comes to seat 1.
+        taken = stays.wait_state(lambda s: s["table"]["seats"][0]["bot_playing"], timeout=5)
+        assert taken["version"] == version  # the takeover itself is no game event
+        bid = stays.wait_state(lambda s: s["view"]["bids"][0] is not None, timeout=5)
+        assert bid["version"] == version + 1
+        stays.wait_state(lambda s: s["view"]["current_player"] == 1)
+        # Seat 1 bids, the bot bids for seat 2, and leads for seat 0: the game is at seat 1 again.
+        play([stays], until=lambda s: s["view"]["phase"] == "play" and s["view"]["current_player"] == 1)
+        assert stays.view["trick"]["plays"][0]["seat"] == 0
+        before_return = stays.state
+        # The player comes back: the takeover stops, and they are sent the table as it is now.
+        with Peer(client, table_id, tokens[0], 0, truth) as back:
+            assert back.state["version"] == before_return["version"]
+            assert back.view["bids"] == before_return["view"]["bids"]
+            assert back.view["trick"] == before_return["view"]["trick"]
+            assert not back.state["table"]["seats"][0]["bot_playing"] and back.state["table"]["seats"][0]["connected"]
+            stays.wait_state(lambda s: not s["table"]["seats"][0]["bot_playing"])
+            # When it is seat 0's turn again, nobody plays for it, even after the grace period.
+            play([stays], until=lambda s: s["view"]["current_player"] == 0)
+            waiting = back.wait_state(lambda s: s["view"]["current_player"] == 0)
+            time.sleep(2 * GRACE)
+            assert not moved(back, waiting["version"])
+            final = play([back, stays])
+    assert is_over(final)
+
+
+def test_a_takeover_survives_a_restart(sqlite_url: str) -> None:
+    """A bot plays for seat 0, whose player is away, when the server restarts: after the restart, nobody is
+    connected, and a bot plays for seat 0 again (after the grace period) while seat 1 plays on."""
+    settings = Settings(database_url=sqlite_url, bot_workers=0, messages_per_second=10_000)
+    with TestClient(create_app(settings)) as client:
+        truth = Truth(client.app.state.manager.store)
+        table_id, tokens, _ = create_table(
+            client, players=3, seats=seats("human", "human", "random"), options={"first_player": 0}, grace_seconds=0.3
+        )
+        join_all(client, table_id, tokens)
+        Peer(client, table_id, tokens[0], 0, truth).__enter__().close()
+        with Peer(client, table_id, tokens[1], 1, truth) as stays:
+            stays.wait_state(lambda s: s["table"]["seats"][0]["bot_playing"], timeout=5)
+            state = stays.wait_state(lambda s: s["view"]["current_player"] == 1 and s["view"]["bids"][0] is not None)
+    with TestClient(create_app(settings)) as client:
+        truth = Truth(client.app.state.manager.store)
+        with Peer(client, table_id, tokens[1], 1, truth) as back:
+            assert back.state["version"] == state["version"] and back.view == state["view"]
+            final = play([back], timeout=15)
+    assert is_over(final)
