@@ -387,8 +387,8 @@ class Manager:
             runtime.spectators.discard(connection)
             return
         runtime.seats.get(seat, set()).discard(connection)
-        if runtime.connected(seat) or runtime.state.seats[seat].kind != "human":
-            return
+        if runtime.connected(seat) or runtime.state.seats[seat].kind != "human" or seat in runtime.away:
+            return  # still connected elsewhere, a bot seat, or already counting down (a second detach)
         loop = asyncio.get_running_loop()
         runtime.away[seat] = loop.call_later(runtime.state.grace_seconds, self._take_over, runtime, seat)
 
