@@ -22,6 +22,7 @@ def check(report: dict, processes: int) -> None:
     assert report["errors"] == 0, report["error_kinds"]
     assert report["lost_actions"] == 0
     assert report["crashed_servers"] == []
+    assert report["server_errors"] == 0, report["server_error_lines"]
     assert report["actions"] > 0 and report["actions_per_s"] > 0
     for who in ("self", "others"):
         latency = report["latency_ms"][who]

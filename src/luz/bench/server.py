@@ -110,6 +110,16 @@ class ServerProcess:
         except OSError:
             return ""
 
+    def trouble(self) -> list[str]:
+        """The log's lines at ERROR or above and the first lines of its tracebacks."""
+        try:
+            lines = self.log_path.read_text(errors="replace").splitlines()
+        except OSError:
+            return []
+        return [
+            f"{self.port}: {line}" for line in lines if " ERROR " in line or " CRITICAL " in line or "Error" in line
+        ]
+
     def cpu_seconds(self) -> float | None:
         """User + system CPU time of the process so far (Linux ``/proc``; ``None`` elsewhere)."""
         try:
@@ -618,6 +628,7 @@ def bench_server(
                 )
             )
             logs = [s.log_tail(10) for s in servers if s.process.poll() is not None]
+        trouble = [line for s in servers for line in s.trouble()]
         say("checking the action log")
         log = check_log(url, seat_clients, runs)
     finally:
@@ -654,4 +665,6 @@ def bench_server(
         "timings_s": {k: round(v, 2) for k, v in timings.items()},
         "cpu_percent": cpu_percent(timings, window),
         "crashed_servers": logs,
+        "server_errors": len(trouble),
+        "server_error_lines": trouble[:20],
     }

@@ -136,6 +136,7 @@ def server(
         ("lost actions", str(report["lost_actions"])),
         ("stored, never acknowledged (cut off at the end)", str(report["unacknowledged_actions"])),
         ("games finished", str(report["games_finished"])),
+        ("server log errors", str(report["server_errors"])),
         ("CPU % over the window", ", ".join(f"{k} {v:g}" for k, v in report["cpu_percent"].items())),
     ]
     for label, value in rows:

@@ -108,7 +108,9 @@ class RedisBroker:
     def __init__(self, url: str) -> None:
         import redis.asyncio as redis
 
-        self.redis = redis.from_url(url)
+        # A pool that waits for a free connection: the default one refuses a command when 100 are in use
+        # (MaxConnectionsError), which a busy process reaches with its concurrent publishes.
+        self.redis = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(url, max_connections=64))
         self.origin = secrets.token_hex(8)
         self._task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
@@ -151,7 +153,7 @@ class RedisBroker:
             self._task.cancel()
         for task in list(self._handlers):
             task.cancel()
-        await self.redis.aclose()
+        await self.redis.aclose(close_connection_pool=True)
 
 
 class Manager:
