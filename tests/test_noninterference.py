@@ -67,8 +67,13 @@ def strings_in(data: Any) -> set[str]:
     return set()
 
 
+def this_deal(data: dict[str, Any]) -> dict[str, Any]:
+    """A view's JSON without the previous deal's last trick (its card names are those of another deal)."""
+    return {key: value for key, value in data.items() if key != "closing_trick"}
+
+
 def check_spectator(game: Game, hidden_names: set[str]) -> None:
-    spectator = view(game, None).to_json()
+    spectator = this_deal(view(game, None).to_json())
     if game.phase in (Phase.BID, Phase.PLAY):
         for hand in spectator["hands"]:
             for slot in hand:
@@ -103,7 +108,7 @@ def test_hidden_values_do_not_change_the_view(key: str, players: int, seat: int)
                 edition.card_name(hands[h][s]) for h in range(players) for s in range(10) if not base.is_played(h, s)
             }
             if base.phase is not Phase.GAME_OVER:
-                assert not strings_in(view(base, seat).to_json()) & (aside_names | own_unplayed)
+                assert not strings_in(this_deal(view(base, seat).to_json())) & (aside_names | own_unplayed)
             check_spectator(base, aside_names | all_unplayed)
             for _ in range(3):
                 alt_hands, alt_aside = hidden_variant(hands, aside, seat, played, rng)
@@ -165,3 +170,31 @@ def test_the_check_can_fail(key: str, players: int) -> None:
                 differs += 1
                 break
     assert differs >= players
+
+
+@pytest.mark.parametrize(("key", "players"), CONFIGS)
+def test_the_last_card_of_a_deal_is_shown(key: str, players: int) -> None:
+    """The trick that ends a deal stays on the table (``closing_trick``) until the next deal's first card, and the
+    last trick of the game stays shown once it is over: every seat sees the last card played."""
+    game = Game.new(key, players=players, seed=11)
+    rng = random.Random(11)
+    seen_closing = 0
+    while game.phase is not Phase.GAME_OVER:
+        deal = game.deal_number
+        game.apply(rng.choice(list(game.legal_actions())))
+        if game.phase is Phase.GAME_OVER:
+            break
+        if game.deal_number != deal:  # that action ended a deal: the next one is being bid
+            last = game.closing_trick
+            assert last is not None and len(last.plays) == players and last.winner is not None
+            for seat in [*range(players), None]:
+                shown = view(game, seat)
+                assert shown.closing_trick == last and shown.last_trick is None
+            seen_closing += 1
+            while not game.trick.plays:
+                game.apply(rng.choice(list(game.legal_actions())))
+            assert all(view(game, seat).closing_trick is None for seat in range(players))
+    assert seen_closing == game.deal_count - 1
+    final = view(game, 0).last_trick
+    assert final is not None and len(final.plays) == players
+    assert view(game, None).last_trick == final

@@ -134,6 +134,9 @@ def render_table(view: View, names: Sequence[str]) -> Group:
         lines.append(Text("Trick: ").append_text(render_trick(edition, view.trick, names)))
     elif view.last_trick is not None:
         lines.append(Text("Last trick: ").append_text(render_trick(edition, view.last_trick, names)))
+    elif view.closing_trick is not None:
+        closing = render_trick(edition, view.closing_trick, names)
+        lines.append(Text("Last trick of the previous deal: ").append_text(closing))
     lines.append(Text(f"{names[view.seat]}, your hand (values hidden; each colour rises towards HIGH):"))
     lines.append(render_own_hand(view))
     if view.hints is not None:

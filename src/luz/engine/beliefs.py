@@ -226,6 +226,7 @@ class Beliefs:
             tricks_won=view.tricks_won,
             trick=view.trick,
             completed=self._known_tricks(),
+            closing_trick=view.closing_trick,
         )
 
     def _known_tricks(self) -> tuple[Trick, ...]:

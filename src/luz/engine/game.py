@@ -137,6 +137,8 @@ class Game:
         self._log: list[Action] = []
         self.history_complete = True
         """False for a game built :meth:`from_position`: it has no action history, so no record."""
+        self.closing_trick: Trick | None = None
+        """The last trick of the previous deal (every card of it was seen played), ``None`` before one ended."""
         self.phase = _DEAL
         self._prepare_deal()
 
@@ -167,12 +169,14 @@ class Game:
         tricks_won: Sequence[int],
         trick: Trick,
         completed: Sequence[Trick] = (),
+        closing_trick: Trick | None = None,
     ) -> Game:
         """A game in the middle of a deal, built from what is on the table rather than from its history.
 
         For simulation and analysis (e.g. a world sampled by :mod:`luz.engine.beliefs`): ``sheet`` holds the
         deals before this one, ``played`` each seat's played slots (including those in ``trick``, the trick
-        being played), ``completed`` the deal's completed tricks when they are known. The game has no action
+        being played), ``completed`` the deal's completed tricks when they are known, ``closing_trick`` the
+        previous deal's last trick. The game has no action
         history (:attr:`history_complete` is false), so it has no record.
         """
         game = cls(sheet.edition, sheet.players, replace(sheet.options, first_player=sheet.first_player))
@@ -181,6 +185,7 @@ class Game:
         game._prepare_deal()
         game.deal(deal.hands, deal.aside)
         game.history_complete = False
+        game.closing_trick = closing_trick
         game.deals = [game.deals[-1]]
         game.actions = [game._log]
         for seat, slots in enumerate(played):
@@ -395,6 +400,7 @@ class Game:
             self._score_deal()
 
     def _score_deal(self) -> None:
+        self.closing_trick = self.completed_tricks[-1]
         bids = [b for b in self._bids if b is not None]
         tricks, safety = [b.tricks for b in bids], [b.safety for b in bids]
         self._sheet = self._sheet.add(tricks, safety, self._tricks_won, check=False)

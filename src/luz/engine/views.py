@@ -53,7 +53,9 @@ class View:
     beads_left: int | None
     trick: Trick | None
     last_trick: Trick | None
-    """The trick just completed, shown until the next one is led (everyone saw it played)."""
+    """The trick just completed, shown until the next one is led (everyone saw it played), and once the game is over."""
+    closing_trick: Trick | None
+    """The last trick of the previous deal, shown until the first card of this deal is played."""
     trick_history: tuple[Trick, ...] | None
     """The deal's completed tricks, only when the table option allows."""
     tricks_won: tuple[int, ...]
@@ -102,6 +104,7 @@ class View:
             "beads_left": self.beads_left,
             "trick": trick_json(self.trick),
             "last_trick": trick_json(self.last_trick),
+            "closing_trick": trick_json(self.closing_trick),
             "trick_history": None if self.trick_history is None else [trick_json(t) for t in self.trick_history],
             "tricks_won": list(self.tricks_won),
             "results": [r.to_json() for r in self.results],
@@ -152,7 +155,8 @@ def view(game: Game, seat: int | None, hints: bool = False) -> View:
         bids=game.bids if dealt else (None,) * game.players,
         beads_left=game.beads_left if dealt else game.options.bid_cap,
         trick=trick if live else None,
-        last_trick=completed[-1] if completed and trick is not None and not trick.plays else None,
+        last_trick=completed[-1] if completed and (trick is None or not trick.plays) else None,
+        closing_trick=game.closing_trick if live and not completed and trick is not None and not trick.plays else None,
         trick_history=completed if game.options.trick_history else None,
         tricks_won=game.tricks_won if dealt else (0,) * game.players,
         results=game.results,
