@@ -305,3 +305,69 @@ async def _race(servers: list[ServerProcess], with_version: bool, rounds: int) -
                 await client.ws.close()
             await asyncio.gather(*tasks, return_exceptions=True)
     return results
+
+
+# -- an absent player's seat, across processes ---------------------------------------------------------------
+
+
+def test_a_player_back_on_another_process_is_not_played_by_a_bot(
+    servers: list[ServerProcess], postgres_url: str, redis_url: str, tmp_path: Any
+) -> None:
+    """The grace period and the bot that stands in are decided per process: the process a player left must not
+    let a bot play for them once they are back on another one, nor must a process started later (a restart)."""
+    asyncio.run(asyncio.wait_for(_come_back_elsewhere(servers, postgres_url, redis_url, tmp_path), 120))
+
+
+async def _come_back_elsewhere(servers: list[ServerProcess], database_url: str, redis_url: str, folder: Any) -> None:
+    one, two = servers
+    grace = 1.0
+    async with httpx.AsyncClient(timeout=30) as http:
+        spec = {
+            "players": 4,
+            "grace_seconds": grace,
+            "seats": [{"kind": "human"}] + [{"kind": "bot", "bot": "random"}] * 3,
+        }
+        created = await http.post(f"{one.url}/api/tables", json=spec)
+        assert created.status_code == 201, created.text
+        table_id, token = created.json()["table"]["id"], created.json()["invites"][0]["token"]
+
+        # The player joins on process 1 and waits for their turn (the bots play up to it)...
+        first = await open_client(one, table_id, token, 0, play=False)
+        reader = asyncio.create_task(first.run())
+        joined = await http.post(f"{one.url}/api/tables/{table_id}/seats/0/join", json={"name": "p", "token": token})
+        assert joined.status_code == 200, joined.text
+
+        def my_turn(client: Client) -> bool:
+            latest = client.latest
+            return latest is not None and latest["view"] is not None and latest["view"]["current_player"] == 0
+
+        await first.wait_for(my_turn)
+        waiting_at = first.latest["version"]  # type: ignore[index]
+        # ... leaves process 1 and comes back at once on process 2.
+        await first.ws.close()
+        await asyncio.gather(reader, return_exceptions=True)
+        second = await open_client(two, table_id, token, 0, play=False)
+        reader = asyncio.create_task(second.run())
+        try:
+            await asyncio.sleep(grace + 2.5)  # process 1's grace period is long over
+            assert not [a for a in stored_actions(database_url, table_id) if a[1] == 0], "a bot played for the player"
+            assert second.latest is not None and second.latest["version"] == waiting_at
+
+            # A process started now (as after a restart) counts down for every human seat of a live table, and
+            # finds the player on process 2.
+            third = ServerProcess.start(database_url, redis_url, folder / "server-3.log", bot_workers=1)
+            try:
+                third.wait_healthy(timeout=60)
+                await asyncio.sleep(grace + 2.5)
+                assert not [a for a in stored_actions(database_url, table_id) if a[1] == 0], "a bot played for them"
+            finally:
+                third.stop()
+        finally:
+            await second.ws.close()
+            await asyncio.gather(reader, return_exceptions=True)
+
+        # Gone for good: after the grace period a bot plays the seat.
+        deadline = time.monotonic() + grace + 20
+        while not [a for a in stored_actions(database_url, table_id) if a[1] == 0]:
+            assert time.monotonic() < deadline, "no bot took the seat of a player gone for good"
+            await asyncio.sleep(0.5)

@@ -229,7 +229,14 @@ class Checker:
                     assert shown["value"] is None and shown["card"] is None, f"hidden value shown: {holder}/{slot}"
                     hidden.add(edition.card_name(card))
         self.hidden = hidden
-        self._no_hidden(message)
+        closing = seen.get("closing_trick")
+        if closing is not None:
+            # The previous deal's last trick: its cards are those really played then (names of another deal's
+            # cards, so left out of the check below, which is about this deal).
+            before, _ = self.truth.deal(self.table_id, message["table"]["game_no"], seen["deal_number"] - 1, seen)
+            for play in closing["plays"]:
+                assert play["card"] == edition.card_name(before.hands[play["seat"]][play["slot"]]), closing
+        self._no_hidden({**message, "view": {**seen, "closing_trick": None}})
         self.checked_hidden += 1
 
 

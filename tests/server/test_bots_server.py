@@ -71,3 +71,18 @@ def test_bots_of_every_kind_finish_games_in_the_bot_processes(sqlite_url: str) -
         for table_id in ids:
             record: dict[str, Any] = client.get(f"/api/tables/{table_id}/record").json()
             assert record["outcome"] is not None
+
+
+@pytest.mark.skipif(multiprocessing.get_start_method() != "fork", reason="the bot processes must inherit the test bot")
+def test_a_bot_over_its_time_is_replaced_for_that_move(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bot gets ``bot_seconds`` a move: past it, the quick fallback bot moves for it and the table goes on."""
+    monkeypatch.setitem(BOTS, "sleepy", SleepyBot)
+    settings = Settings(database_url=sqlite_url, bot_workers=1, bot_seconds=SLOW / 10, messages_per_second=10_000)
+    with TestClient(create_app(settings)) as client:
+        table_id, _, _ = create_table(client, players=3, seats=seats("sleepy", "sleepy", "sleepy"))
+        runtime = client.app.state.manager.tables[table_id]
+        # Twenty moves in the time the sleepy bot takes for five: the fallback moved for it.
+        wait_for(lambda: runtime.state.version > 21, timeout=5 * SLOW)
+    assert "went over" in caplog.text and "sleepy" in caplog.text

@@ -208,3 +208,27 @@ def test_two_servers_with_redis_race_every_turn(database_url: str) -> None:
         finally:
             for peer in peers.values():
                 peer.close()
+
+
+def test_a_server_that_has_not_heard_of_a_move_reads_it_before_refusing(database_url: str) -> None:
+    """With several processes, an action may reach a process before the event of the move that made it legal:
+    the process reads the table before answering ``not_your_turn``, so a legitimate action is never refused."""
+    problem = redis_problem()
+    if problem:
+        pytest.skip(problem)
+    settings = Settings(database_url=database_url, redis_url=REDIS_URL, bot_workers=0, messages_per_second=10_000)
+    with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
+        table_id, tokens = all_humans(first)
+        truth = Truth(first.app.state.manager.store)
+        with Peer(first, table_id, tokens[0], 0, truth) as a, Peer(second, table_id, tokens[1], 1, truth) as b:
+            assert a.view["current_player"] == 0 and b.view["current_player"] == 0
+            # The second process hears nothing more from the first (as if the event were slow to come).
+            second.portal.call(second.app.state.manager.broker._task.cancel)
+            assert a.act({"type": "bid", "tricks": 2})["type"] == "ack"
+            assert b.view["current_player"] == 0  # b's server has not heard of it...
+            reply = b.act({"type": "bid", "tricks": 1})
+            assert reply["type"] == "ack", reply  # ... but reads the table before refusing
+            assert b.view["bids"][:2] == [{"tricks": 2, "safety": False}, {"tricks": 1, "safety": False}]
+            # A seat whose turn it really is not is still refused.
+            refused = b.act({"type": "bid", "tricks": 1})
+            assert refused["type"] == "error" and refused["code"] == "not_your_turn", refused

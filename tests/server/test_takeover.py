@@ -22,10 +22,11 @@ def test_a_bot_plays_for_an_away_player_until_they_come_back(client: Any, truth:
     table_id, tokens, _ = create_table(
         client, players=3, seats=seats("human", "human", "random"), options={"first_player": 0}, grace_seconds=GRACE
     )
-    join_all(client, table_id, tokens)
+    # Both connect before the game starts (a seat with nobody connected when it starts would count down already).
     away = Peer(client, table_id, tokens[0], 0, truth).__enter__()
     with Peer(client, table_id, tokens[1], 1, truth) as stays:
-        stays.pump()
+        join_all(client, table_id, tokens)
+        stays.wait_state(lambda s: s["view"] is not None)
         assert stays.view["current_player"] == 0 and stays.state["table"]["seats"][0]["connected"]
         version = stays.state["version"]
         away.close()
@@ -69,9 +70,9 @@ def test_a_takeover_survives_a_restart(sqlite_url: str) -> None:
         table_id, tokens, _ = create_table(
             client, players=3, seats=seats("human", "human", "random"), options={"first_player": 0}, grace_seconds=0.3
         )
-        join_all(client, table_id, tokens)
-        Peer(client, table_id, tokens[0], 0, truth).__enter__().close()
         with Peer(client, table_id, tokens[1], 1, truth) as stays:
+            join_all(client, table_id, tokens)
+            Peer(client, table_id, tokens[0], 0, truth).__enter__().close()
             stays.wait_state(lambda s: s["table"]["seats"][0]["bot_playing"], timeout=5)
             state = stays.wait_state(lambda s: s["view"]["current_player"] == 1 and s["view"]["bids"][0] is not None)
     with TestClient(create_app(settings)) as client:
@@ -79,4 +80,24 @@ def test_a_takeover_survives_a_restart(sqlite_url: str) -> None:
         with Peer(client, table_id, tokens[1], 1, truth) as back:
             assert back.state["version"] == state["version"] and back.view == state["view"]
             final = play([back], timeout=15)
+    assert is_over(final)
+
+
+def test_a_player_who_joined_but_never_connects_is_played_for(client: Any, truth: Truth) -> None:
+    """The game starts when every seat is taken; a player who took a seat but never opens the table gets the same
+    grace period as one who left, then a bot plays for them, and the game does not wait for ever."""
+    table_id, tokens, _ = create_table(
+        client, players=3, seats=seats("human", "human", "random"), options={"first_player": 0}, grace_seconds=GRACE
+    )
+    with Peer(client, table_id, tokens[1], 1, truth) as present:
+        join_all(client, table_id, tokens)
+        started = present.wait_state(lambda s: s["view"] is not None and s["view"]["current_player"] == 0)
+        assert not started["table"]["seats"][0]["connected"]
+        taken = present.wait_state(lambda s: s["table"]["seats"][0]["bot_playing"], timeout=5)
+        assert taken["version"] == started["version"]
+        present.wait_state(lambda s: s["view"]["bids"][0] is not None and s["view"]["current_player"] == 1)
+        # The player turns up after all: the bot stops, and the game goes on with them.
+        with Peer(client, table_id, tokens[0], 0, truth) as late:
+            present.wait_state(lambda s: not s["table"]["seats"][0]["bot_playing"])
+            final = play([late, present])
     assert is_over(final)

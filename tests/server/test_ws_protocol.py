@@ -303,3 +303,20 @@ def test_a_dropped_connection_does_not_disturb_the_table(client: Any, truth: Tru
             assert back.state["table"]["seats"][1]["connected"] is True
             final = play([zero, back])
     assert final["table"]["status"] == "over"
+
+
+def test_a_hints_table_sends_each_seat_the_odds_of_its_own_values(client: Any, truth: Truth) -> None:
+    """With ``hints``, a seat's view carries its exact beliefs (from its own view: the Checker still finds none of
+    its unplayed values in what it receives); without, no hints."""
+    for hints in (True, False):
+        table_id, tokens = start(client, players=3, seats=seats("human", "random", "random"), hints=hints)
+        assert client.get(f"/api/tables/{table_id}").json()["hints"] is hints
+        with Peer(client, table_id, tokens[0], 0, truth) as alice:
+            seen = alice.wait_state(lambda s: s["view"] is not None and s["view"]["phase"] in ("bid", "play"))
+            if hints:
+                slots = seen["view"]["hints"]["slots"]
+                unplayed = [s["slot"] for s in seen["view"]["hands"][0] if not s["played"]]
+                assert [s["slot"] for s in slots] == unplayed
+                assert all(abs(sum(s["probabilities"]) - 1) < 1e-3 and s["most_likely"] for s in slots)
+            else:
+                assert seen["view"]["hints"] is None

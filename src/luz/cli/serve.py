@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import re
 from dataclasses import replace
@@ -35,6 +36,9 @@ def serve(
         None, help="Redis URL for table events across several server processes; default: $LUZ_REDIS_URL."
     ),
     bot_workers: int = typer.Option(1, min=0, help="Processes computing bot moves (0: in the server process)."),
+    bot_seconds: float | None = typer.Option(
+        None, min=0.05, help="A bot's time for one move before a quick bot moves for it; default $LUZ_BOT_SECONDS or 5."
+    ),
 ) -> None:
     """Run the game server (HTTP API and WebSocket play; see docs/PROTOCOL.md)."""
     import uvicorn
@@ -42,6 +46,11 @@ def serve(
     from luz.server import Settings, create_app
 
     settings = replace(Settings.from_env(database_url, redis_url), bot_workers=bot_workers)
+    if bot_seconds is not None:
+        settings = replace(settings, bot_seconds=bot_seconds)
+    # Fewer, cheaper collections of the young generation: full collections of a busy server's heap were the
+    # latency tail (100-260 ms pauses; docs/DEPLOY.md).
+    gc.set_threshold(50_000, 20, 10)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     for name in ("uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).addFilter(RedactTokens())

@@ -58,6 +58,7 @@ class TableCreate(BaseModel):
         description="How long a disconnected player's seat waits before a bot plays for them (until they come back).",
     )
     options: dict[str, Any] = Field(default_factory=dict, description="Table options (bid_cap, trick_history, ...)")
+    hints: bool = Field(False, description="Show each player the odds of its own hidden values (a learning aid).")
     seats: list[SeatSpec] | None = Field(None, description="One per seat; default: every seat human.")
 
 
@@ -134,8 +135,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.to_thread(migrate, engine)
         broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = ProcessPoolExecutor(settings.bot_workers) if settings.bot_workers > 0 else None
-        manager = Manager(Store(engine), broker, pool)
-        await broker.start(manager.on_event)
+        manager = Manager(Store(engine), broker, pool, settings.bot_seconds)
+        await broker.start(manager.on_event, manager.on_presence)
         await manager.resume()
         app.state.manager, app.state.engine = manager, engine
         try:
@@ -218,6 +219,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             options=options,
             public=spec.public,
             grace_seconds=spec.grace_seconds,
+            hints=spec.hints,
             seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
         )
         runtime = await table_or_404(request, table_id)

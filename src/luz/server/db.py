@@ -11,6 +11,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Integer,
     String,
@@ -43,7 +44,9 @@ class TableRow(Base):
     players: Mapped[int] = mapped_column(Integer)
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     public: Mapped[bool] = mapped_column(Boolean, default=True)
-    grace_seconds: Mapped[float] = mapped_column(default=30.0)
+    grace_seconds: Mapped[float] = mapped_column(Float, default=30.0)
+    hints: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Whether each seat's view carries hints (the exact odds of its own hidden values)."""
     status: Mapped[str] = mapped_column(String(16), default="waiting")
     """``waiting`` for players, ``playing``, or ``over`` (the current game is finished)."""
     game_no: Mapped[int] = mapped_column(Integer, default=0)

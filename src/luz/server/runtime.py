@@ -51,6 +51,8 @@ class TableRuntime:
     away: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
     taken_over: set[int] = field(default_factory=set)
     """Human seats a bot plays for while their player is away."""
+    elsewhere: dict[int, float] = field(default_factory=dict)
+    """When each seat was last said to be connected to another server process (event loop time)."""
 
     def names(self) -> list[str]:
         return [s.name or (s.bot or "bot" if s.kind == "bot" else f"seat {s.seat}") for s in self.state.seats]
@@ -71,6 +73,11 @@ def build_game(state: TableState) -> Game | None:
 
 
 EventHandler = Callable[[str, int, "Change | None"], Awaitable[None]]
+PresenceHandler = Callable[[str, int, str], Awaitable[None]]
+FALLBACK_BOT = "heuristic"
+"""Moves (in the server process, in milliseconds) for a bot that went over its time."""
+PRESENCE_WAIT = 0.5
+"""Seconds a process waits for another to say it has a seat's player, before a bot takes the seat over."""
 
 
 @dataclass(frozen=True)
@@ -82,18 +89,29 @@ class Change:
 
 
 class Broker(Protocol):
+    shared: bool
+    """Whether other server processes hear this one (then a seat's player may be connected to another)."""
+
     async def publish(self, table_id: str, version: int, change: Change | None = None) -> None: ...
-    async def start(self, handler: EventHandler) -> None: ...
+    async def presence(self, table_id: str, seat: int, kind: str) -> None:
+        """``here``: this process has a connection of the seat; ``who``: does any process have one?"""
+
+    async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None: ...
     async def close(self) -> None: ...
 
 
 class MemoryBroker:
     """One server process: events stay in it."""
 
+    shared = False
+
     async def publish(self, table_id: str, version: int, change: Change | None = None) -> None:
         return None
 
-    async def start(self, handler: EventHandler) -> None:
+    async def presence(self, table_id: str, seat: int, kind: str) -> None:
+        return None
+
+    async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None:
         return None
 
     async def close(self) -> None:
@@ -104,6 +122,7 @@ class RedisBroker:
     """Several server processes: table events go through Redis pub/sub."""
 
     CHANNEL = "luz:table-events"
+    shared = True
 
     def __init__(self, url: str) -> None:
         import redis.asyncio as redis
@@ -121,7 +140,11 @@ class RedisBroker:
             event["game_no"], event["action"] = change.game_no, change.action
         await self.redis.publish(self.CHANNEL, json.dumps(event))
 
-    async def start(self, handler: EventHandler) -> None:
+    async def presence(self, table_id: str, seat: int, kind: str) -> None:
+        event = {"table": table_id, "seat": seat, "presence": kind, "origin": self.origin}
+        await self.redis.publish(self.CHANNEL, json.dumps(event))
+
+    async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None:
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(self.CHANNEL)
 
@@ -131,12 +154,25 @@ class RedisBroker:
             except Exception:  # one table's trouble must not stop the others
                 log.exception("table event failed")
 
+        async def handle_presence(table_id: str, seat: int, kind: str) -> None:
+            try:
+                if presence is not None:
+                    await presence(table_id, seat, kind)
+            except Exception:
+                log.exception("presence event failed")
+
         async def listen() -> None:
             async for message in pubsub.listen():
                 if message.get("type") != "message":
                     continue
                 event = json.loads(message["data"])
-                if event.get("origin") != self.origin:
+                if event.get("origin") == self.origin:
+                    continue
+                if "presence" in event:
+                    task = asyncio.create_task(handle_presence(event["table"], int(event["seat"]), event["presence"]))
+                    self._handlers.add(task)
+                    task.add_done_callback(self._handlers.discard)
+                else:
                     # A task per event: a table's catch-up (a database read) never holds up the other tables';
                     # events of one table are put in order by its lock and version.
                     change = None
@@ -159,10 +195,12 @@ class RedisBroker:
 class Manager:
     """All live tables of this process."""
 
-    def __init__(self, store: Store, broker: Broker, bots: Executor | None) -> None:
+    def __init__(self, store: Store, broker: Broker, bots: Executor | None, bot_seconds: float = 5.0) -> None:
         self.store = store
         self.broker = broker
         self.bots = bots
+        self.bot_seconds = bot_seconds
+        """A bot's time for one move; past it, the quick fallback bot moves for it (the table never stalls)."""
         self.tables: dict[str, TableRuntime] = {}
         self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -214,17 +252,21 @@ class Manager:
 
     async def resume(self) -> None:
         """After a start or restart: load every table with a game in progress and let its bots play on."""
-        loop = asyncio.get_running_loop()
         for table_id in await asyncio.to_thread(self.store.live_tables):
             runtime = await self.runtime(table_id)
             if runtime is not None:
-                # Nobody is connected yet: each player's grace period starts now (then a bot plays for them).
-                for seat in runtime.state.seats:
-                    if seat.kind == "human" and seat.seat not in runtime.away:
-                        runtime.away[seat.seat] = loop.call_later(
-                            runtime.state.grace_seconds, self._take_over, runtime, seat.seat
-                        )
+                self.await_players(runtime)  # nobody is connected yet
                 self.schedule_bots(runtime)
+
+    def await_players(self, runtime: TableRuntime) -> None:
+        """Start the grace period of each human seat with no connection here (then a bot plays for them)."""
+        loop = asyncio.get_running_loop()
+        connected_or_counting = {n for n in range(len(runtime.state.seats)) if runtime.connected(n)} | set(runtime.away)
+        for seat in runtime.state.seats:
+            if seat.kind == "human" and seat.seat not in connected_or_counting | runtime.taken_over:
+                runtime.away[seat.seat] = loop.call_later(
+                    runtime.state.grace_seconds, self._take_over, runtime, seat.seat
+                )
 
     async def on_event(self, table_id: str, version: int, change: Change | None = None) -> None:
         """Another process changed a table: catch up and tell this process's connections."""
@@ -266,6 +308,9 @@ class Manager:
         caught_up: list[Outbox] = []  # states written by another process, met on the way: sent before ours
         try:
             async with runtime.lock:
+                if self.broker.shared and not self._may_act(runtime, seat, expected):
+                    # Another process may have stored moves this one has not heard of yet: read before refusing.
+                    caught_up += await self.refresh(runtime)
                 for _ in range(3):
                     if expected is not None and expected != runtime.state.version:
                         raise Refused("stale", f"the table is at version {runtime.state.version}, not {expected}")
@@ -307,6 +352,12 @@ class Manager:
         await self.changed(runtime, *caught_up, change=Change(runtime.state.game_no, str(action)))
         return version
 
+    @staticmethod
+    def _may_act(runtime: TableRuntime, seat: int, expected: int | None) -> bool:
+        game = runtime.game
+        fresh = expected is None or expected == runtime.state.version
+        return fresh and game is not None and runtime.state.status == "playing" and game.current_player == seat
+
     async def changed(self, runtime: TableRuntime, *before: Outbox, change: Change | None = None) -> None:
         """Tell everyone about the change just made (after the ``before`` outboxes, if any): this process's
         connections and the other processes (``change``: the action stored, if that is what it was)."""
@@ -336,6 +387,7 @@ class Manager:
         if caught_up is not None:
             await self.deliver(runtime, *caught_up)
             return
+        self.await_players(runtime)  # a player who joined but is not connected must not hold the game up
         await self.changed(runtime)
 
     # -- bots --------------------------------------------------------------------------------------------
@@ -368,7 +420,18 @@ class Manager:
         if self.bots is None:
             action = choose_for(bot, seen, seed)
         else:
-            action = await asyncio.get_running_loop().run_in_executor(self.bots, choose_for, bot, seen, seed)
+            thinking = asyncio.get_running_loop().run_in_executor(self.bots, choose_for, bot, seen, seed)
+            try:
+                action = await asyncio.wait_for(thinking, self.bot_seconds)
+            except TimeoutError:
+                log.warning(
+                    "bot %s went over %.1f s at table %s: %s moves for it",
+                    bot,
+                    self.bot_seconds,
+                    runtime.state.id,
+                    FALLBACK_BOT,
+                )
+                action = choose_for(FALLBACK_BOT, seen, seed)
         with contextlib.suppress(Refused):
             await self.act(runtime, seat, action, expected=version)
 
@@ -383,6 +446,8 @@ class Manager:
         if timer:
             timer.cancel()
         runtime.taken_over.discard(seat)
+        if self.broker.shared:  # the other processes stop counting down (or playing) for this seat
+            self._spawn(self.broker.presence(runtime.state.id, seat, "here"))
 
     def detach(self, runtime: TableRuntime, seat: int | None, connection: Connection) -> None:
         if seat is None:
@@ -398,11 +463,53 @@ class Manager:
         runtime.away.pop(seat, None)
         if runtime.connected(seat):
             return
+        if self.broker.shared:  # the player may be connected to another process: ask first
+            self._spawn(self._take_over_unless_elsewhere(runtime, seat))
+            return
+        self._bot_takes(runtime, seat)
+
+    async def _take_over_unless_elsewhere(self, runtime: TableRuntime, seat: int) -> None:
+        asked = asyncio.get_running_loop().time()
+        await self.broker.presence(runtime.state.id, seat, "who")
+        await asyncio.sleep(PRESENCE_WAIT)
+        if runtime.connected(seat) or seat in runtime.away or runtime.elsewhere.get(seat, float("-inf")) >= asked:
+            return  # back here, counting down again, or connected to another process (which counts down for it)
+        self._bot_takes(runtime, seat)
+
+    def _bot_takes(self, runtime: TableRuntime, seat: int) -> None:
         runtime.taken_over.add(seat)
-        task = asyncio.create_task(self.broadcast(runtime))
+        self._spawn(self.broadcast(runtime))
+        self.schedule_bots(runtime)
+
+    async def on_presence(self, table_id: str, seat: int, kind: str) -> None:
+        """Another process has a connection of ``seat`` (``here``), or asks whether any process has (``who``)."""
+        runtime = self.tables.get(table_id)
+        if runtime is None or not 0 <= seat < len(runtime.state.seats):
+            return
+        if kind == "who":
+            if runtime.connected(seat):
+                await self.broker.presence(table_id, seat, "here")
+            return
+        if kind != "here":
+            return
+        runtime.elsewhere[seat] = asyncio.get_running_loop().time()
+        timer = runtime.away.pop(seat, None)
+        if timer:
+            timer.cancel()
+        if seat in runtime.taken_over:  # the player is back, on another process: this one's bot stops
+            runtime.taken_over.discard(seat)
+            await self.broadcast(runtime)
+
+    def _spawn(self, work: Awaitable[Any]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:  # e.g. Redis unreachable: logged, the connection itself carries on
+                log.exception("background work failed")
+
+        task = asyncio.create_task(run())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        self.schedule_bots(runtime)
 
     def message(self, runtime: TableRuntime, seat: int | None, table: dict[str, Any] | None = None) -> dict[str, Any]:
         """What ``seat`` (``None``: a spectator) is sent after each change: the table and its own view."""
@@ -412,7 +519,7 @@ class Manager:
             "version": runtime.state.version,
             "seat": seat,
             "table": table or self.table_message(runtime),
-            "view": None if game is None else view(game, seat).to_json(),
+            "view": None if game is None else view(game, seat, hints=runtime.state.hints).to_json(),
         }
 
     def table_message(self, runtime: TableRuntime) -> dict[str, Any]:

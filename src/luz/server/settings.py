@@ -20,6 +20,8 @@ class Settings:
     """Redis for table events across server processes; ``None``: one process, events stay in memory."""
     bot_workers: int = 1
     """Processes that compute bot moves."""
+    bot_seconds: float = 5.0
+    """A bot's time for one move at a table; past it, a quick bot moves for it."""
     max_message_bytes: int = 4096
     messages_per_second: float = 20.0
     """Sustained rate of messages a connection may send (with a burst of twice as many)."""
@@ -32,5 +34,6 @@ class Settings:
             database_url=database_url or os.environ.get("LUZ_DATABASE_URL") or default_database_url(),
             redis_url=redis_url or os.environ.get("LUZ_REDIS_URL") or None,
             bot_workers=int(os.environ.get("LUZ_BOT_WORKERS", "1")),
+            bot_seconds=float(os.environ.get("LUZ_BOT_SECONDS", "5")),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
         )

@@ -55,6 +55,7 @@ class TableState:
     game_no: int
     version: int
     seats: list[SeatState]
+    hints: bool = False
     seed: int | None = None
     actions: list[str] = field(default_factory=list)
 
@@ -67,6 +68,7 @@ class TableState:
             "options": self.options,
             "public": self.public,
             "grace_seconds": self.grace_seconds,
+            "hints": self.hints,
             "status": self.status,
             "game_no": self.game_no,
             "version": self.version,
@@ -111,6 +113,7 @@ class Store:
         public: bool,
         grace_seconds: float,
         seats: list[dict[str, Any]],
+        hints: bool = False,
     ) -> tuple[str, dict[int, str]]:
         """Store a new table; returns its id and the secret token of each human seat."""
         table_id = secrets.token_hex(8)
@@ -125,6 +128,7 @@ class Store:
                     options=options,
                     public=public,
                     grace_seconds=grace_seconds,
+                    hints=hints,
                     status="waiting",
                     game_no=0,
                     version=1,
@@ -170,6 +174,7 @@ class Store:
             game_no=row.game_no,
             version=row.version,
             seats=[SeatState(s.seat, s.kind, s.bot, s.name, s.joined) for s in seats],
+            hints=row.hints,
         )
         if row.game_no:
             game = session.get(GameRow, (row.id, row.game_no))
