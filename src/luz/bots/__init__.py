@@ -1,4 +1,7 @@
-"""Bots: players that decide from a seat's view only, and the registry that names them.
+"""Bots: players that decide from a seat's view only, and the registries that name them.
+
+A bot is named by a spec, its name and optional parameters: ``heuristic``, ``strong``, ``strong:iters=200``,
+``strong:seconds=0.5``.
 
 >>> import random
 >>> from luz.engine import Game, view
@@ -6,27 +9,96 @@
 >>> seat = game.current_player
 >>> make_bot("heuristic").choose(view(game, seat), random.Random(0)) in game.legal_actions()
 True
+>>> make_bot("strong:iters=16").iters
+16
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from .base import Bot, UnknownBot, play_out
+from .base import Bot, InvalidBotSpec, UnknownBot, play_out
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
-BOTS: dict[str, Callable[[], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
-"""The registry: bot name to a factory of fresh bots (later bots register here)."""
+
+def _strong(**params: Any) -> Bot:
+    from .strong import StrongBot  # numba compiles on first use: only for those who ask for it
+
+    return StrongBot(**params)
 
 
-def make_bot(name: str) -> Bot:
-    """A new bot of the kind registered as ``name``; :class:`UnknownBot` lists the known names otherwise."""
+def _oracle(**params: Any) -> Any:
+    from .oracle import OracleBot
+
+    return OracleBot(**params)
+
+
+def _openspiel_ismcts(**params: Any) -> Bot:
+    from .openspiel_ismcts import OpenSpielISMCTSBot  # needs the optional open_spiel package
+
+    return OpenSpielISMCTSBot(**params)
+
+
+BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "heuristic": HeuristicBot, "strong": _strong}
+"""The bots offered to people (``luz play``, the server's tables): name to a factory taking the spec's parameters."""
+
+REFERENCE_BOTS: dict[str, Callable[..., Any]] = {"oracle": _oracle, "openspiel-ismcts": _openspiel_ismcts}
+"""Bots for the arena only: ``oracle`` sees its own values (a reference, never an opponent for people), and
+``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external anchor (needs ``luz[openspiel]``)."""
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, int | float]]:
+    """A bot spec's name and parameters: ``"strong:iters=200:seconds=1"`` -> ``("strong", {...})``."""
+    name, *pairs = str(spec).strip().lower().split(":")
+    params: dict[str, int | float] = {}
+    for pair in pairs:
+        key, equals, text = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        try:
+            value: int | float = int(text) if text.strip().lstrip("-").isdigit() else float(text)
+        except ValueError:
+            raise InvalidBotSpec(f"bot parameter {pair!r} of {spec!r} is not key=number") from None
+        if not equals or not key.isidentifier() or key in params:
+            raise InvalidBotSpec(f"bot parameter {pair!r} of {spec!r} is not key=number")
+        params[key] = value
+    return name.strip(), params
+
+
+def make_bot(spec: str, registry: dict[str, Callable[..., Any]] | None = None) -> Bot:
+    """A new bot of the kind ``spec`` names (in :data:`BOTS` unless ``registry`` is given).
+
+    :class:`UnknownBot` lists the known names otherwise; :class:`InvalidBotSpec` for bad parameters.
+    """
+    registry = BOTS if registry is None else registry
+    name, params = parse_spec(spec)
     try:
-        factory = BOTS[name.strip().lower()]
+        factory = registry[name]
     except KeyError:
-        raise UnknownBot(f"unknown bot {name!r}; bots are: {', '.join(BOTS)}") from None
-    return factory()
+        raise UnknownBot(f"unknown bot {name!r}; bots are: {', '.join(registry)}") from None
+    try:
+        bot: Bot = factory(**params)
+    except TypeError:
+        raise InvalidBotSpec(f"bot {name!r} takes no parameter(s) {', '.join(params)}") from None
+    return bot
 
 
-__all__ = ["BOTS", "Bot", "HeuristicBot", "RandomBot", "UnknownBot", "make_bot", "play_out"]
+def make_arena_bot(spec: str) -> Any:
+    """A bot for the arena: any of :data:`BOTS` or :data:`REFERENCE_BOTS`."""
+    return make_bot(spec, {**BOTS, **REFERENCE_BOTS})
+
+
+__all__ = [
+    "BOTS",
+    "REFERENCE_BOTS",
+    "Bot",
+    "HeuristicBot",
+    "InvalidBotSpec",
+    "RandomBot",
+    "UnknownBot",
+    "make_arena_bot",
+    "make_bot",
+    "parse_spec",
+    "play_out",
+]

@@ -16,6 +16,10 @@ class UnknownBot(LuzError):
     """No bot is registered under this name."""
 
 
+class InvalidBotSpec(LuzError):
+    """A bot's parameters are malformed or out of range (``strong:iters=0``)."""
+
+
 class Bot(ABC):
     """A player that chooses one of ``view.legal_actions``; the same view and generator state give the same action."""
 

@@ -1,0 +1,543 @@
+"""The fast simulation core: one deal of LUZ as numpy arrays, compiled with numba, for rollouts and search.
+
+The same rules as :mod:`luz.engine` (legal plays by colour, trick winner by trump then led colour, the edition's
+scoring), checked against the engine on thousands of seeded deals by the tests. A deal is held in a few arrays:
+
+- ``val``, ``col``: ``int64[players, 10]``, each seat's card values and colours in slot order;
+- ``played``: ``bool[players, 10]``;
+- ``st``: ``int64[8]``, the scalars indexed by :data:`LEADER` ... :data:`FIRST`;
+- ``trick``: ``int64[players, 2]``, the current trick's ``(seat, slot)`` in order;
+- ``won``, ``bids``, ``safe``: ``int64[players]`` (a bid of ``-1``: not yet bid);
+- ``rules``: ``int64[9]``, the edition's data for this deal, indexed by :data:`TRUMP` ... :data:`PLAYERS`.
+
+The playout policy is the heuristic bot's (:mod:`luz.bots.heuristic`) decided from each simulated player's OWN
+information in the simulated world: its exact beliefs over its own unplayed values (``gt[seat, slot, v]``, the
+chance that the card is above ``v``), never the world's truth of its own hand.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+from numba import njit
+
+from luz.engine import HAND_SIZE, Action, Bid, Edition, Game, Phase, Play, TableOptions
+
+from .heuristic import NEAR, PLAIN_DECAY, PLAIN_TOP, RUFF_RISK, SHORT_RUFF, TRUMP_DECAY
+
+H = HAND_SIZE
+TRUMP, LOW, HIGH, COLOURS, MADE, PENALTY, SOFTENS, CAP, PLAYERS = range(9)
+"""Indices into ``rules``: trump colour, lowest and highest value, colour count, made-bet points of this deal,
+penalty per trick of difference, whether the safety softens a miss (0/1), the bid cap (-1: none), players."""
+LEADER, CURRENT, LED, COUNT, TRICKS, BID_TOTAL, PHASE, FIRST = range(8)
+"""Indices into ``st``: trick leader, player to act, led colour (-1), cards in the trick, tricks played, sum of
+the bids so far, phase, the deal's first player."""
+BIDDING, PLAYING, OVER = 0, 1, 2
+"""Values of ``st[PHASE]``."""
+
+COMB = np.array([[comb(n, k) for k in range(32)] for n in range(32)], dtype=np.float64)
+"""Binomial coefficients ``COMB[n, k]`` (0 when ``k > n``)."""
+
+
+def rules_array(edition: Edition, players: int, options: TableOptions, deal_number: int) -> np.ndarray:
+    """The ``rules`` array of deal ``deal_number`` (1-based) of a table."""
+    low, high = edition.values[players]
+    cap = -1 if options.bid_cap is None else options.bid_cap
+    made = options.made_points[deal_number - 1]
+    data = [edition.trump, low, high, len(edition.colours), made, edition.miss_penalty]
+    return np.array([*data, int(edition.safety_softens_miss), cap, players], dtype=np.int64)
+
+
+# -- the rules -------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def legal_plays(col, played, seat, led, out):
+    """Fill ``out`` with ``seat``'s legal slots (ascending); return how many: follow ``led`` if able."""
+    n = 0
+    if led >= 0:
+        for s in range(H):
+            if not played[seat, s] and col[seat, s] == led:
+                out[n] = s
+                n += 1
+        if n:
+            return n
+    for s in range(H):
+        if not played[seat, s]:
+            out[n] = s
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def max_bid(st, rules):
+    """The highest legal bid now: 10, or what the table's cap leaves."""
+    if rules[CAP] < 0:
+        return H
+    return min(H, rules[CAP] - st[BID_TOTAL])
+
+
+@njit(cache=True)
+def trick_winner(val, col, trick, count, trump):
+    """The seat winning the first ``count`` plays of ``trick``: highest trump, else highest of the led colour."""
+    best = trick[0, 0]
+    best_colour = col[best, trick[0, 1]]
+    best_value = val[best, trick[0, 1]]
+    led = best_colour
+    for i in range(1, count):
+        seat, slot = trick[i, 0], trick[i, 1]
+        colour, value = col[seat, slot], val[seat, slot]
+        if colour == best_colour:
+            if value > best_value:
+                best, best_value = seat, value
+        elif colour == trump or (colour == led and best_colour != trump):
+            best, best_colour, best_value = seat, colour, value
+    return best
+
+
+@njit(cache=True)
+def apply_bid(st, bids, safe, rules, tricks, safety):
+    """The player to act bids ``tricks`` (with ``safety`` 0/1); the play starts after the last bidder."""
+    seat = st[CURRENT]
+    bids[seat] = tricks
+    safe[seat] = safety
+    st[BID_TOTAL] += tricks
+    following = (seat + 1) % rules[PLAYERS]
+    if following == st[FIRST]:
+        st[PHASE] = PLAYING
+    st[CURRENT] = following
+
+
+@njit(cache=True)
+def apply_play(val, col, played, st, trick, won, rules, slot):
+    """The player to act plays ``slot``; return the trick's winner when it completes the trick, else -1."""
+    seat = st[CURRENT]
+    players = rules[PLAYERS]
+    if st[COUNT] == 0:
+        st[LED] = col[seat, slot]
+    played[seat, slot] = True
+    trick[st[COUNT], 0] = seat
+    trick[st[COUNT], 1] = slot
+    st[COUNT] += 1
+    if st[COUNT] < players:
+        st[CURRENT] = (seat + 1) % players
+        return -1
+    winner = trick_winner(val, col, trick, players, rules[TRUMP])
+    won[winner] += 1
+    st[TRICKS] += 1
+    st[COUNT] = 0
+    st[LED] = -1
+    st[LEADER] = winner
+    st[CURRENT] = winner
+    if st[TRICKS] == H:
+        st[PHASE] = OVER
+    return winner
+
+
+@njit(cache=True)
+def deal_score(bid, safety, tricks, rules):
+    """One player's points for the deal (the edition's scoring, as in ``Edition.score``)."""
+    if tricks == bid or (safety and tricks == bid + 1):
+        return rules[MADE] // 2 if safety else rules[MADE]
+    difference = abs(tricks - bid)
+    if safety and rules[SOFTENS]:
+        difference = min(difference, abs(tricks - bid - 1))
+    return -rules[PENALTY] * difference
+
+
+# -- what a seat believes of its own hand ----------------------------------------------------------------------
+
+
+@njit(cache=True)
+def own_beliefs(val, col, played, seat, rules, gt):
+    """Fill ``gt[slot, v]`` with the chance, as ``seat`` believes, that its unplayed ``slot`` is above ``v``.
+
+    The exact beliefs of :mod:`luz.engine.beliefs` from what ``seat`` sees in this world: everyone's cards but
+    its own unplayed ones; the unplayed cards between two revealed neighbours of a colour take a uniformly random
+    subset of the values of that colour the seat sees nowhere.
+    """
+    low, high, colours, players = rules[LOW], rules[HIGH], rules[COLOURS], rules[PLAYERS]
+    seen = np.zeros((colours, high + 2), dtype=np.bool_)
+    for holder in range(players):
+        for s in range(H):
+            if holder != seat or played[seat, s]:
+                seen[col[holder, s], val[holder, s]] = True
+    pending = np.empty(H, dtype=np.int64)
+    pool = np.empty(high + 2, dtype=np.int64)
+    chance = np.empty(high + 2, dtype=np.float64)
+    for colour in range(colours):
+        lower, waiting = low - 1, 0
+        for s in range(H + 1):
+            if s < H and col[seat, s] != colour:
+                continue
+            if s < H and not played[seat, s]:
+                pending[waiting] = s
+                waiting += 1
+                continue
+            upper = val[seat, s] if s < H else high + 1
+            if waiting:
+                size = 0
+                for v in range(lower + 1, upper):
+                    if not seen[colour, v]:
+                        pool[size] = v
+                        size += 1
+                total = COMB[size, waiting]
+                for rank in range(waiting):
+                    for j in range(size):
+                        chance[j] = COMB[j, rank] * COMB[size - 1 - j, waiting - 1 - rank] / total
+                    tail, j = 0.0, size - 1
+                    for v in range(gt.shape[1] - 1, -1, -1):
+                        while j >= 0 and pool[j] > v:
+                            tail += chance[j]
+                            j -= 1
+                        gt[pending[rank], v] = tail
+            lower, waiting = upper, 0
+
+
+@njit(cache=True)
+def exact_beliefs(val, played, seat, gt):
+    """Fill ``gt`` for a seat that knows its own values (the oracle): each chance is 0 or 1."""
+    for s in range(H):
+        if not played[seat, s]:
+            for v in range(gt.shape[1]):
+                gt[s, v] = 1.0 if val[seat, s] > v else 0.0
+
+
+# -- the heuristic policy, on a seat's own information ---------------------------------------------------------
+
+
+@njit(cache=True)
+def trick_chances(val, col, played, seat, gt, rules, out):
+    """Fill ``out[slot]`` with a rough chance that each unplayed card of ``seat`` takes a trick this deal.
+
+    The heuristic bot's estimate (``luz.bots.heuristic.trick_chances``), from ``seat``'s beliefs ``gt``.
+    """
+    players, trump, colours = rules[PLAYERS], rules[TRUMP], rules[COLOURS]
+    lengths = np.zeros((players, colours), dtype=np.int64)
+    visible = np.zeros(colours, dtype=np.int64)
+    mine = np.zeros(colours, dtype=np.int64)
+    for holder in range(players):
+        for s in range(H):
+            if not played[holder, s]:
+                if holder == seat:
+                    mine[col[holder, s]] += 1
+                else:
+                    lengths[holder, col[holder, s]] += 1
+                    visible[col[holder, s]] += 1
+    above = np.zeros(colours, dtype=np.int64)
+    for s in range(H - 1, -1, -1):
+        if played[seat, s]:
+            continue
+        colour = col[seat, s]
+        higher = 0.0
+        for holder in range(players):
+            if holder != seat:
+                for t in range(H):
+                    if not played[holder, t] and col[holder, t] == colour:
+                        higher += 1.0 - gt[s, val[holder, t]]
+        if colour == trump:
+            out[s] = TRUMP_DECAY**higher
+        else:
+            ruffers = 0
+            for holder in range(players):
+                if holder != seat and lengths[holder, trump] > 0 and lengths[holder, colour] <= above[colour]:
+                    ruffers += 1
+            out[s] = PLAIN_TOP * PLAIN_DECAY**higher * RUFF_RISK**ruffers
+        above[colour] += 1
+    short = 0
+    for colour in range(colours):
+        if colour != trump and mine[colour] <= 1 < visible[colour]:
+            short += 1
+    raised = np.zeros(H, dtype=np.bool_)
+    for _ in range(short):
+        lowest = -1
+        for s in range(H):
+            candidate = not played[seat, s] and col[seat, s] == trump and not raised[s]
+            if candidate and (lowest < 0 or out[s] < out[lowest]):
+                lowest = s
+        if lowest < 0:
+            break
+        raised[lowest] = True
+        out[lowest] = max(out[lowest], SHORT_RUFF)
+
+
+@njit(cache=True)
+def bid_values(chances, played, seat, top, rules, out):
+    """Fill ``out[tricks, safety]`` with the expected score of each bid up to ``top``, cards taken as independent."""
+    dist = np.zeros(H + 2, dtype=np.float64)
+    dist[0] = 1.0
+    cards = 0
+    for s in range(H - 1, -1, -1):
+        if played[seat, s]:
+            continue
+        p = chances[s]
+        cards += 1
+        for t in range(cards, 0, -1):
+            dist[t] = dist[t] * (1.0 - p) + dist[t - 1] * p
+        dist[0] *= 1.0 - p
+    for tricks in range(top + 1):
+        for safety in range(2):
+            expected = 0.0
+            for taken in range(cards + 1):
+                expected += dist[taken] * deal_score(tricks, safety, taken, rules)
+            out[tricks, safety] = expected
+
+
+@njit(cache=True)
+def choose_bid(values, top):
+    """The best of the bids up to ``top`` (the first in the engine's order on a tie), as ``tricks * 2 + safety``."""
+    best = 0
+    for tricks in range(top + 1):
+        for safety in range(2):
+            if values[tricks, safety] > values[best // 2, best % 2]:
+                best = tricks * 2 + safety
+    return best
+
+
+@njit(cache=True)
+def win_chance(val, col, played, st, trick, won, bids, seat, slot, gt, rules):
+    """The chance that ``seat`` wins the trick by playing ``slot`` now (``luz.bots.heuristic.win_chance``).
+
+    A later player is taken to beat it when able and still short of their bid, or when all they may play beats it.
+    """
+    trump, players, count = rules[TRUMP], rules[PLAYERS], st[COUNT]
+    colour = col[seat, slot]
+    led = colour if count == 0 else col[trick[0, 0], trick[0, 1]]
+    chance = 1.0
+    if count:
+        best = trick_winner(val, col, trick, count, trump)
+        best_slot = 0
+        for i in range(count):
+            if trick[i, 0] == best:
+                best_slot = trick[i, 1]
+        if col[best, best_slot] == colour:
+            chance = gt[slot, val[best, best_slot]]
+        elif colour != trump:
+            chance = 0.0
+    for other in range(players):
+        if other == seat or chance == 0.0:
+            continue
+        in_trick = False
+        for i in range(count):
+            if trick[i, 0] == other:
+                in_trick = True
+        if in_trick:
+            continue
+        follows = False
+        for t in range(H):
+            if not played[other, t] and col[other, t] == led:
+                follows = True
+        most, least = 0.0, 1.0
+        for t in range(H):
+            if played[other, t] or (follows and col[other, t] != led):
+                continue
+            if col[other, t] == colour:
+                beat = 1.0 - gt[slot, val[other, t]]
+            elif col[other, t] == trump:
+                beat = 1.0
+            else:
+                beat = 0.0
+            most = max(most, beat)
+            least = min(least, beat)
+        needs = bids[other] >= 0 and won[other] < bids[other]
+        chance *= 1.0 - (most if needs else least)
+    return chance
+
+
+@njit(cache=True)
+def choose_play(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count):
+    """The heuristic's card among ``legal[:count]``: while short of its bid the cheapest of the likeliest winners,
+    then the costliest of the likeliest losers (a card's cost: its chance to take a trick later)."""
+    cost = np.zeros(H, dtype=np.float64)
+    trick_chances(val, col, played, seat, gt, rules, cost)
+    chance = np.empty(count, dtype=np.float64)
+    for i in range(count):
+        chance[i] = win_chance(val, col, played, st, trick, won, bids, seat, legal[i], gt, rules)
+    needs = bids[seat] >= 0 and won[seat] < bids[seat]
+    if needs:
+        best = chance.max()
+        pick = -1
+        for i in range(count):
+            if chance[i] >= best - NEAR and (pick < 0 or cost[legal[i]] < cost[legal[pick]]):
+                pick = i
+    else:
+        worst = chance.min()
+        pick = -1
+        for i in range(count):
+            if chance[i] <= worst + NEAR and (pick < 0 or cost[legal[i]] > cost[legal[pick]]):
+                pick = i
+    return legal[pick]
+
+
+@njit(cache=True)
+def policy_bid(val, col, played, st, seat, gt, rules):
+    """The heuristic's bid for ``seat`` now, as ``tricks * 2 + safety``."""
+    chances = np.zeros(H, dtype=np.float64)
+    trick_chances(val, col, played, seat, gt, rules, chances)
+    values = np.empty((H + 1, 2), dtype=np.float64)
+    top = max_bid(st, rules)
+    bid_values(chances, played, seat, top, rules, values)
+    return choose_bid(values, top)
+
+
+# -- rollouts --------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def play_deal(val, col, played, st, trick, won, bids, safe, rules, gt, me, exact_self, opening):
+    """Play the deal to its end, ``me`` taking action ``opening`` (``tricks * 2 + safety`` or a slot), then everyone
+    following the heuristic policy on their own beliefs (updated as they reveal their own cards)."""
+    legal = np.empty(H, dtype=np.int64)
+    stale = np.zeros(rules[PLAYERS], dtype=np.bool_)
+    forced = opening
+    while st[PHASE] != OVER:
+        seat = st[CURRENT]
+        if st[PHASE] == BIDDING:
+            choice = forced if seat == me and forced >= 0 else policy_bid(val, col, played, st, seat, gt[seat], rules)
+            apply_bid(st, bids, safe, rules, choice // 2, choice % 2)
+        else:
+            if stale[seat]:
+                own_beliefs(val, col, played, seat, rules, gt[seat])
+                stale[seat] = False
+            count = legal_plays(col, played, seat, st[LED], legal)
+            if seat == me and forced >= 0:
+                choice = forced
+            else:
+                choice = choose_play(val, col, played, st, trick, won, bids, seat, gt[seat], rules, legal, count)
+            apply_play(val, col, played, st, trick, won, rules, choice)
+            stale[seat] = not (seat == me and exact_self)
+        if seat == me:
+            forced = -1
+
+
+@njit(cache=True)
+def world_beliefs(val, col, played, rules, me, exact_self, gt):
+    """Fill ``gt[seat]`` with every seat's beliefs in this world (``me``'s exact when ``exact_self``)."""
+    for seat in range(rules[PLAYERS]):
+        if seat == me and exact_self:
+            exact_beliefs(val, played, seat, gt[seat])
+        else:
+            own_beliefs(val, col, played, seat, rules, gt[seat])
+
+
+@njit(cache=True)
+def rollouts(vals, col, played, st, trick, won, bids, safe, rules, me, exact_self, firsts, scores, tricks):
+    """For each world ``vals[k]`` and each first action ``firsts[a]`` of ``me``, play the deal out: fill
+    ``scores[a, k, seat]`` with the deal's points and ``tricks[a, k, seat]`` with the tricks taken."""
+    players = rules[PLAYERS]
+    gt = np.zeros((players, H, rules[HIGH] + 2), dtype=np.float64)
+    for k in range(vals.shape[0]):
+        val = vals[k]
+        world_beliefs(val, col, played, rules, me, exact_self, gt)
+        for a in range(firsts.shape[0]):
+            p2, st2, trick2, won2 = played.copy(), st.copy(), trick.copy(), won.copy()
+            bids2, safe2 = bids.copy(), safe.copy()
+            play_deal(val, col, p2, st2, trick2, won2, bids2, safe2, rules, gt.copy(), me, exact_self, firsts[a])
+            for seat in range(players):
+                scores[a, k, seat] = deal_score(bids2[seat], safe2[seat], won2[seat], rules)
+                tricks[a, k, seat] = won2[seat]
+
+
+# -- the opponent model ----------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def likelihoods(vals, col, rules, me, first, bids, safe, observed, noise_bid, noise_play, out):
+    """Fill ``out[k]`` with how likely the others' bids and observed plays are in world ``vals[k]``.
+
+    Each other seat is modelled as the heuristic deciding from what it saw then in that world (its own beliefs):
+    a bid with chance proportional to ``exp(expected score / penalty)``, a play with the heuristic's choice; each
+    mixed with a uniform choice (``noise_bid``, ``noise_play``) for players who are not the heuristic.
+    ``observed`` rows are plays ``(seat, slot, leader, count, trick seat/slot pairs..., won..., played mask...)``
+    laid out by :func:`luz.bots.strong.observed_plays`.
+    """
+    players, penalty = rules[PLAYERS], rules[PENALTY]
+    gt = np.zeros((H, rules[HIGH] + 2), dtype=np.float64)
+    chances = np.zeros(H, dtype=np.float64)
+    values = np.empty((H + 1, 2), dtype=np.float64)
+    legal = np.empty(H, dtype=np.int64)
+    unplayed = np.zeros((players, H), dtype=np.bool_)
+    st = np.zeros(8, dtype=np.int64)
+    for k in range(vals.shape[0]):
+        val = vals[k]
+        likelihood = 1.0
+        total = 0
+        for i in range(players):
+            seat = (first + i) % players
+            if bids[seat] < 0:
+                break
+            if seat != me:
+                own_beliefs(val, col, unplayed, seat, rules, gt)
+                trick_chances(val, col, unplayed, seat, gt, rules, chances)
+                top = H if rules[CAP] < 0 else min(H, rules[CAP] - total)
+                bid_values(chances, unplayed, seat, top, rules, values)
+                best = values[: top + 1].max()
+                norm = 0.0
+                for t in range(top + 1):
+                    for s in range(2):
+                        norm += np.exp((values[t, s] - best) / penalty)
+                p = np.exp((values[bids[seat], safe[seat]] - best) / penalty) / norm
+                likelihood *= (1.0 - noise_bid) * p + noise_bid / (2 * (top + 1))
+            total += bids[seat]
+        for o in range(observed.shape[0]):
+            row = observed[o]
+            seat, slot = row[0], row[1]
+            st[LEADER], st[COUNT], st[CURRENT] = row[2], row[3], seat
+            trick = row[4 : 4 + 2 * players].copy().reshape((players, 2))
+            won = row[4 + 2 * players : 4 + 3 * players]
+            played = row[4 + 3 * players :].copy().reshape((players, H)) > 0
+            st[LED] = col[trick[0, 0], trick[0, 1]] if st[COUNT] else -1
+            own_beliefs(val, col, played, seat, rules, gt)
+            count = legal_plays(col, played, seat, st[LED], legal)
+            choice = choose_play(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count)
+            likelihood *= (1.0 - noise_play) * (choice == slot) + noise_play / count
+        out[k] = likelihood
+
+
+# -- stepping a deal from Python -------------------------------------------------------------------------------
+
+
+class SimDeal:
+    """A deal of an engine game in the fast core, stepped from Python (for checks against the engine, benchmarks)."""
+
+    def __init__(self, game: Game) -> None:
+        if game.phase is not Phase.BID or any(b is not None for b in game.bids):
+            raise ValueError("a SimDeal starts at the beginning of a deal, before any bid")
+        hands = game.deals[-1].hands
+        players = game.players
+        self.val = np.array([[c.value for c in hand] for hand in hands], dtype=np.int64)
+        self.col = np.array([[c.colour for c in hand] for hand in hands], dtype=np.int64)
+        self.played = np.zeros((players, H), dtype=np.bool_)
+        self.st = np.array([game.first_player, game.first_player, -1, 0, 0, 0, BIDDING, game.first_player])
+        self.trick = np.zeros((players, 2), dtype=np.int64)
+        self.won = np.zeros(players, dtype=np.int64)
+        self.bids = np.full(players, -1, dtype=np.int64)
+        self.safe = np.zeros(players, dtype=np.int64)
+        self.rules = rules_array(game.edition, players, game.options, game.deal_number)
+        self._legal = np.empty(H, dtype=np.int64)
+
+    @property
+    def current_player(self) -> int | None:
+        return None if self.st[PHASE] == OVER else int(self.st[CURRENT])
+
+    def legal_actions(self) -> list[Action]:
+        """The legal actions of the player to act, in the engine's order."""
+        if self.st[PHASE] == BIDDING:
+            return [Bid(t, s) for t in range(int(max_bid(self.st, self.rules)) + 1) for s in (False, True)]
+        if self.st[PHASE] == PLAYING:
+            count = legal_plays(self.col, self.played, self.st[CURRENT], self.st[LED], self._legal)
+            return [Play(int(slot)) for slot in self._legal[:count]]
+        return []
+
+    def apply(self, action: Action) -> int | None:
+        """Apply a legal action of the player to act; the winner when it completes a trick."""
+        if isinstance(action, Bid):
+            apply_bid(self.st, self.bids, self.safe, self.rules, action.tricks, int(action.safety))
+            return None
+        winner = apply_play(self.val, self.col, self.played, self.st, self.trick, self.won, self.rules, action.slot)
+        return None if winner < 0 else int(winner)
+
+    def scores(self) -> list[int]:
+        """Each seat's points for the deal once it is over."""
+        return [int(deal_score(b, s, t, self.rules)) for b, s, t in zip(self.bids, self.safe, self.won, strict=True)]
