@@ -10,7 +10,7 @@ $(VENV)/bin/python:
 
 $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,openspiel,ray]'
+	$(PY) -m pip install -q -e '.[dev,research,ray]'
 	touch $(STAMP)
 
 run: $(STAMP)
