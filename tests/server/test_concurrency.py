@@ -166,69 +166,72 @@ def test_two_servers_on_one_database_take_one_action_per_turn(two_servers: tuple
     assert [row[3] for row in log] == [action_text(winner)]
 
 
-def test_two_servers_with_redis_race_every_turn(database_url: str) -> None:
+@pytest.fixture
+def servers_with_redis(database_url: str) -> Iterator[tuple[Any, Any]]:
+    """Two server processes' apps on one database, hearing each other's events through Redis."""
     problem = redis_problem()
     if problem:
         pytest.skip(problem)
     settings = Settings(database_url=database_url, redis_url=REDIS_URL, bot_workers=0, messages_per_second=10_000)
     with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
-        table_id, tokens = all_humans(first)
-        store = first.app.state.manager.store
-        truth = Truth(store)
-        peers = {
-            (side, seat): Peer(client, table_id, tokens[seat], seat, truth).__enter__()
-            for side, client in enumerate((first, second))
-            for seat in range(3)
-        }
-        try:
-            acks = 0
-            for turn in range(12):  # the bids and three tricks
-                version = peers[0, 0].state["version"]
-                for peer in peers.values():  # both servers show the same state
-                    peer.wait_state(lambda s, version=version: s["version"] == version)
-                mover = peers[0, 0].view["current_player"]
-                legal = peers[0, mover].view["legal_actions"]
-                actions = [legal[0], legal[turn % len(legal)]]
-                replies = race(
-                    [peers[0, mover], peers[1, mover]],
-                    [{"type": "action", "action": a, "version": version} for a in actions],
-                )
-                ack = one_wins(replies)
-                assert ack["version"] == version + 1
-                acks += 1
-                for peer in peers.values():
-                    peer.wait_state(lambda s, version=version: s["version"] == version + 1)
-                assert peers[0, 0].view == peers[1, 0].view
-            log = action_log(store, table_id)
-            assert len(log) == acks
-            assert_log_has_no_gap(log)
-            for (side, seat), peer in peers.items():
-                assert peer.check.checked_hidden > 0
-                assert peer.view == peers[1 - side, seat].view
-        finally:
+        yield first, second
+
+
+def test_two_servers_with_redis_race_every_turn(servers_with_redis: tuple[Any, Any]) -> None:
+    first, second = servers_with_redis
+    table_id, tokens = all_humans(first)
+    store = first.app.state.manager.store
+    truth = Truth(store)
+    peers = {
+        (side, seat): Peer(client, table_id, tokens[seat], seat, truth).__enter__()
+        for side, client in enumerate((first, second))
+        for seat in range(3)
+    }
+    try:
+        acks = 0
+        for turn in range(12):  # the bids and three tricks
+            version = peers[0, 0].state["version"]
+            for peer in peers.values():  # both servers show the same state
+                peer.wait_state(lambda s, version=version: s["version"] == version)
+            mover = peers[0, 0].view["current_player"]
+            legal = peers[0, mover].view["legal_actions"]
+            actions = [legal[0], legal[turn % len(legal)]]
+            replies = race(
+                [peers[0, mover], peers[1, mover]],
+                [{"type": "action", "action": a, "version": version} for a in actions],
+            )
+            ack = one_wins(replies)
+            assert ack["version"] == version + 1
+            acks += 1
             for peer in peers.values():
-                peer.close()
+                peer.wait_state(lambda s, version=version: s["version"] == version + 1)
+            assert peers[0, 0].view == peers[1, 0].view
+        log = action_log(store, table_id)
+        assert len(log) == acks
+        assert_log_has_no_gap(log)
+        for (side, seat), peer in peers.items():
+            assert peer.check.checked_hidden > 0
+            assert peer.view == peers[1 - side, seat].view
+    finally:
+        for peer in peers.values():
+            peer.close()
 
 
-def test_a_server_that_has_not_heard_of_a_move_reads_it_before_refusing(database_url: str) -> None:
+def test_a_server_that_has_not_heard_of_a_move_reads_it_before_refusing(servers_with_redis: tuple[Any, Any]) -> None:
     """With several processes, an action may reach a process before the event of the move that made it legal:
     the process reads the table before answering ``not_your_turn``, so a legitimate action is never refused."""
-    problem = redis_problem()
-    if problem:
-        pytest.skip(problem)
-    settings = Settings(database_url=database_url, redis_url=REDIS_URL, bot_workers=0, messages_per_second=10_000)
-    with TestClient(create_app(settings)) as first, TestClient(create_app(settings)) as second:
-        table_id, tokens = all_humans(first)
-        truth = Truth(first.app.state.manager.store)
-        with Peer(first, table_id, tokens[0], 0, truth) as a, Peer(second, table_id, tokens[1], 1, truth) as b:
-            assert a.view["current_player"] == 0 and b.view["current_player"] == 0
-            # The second process hears nothing more from the first (as if the event were slow to come).
-            second.portal.call(second.app.state.manager.broker._task.cancel)
-            assert a.act({"type": "bid", "tricks": 2})["type"] == "ack"
-            assert b.view["current_player"] == 0  # b's server has not heard of it...
-            reply = b.act({"type": "bid", "tricks": 1})
-            assert reply["type"] == "ack", reply  # ... but reads the table before refusing
-            assert b.view["bids"][:2] == [{"tricks": 2, "safety": False}, {"tricks": 1, "safety": False}]
-            # A seat whose turn it really is not is still refused.
-            refused = b.act({"type": "bid", "tricks": 1})
-            assert refused["type"] == "error" and refused["code"] == "not_your_turn", refused
+    first, second = servers_with_redis
+    table_id, tokens = all_humans(first)
+    truth = Truth(first.app.state.manager.store)
+    with Peer(first, table_id, tokens[0], 0, truth) as a, Peer(second, table_id, tokens[1], 1, truth) as b:
+        assert a.view["current_player"] == 0 and b.view["current_player"] == 0
+        # The second process hears nothing more from the first (as if the event were slow to come).
+        second.portal.call(second.app.state.manager.broker._task.cancel)
+        assert a.act({"type": "bid", "tricks": 2})["type"] == "ack"
+        assert b.view["current_player"] == 0  # b's server has not heard of it...
+        reply = b.act({"type": "bid", "tricks": 1})
+        assert reply["type"] == "ack", reply  # ... but reads the table before refusing
+        assert b.view["bids"][:2] == [{"tricks": 2, "safety": False}, {"tricks": 1, "safety": False}]
+        # A seat whose turn it really is not is still refused.
+        refused = b.act({"type": "bid", "tricks": 1})
+        assert refused["type"] == "error" and refused["code"] == "not_your_turn", refused

@@ -131,6 +131,7 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "options",
         "public",
         "grace_seconds",
+        "hints",
         "status",
         "game_no",
         "version",
