@@ -1,0 +1,172 @@
+"""Arena games: duplicate deal sets, every rotation of the bots over the seats, on any backend with the same results.
+
+Deal set ``d`` is the game seeded from ``(seed, d)``: the same cards in every rotation, so the luck of the deal
+cancels when the bots' scores are compared. Rotation ``r`` seats bot ``i`` at seat ``(i + r) % players``. Each
+seat's bot gets its own generator seeded from ``(seed, d, r, seat)``, so a game's result depends on nothing but
+its key and the bots, whichever process or machine plays it and in whatever order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+from luz.bots import make_arena_bot
+from luz.engine import Action, Game, LuzError, get_edition, view
+
+
+class ArenaError(LuzError):
+    """An arena that cannot be run as asked (bots, players, backend)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaConfig:
+    """What to play: bot specs by starting seat, the table, how many duplicate deal sets, and the seed."""
+
+    bots: tuple[str, ...]
+    edition: str = "iello-2024"
+    players: int = 4
+    deal_sets: int = 10
+    seed: int = 0
+
+    def check(self) -> None:
+        """Refuse a configuration that cannot be played, saying why, before any game starts."""
+        edition = get_edition(self.edition)
+        edition.check_players(self.players)
+        if len(self.bots) != self.players:
+            raise ArenaError(f"give one bot per seat: {self.players} players, {len(self.bots)} bots")
+        if self.deal_sets < 1:
+            raise ArenaError(f"play at least one deal set, not {self.deal_sets}")
+        for spec in self.bots:
+            make_arena_bot(spec)
+
+    def labels(self) -> tuple[str, ...]:
+        """The distinct bot specs, in order of first appearance: the arena's competitors."""
+        return tuple(dict.fromkeys(self.bots))
+
+    def game_seed(self, deal_set: int) -> int:
+        """The seed of deal set ``deal_set``'s game (its cards and its first player)."""
+        digest = hashlib.sha256(f"luz-arena:{self.seed}:{deal_set}".encode()).digest()
+        return int.from_bytes(digest[:6], "big")
+
+    def tasks(self) -> list[tuple[int, int]]:
+        """Every game to play, as ``(deal set, rotation)``, in report order."""
+        return [(d, r) for d in range(self.deal_sets) for r in range(self.players)]
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One arena game: who sat where, every deal's bids and tricks, the result, and the bots' thinking times."""
+
+    deal_set: int
+    rotation: int
+    seats: tuple[str, ...]
+    """The bot spec at each seat."""
+    totals: tuple[int, ...]
+    ranking: tuple[int, ...]
+    deals: tuple[dict[str, Any], ...]
+    """Each deal's ``bids``, ``safety``, ``tricks``, ``scores`` by seat (the engine's DealResult as JSON)."""
+    seconds: tuple[tuple[float, ...], ...] = field(compare=False)
+    """Each seat's decision times: the only part that is not reproducible."""
+
+    @property
+    def winner(self) -> int:
+        return self.ranking[0]
+
+    def to_json(self, with_times: bool = False) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "deal_set": self.deal_set,
+            "rotation": self.rotation,
+            "seats": list(self.seats),
+            "totals": list(self.totals),
+            "ranking": list(self.ranking),
+            "deals": list(self.deals),
+        }
+        if with_times:
+            data["seconds"] = [list(t) for t in self.seconds]
+        return data
+
+
+def choose(bot: Any, game: Game, seat: int, rng: random.Random) -> Action:
+    """``bot``'s action at ``seat``: from the seat's view alone, or with its own cards for a bot that sees them."""
+    seen = view(game, seat)
+    if getattr(bot, "sees_own_cards", False):
+        return bot.choose_seeing(seen, game.deals[-1].hands[seat], rng)  # type: ignore[no-any-return]
+    return bot.choose(seen, rng)  # type: ignore[no-any-return]
+
+
+def play_game(config: ArenaConfig, deal_set: int, rotation: int) -> GameRecord:
+    """Play game ``(deal_set, rotation)`` of the arena: a pure function of its arguments, timings aside."""
+    players = config.players
+    seats = tuple(config.bots[(seat - rotation) % players] for seat in range(players))
+    bots = [make_arena_bot(spec) for spec in seats]
+    rngs = [random.Random(f"luz-arena:{config.seed}:{deal_set}:{rotation}:{seat}") for seat in range(players)]
+    seconds: list[list[float]] = [[] for _ in range(players)]
+    game = Game.new(config.edition, players, seed=config.game_seed(deal_set))
+    while (seat := game.current_player) is not None:
+        start = time.perf_counter()
+        action = choose(bots[seat], game, seat, rngs[seat])
+        seconds[seat].append(round(time.perf_counter() - start, 6))
+        game.apply(action, seat)
+    outcome = game.outcome()
+    assert outcome is not None
+    return GameRecord(
+        deal_set,
+        rotation,
+        seats,
+        outcome.totals,
+        outcome.ranking,
+        tuple(result.to_json() for result in game.results),
+        tuple(map(tuple, seconds)),
+    )
+
+
+def _play_task(config: ArenaConfig, task: tuple[int, int]) -> GameRecord:
+    return play_game(config, *task)
+
+
+def run_arena(
+    config: ArenaConfig,
+    workers: int | None = None,
+    ray_address: str | None = None,
+    use_ray: bool = False,
+    progress: Callable[[GameRecord], None] | None = None,
+) -> list[GameRecord]:
+    """Every game of the arena, in report order (``config.tasks()``), whatever the backend.
+
+    ``workers``: processes (default: one per CPU; 1 plays in this process). ``use_ray``: play on Ray instead, at
+    ``ray_address`` or on a local Ray started for the run. ``progress`` is called as each game ends.
+    """
+    config.check()
+    tasks = config.tasks()
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers < 1:
+        raise ArenaError(f"workers must be at least 1, not {workers}")
+    if use_ray:
+        from .ray_backend import run_on_ray
+
+        games = run_on_ray(config, tasks, workers, ray_address)
+    elif workers == 1 or len(tasks) == 1:
+        games = (play_game(config, *task) for task in tasks)
+    else:
+        games = _run_in_processes(config, tasks, workers)
+    records = []
+    for record in games:
+        records.append(record)
+        if progress is not None:
+            progress(record)
+    return sorted(records, key=lambda r: (r.deal_set, r.rotation))
+
+
+def _run_in_processes(config: ArenaConfig, tasks: Sequence[tuple[int, int]], workers: int) -> Iterator[GameRecord]:
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=get_context("spawn")) as pool:
+        futures = [pool.submit(_play_task, config, task) for task in tasks]
+        for future in as_completed(futures):
+            yield future.result()

@@ -1,0 +1,75 @@
+"""``luz arena``: bots against bots on duplicate deals, with a progress bar and JSON, Markdown and PNG reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from luz.arena import ArenaConfig, GameRecord, markdown, run_arena, summarise, write_reports
+from luz.bots import BOTS, REFERENCE_BOTS
+from luz.engine import EDITIONS, LuzError
+
+from . import app
+
+
+def ray_backend(extra: list[str]) -> tuple[bool, str | None]:
+    """``--ray [ADDRESS]`` among the command's extra arguments: whether to use Ray, and the cluster's address."""
+    if not extra:
+        return False, None
+    if extra[0] != "--ray" or len(extra) > 2 or (len(extra) == 2 and extra[1].startswith("-")):
+        raise typer.BadParameter(f"unexpected argument(s): {' '.join(extra)}")
+    return True, extra[1] if len(extra) == 2 else None
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def arena(
+    ctx: typer.Context,
+    bots: Annotated[
+        str,
+        typer.Option(
+            help=f"One bot spec per seat, comma-separated ({', '.join([*BOTS, *REFERENCE_BOTS])}; "
+            "parameters like strong:iters=200 or strong:seconds=0.5)."
+        ),
+    ],
+    edition: Annotated[str, typer.Option(help=f"One of {', '.join(EDITIONS)}.")] = "iello-2024",
+    players: Annotated[int | None, typer.Option(help="Players at the table (default: one per bot).")] = None,
+    games: Annotated[int, typer.Option(min=1, help="Duplicate deal sets; each is played in every rotation.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed of the deals and of the bots' choices.")] = 0,
+    workers: Annotated[int | None, typer.Option(min=1, help="Processes (default: one per CPU).")] = None,
+    out: Annotated[Path, typer.Option(help="Directory for report.json, report.md and report.png.")] = Path("arena"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")] = False,
+) -> None:
+    """Play BOTS against each other on duplicate deals and report their strength.
+
+    Every deal set is played with every rotation of the bots over the seats, so the luck of the cards cancels.
+    Add --ray [ADDRESS] to play on a Ray cluster (a local Ray when no address is given): the results are the
+    same as with processes for the same seed and iteration budgets.
+    """
+    use_ray, address = ray_backend(ctx.args)
+    specs = tuple(spec.strip() for spec in bots.split(",") if spec.strip())
+    config = ArenaConfig(specs, edition, players or len(specs), games, seed)
+    try:
+        config.check()
+    except LuzError as error:
+        raise typer.BadParameter(str(error), param_hint="'--bots' / '--edition' / '--players'") from None
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, TimeRemainingColumn(), console=console, disable=as_json) as progress:
+        task = progress.add_task("games", total=len(config.tasks()))
+
+        def advance(_: GameRecord) -> None:
+            progress.advance(task)
+
+        records = run_arena(config, workers=workers, ray_address=address, use_ray=use_ray, progress=advance)
+    summary = summarise(config, records)
+    paths = write_reports(summary, records, out)
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    typer.echo(markdown(summary))
+    console.print(f"reports: {', '.join(str(p) for p in paths.values())}")
