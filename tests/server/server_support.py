@@ -20,7 +20,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -415,6 +415,19 @@ def my_turn(peer: Peer | WirePeer, newest: int) -> bool:
     )
 
 
+def next_turn(peers: Sequence[Any], until: Callable[[Message], bool], deadline: float) -> tuple[Message | None, Any]:
+    """Take in what every peer received: (the newest state if it satisfies ``until``; the peer to move, if any)."""
+    for peer in peers:
+        peer.pump()
+    newest = max((peer.state for peer in peers), key=state_version)
+    if until(newest):
+        return newest, None
+    mover = next((peer for peer in peers if my_turn(peer, newest["version"])), None)
+    if mover is None:
+        assert time.monotonic() < deadline, f"the game did not move: {json.dumps(newest)[:400]}"
+    return None, mover
+
+
 def play(
     peers: list[Peer],
     until: Callable[[Message], bool] = is_over,
@@ -425,14 +438,10 @@ def play(
     """Play the peers' seats (bots play theirs) until the newest state satisfies ``until``; returns that state."""
     deadline = time.monotonic() + timeout
     while True:
-        for peer in peers:
-            peer.pump()
-        newest = max((peer.state for peer in peers), key=state_version)
-        if until(newest):
-            return newest
-        mover = next((peer for peer in peers if my_turn(peer, newest["version"])), None)
+        done, mover = next_turn(peers, until, deadline)
+        if done is not None:
+            return done
         if mover is None:
-            assert time.monotonic() < deadline, f"the game did not move: {json.dumps(newest)[:400]}"
             time.sleep(0.002)
             continue
         action = choose(mover, mover.view) if choose else first_legal(mover.view)
@@ -693,14 +702,10 @@ async def play_wire(
     """:func:`play` over real connections."""
     deadline = time.monotonic() + timeout
     while True:
-        for peer in peers:
-            peer.pump()
-        newest = max((peer.state for peer in peers), key=state_version)
-        if until(newest):
-            return newest
-        mover = next((peer for peer in peers if my_turn(peer, newest["version"])), None)
+        done, mover = next_turn(peers, until, deadline)
+        if done is not None:
+            return done
         if mover is None:
-            assert time.monotonic() < deadline, f"the game did not move: {json.dumps(newest)[:400]}"
             await asyncio.sleep(0.005)
             continue
         reply = await mover.act(first_legal(mover.view), version=mover.state["version"])
