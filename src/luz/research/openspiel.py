@@ -1,8 +1,8 @@
 """LUZ as an OpenSpiel game: ``pyspiel.load_game("luz", {...})`` once this module is imported.
 
 Parameters: ``edition`` (a key or alias, default ``iello-2024``), ``players`` (default 4), ``bid_cap``
-(``"default"``, ``"none"`` or a number), ``trick_history`` (default false), ``first_player`` (``-1``: drawn by
-chance, else the seat) and ``made_points`` (``"default"`` or one number a deal, comma separated).
+(``-1`` the edition's, ``-2`` none, else the cap), ``trick_history`` (default false), ``first_player`` (``-1``: drawn by
+chance, else the seat) and ``made_points`` (``"default"`` or one number a deal, separated by ``/``, e.g. ``"2/4/6/8"``).
 
 Chance deals the cards one at a time: outcome ``i`` is card ``i`` of the edition's sorted deck, the j-th card
 drawn in a deal goes to seat ``j // 10`` and the cards never drawn are the aside, so every deal is exactly
@@ -59,12 +59,14 @@ SHORT_NAME = "luz"
 PARAMETERS: dict[str, Any] = {
     "edition": "iello-2024",
     "players": 4,
-    "bid_cap": "default",
+    "bid_cap": -1,
     "trick_history": False,
     "first_player": -1,
     "made_points": "default",
 }
 """The game's parameters and their defaults."""
+EDITION_BID_CAP, NO_BID_CAP = -1, -2
+"""Special values of the ``bid_cap`` parameter (OpenSpiel parameters have one type: an int here)."""
 
 GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -102,6 +104,13 @@ class Setup:
         options = TableOptions(self.options.bid_cap, self.options.trick_history, first_player, self.options.made_points)
         return Game(self.edition, self.players, options)
 
+    def deal_of(self, drawn: Sequence[int]) -> tuple[list[list[Card]], list[Card]]:
+        """The hands and aside of a deal whose cards were drawn in order ``drawn`` (10 to a seat, in seat order)."""
+        cards = [self.deck[i] for i in drawn]
+        hands = [cards[i : i + HAND_SIZE] for i in range(0, len(cards), HAND_SIZE)]
+        taken = set(drawn)
+        return hands, [card for i, card in enumerate(self.deck) if i not in taken]
+
 
 @functools.cache
 def setup_of(params: tuple[tuple[str, Any], ...]) -> Setup:
@@ -115,22 +124,20 @@ def setup_of(params: tuple[tuple[str, Any], ...]) -> Setup:
     players = values["players"]
     edition.check_players(players)
     overrides: dict[str, Any] = {"trick_history": values["trick_history"]}
-    cap = str(values["bid_cap"]).strip().lower()
-    if cap == "none":
+    cap = values["bid_cap"]
+    if cap == NO_BID_CAP:
         overrides["bid_cap"] = None
-    elif cap != "default":
-        if not cap.isascii() or not cap.isdigit():
-            raise InvalidOptions(f"bid_cap must be 'default', 'none' or a whole number, not {values['bid_cap']!r}")
-        overrides["bid_cap"] = int(cap)
+    elif cap != EDITION_BID_CAP:
+        overrides["bid_cap"] = cap
     first = values["first_player"]
     if first != -1:
         overrides["first_player"] = first
     points = str(values["made_points"]).strip().lower()
     if points != "default":
         try:
-            overrides["made_points"] = [int(p) for p in points.split(",")]
+            overrides["made_points"] = [int(p) for p in points.split("/")]
         except ValueError:
-            raise InvalidOptions(f"made_points must be 'default' or numbers like '10,20,30,40': {points!r}") from None
+            raise InvalidOptions(f"made_points must be 'default' or numbers like '10/20/30/40': {points!r}") from None
     options = edition.options(players, **overrides)
     deck = edition.deck(players)
     return Setup(
@@ -300,12 +307,8 @@ class LuzState(pyspiel.State):  # type: ignore[misc]
         if not progress.drawn:
             progress.deal_start = len(self.history())
         progress.drawn.append(outcome)
-        dealt = HAND_SIZE * setup.players
-        if len(progress.drawn) == dealt:
-            cards = [setup.deck[i] for i in progress.drawn]
-            hands = [cards[i : i + HAND_SIZE] for i in range(0, dealt, HAND_SIZE)]
-            drawn = set(progress.drawn)
-            game.deal(hands, [card for i, card in enumerate(setup.deck) if i not in drawn])
+        if len(progress.drawn) == HAND_SIZE * setup.players:
+            game.deal(*setup.deal_of(progress.drawn))
             progress.drawn = []
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -448,6 +451,29 @@ class LuzObserver:
 pyspiel.register_game(GAME_TYPE, LuzGame)
 
 
+def record_from_history(game: LuzGame, history: Sequence[int]) -> dict[str, Any]:
+    """The luz record (docs/RECORD.md) of the game an OpenSpiel history describes, decoded from the history alone
+    (a deal still being drawn is left out); :func:`luz.engine.replay` checks it through the rules."""
+    setup = game.setup
+    actions = list(history)
+    first = setup.options.first_player
+    if first is None:
+        if not actions:
+            raise ValueError("the history is empty: the first player is not drawn yet")
+        first = actions.pop(0)
+    engine = setup.new_game(first)
+    dealt = HAND_SIZE * setup.players
+    while actions:
+        if engine.phase is Phase.DEAL:
+            if len(actions) < dealt:
+                break
+            engine.deal(*setup.deal_of(actions[:dealt]))
+            del actions[:dealt]
+        else:
+            engine.apply(action_of(actions.pop(0)))
+    return to_record(engine)
+
+
 # -- search from a seat's view: the entry point for bots ------------------------------------------------
 
 
@@ -457,9 +483,9 @@ def game_for(seen: View) -> LuzGame:
     params = {
         "edition": seen.edition.key,
         "players": seen.players,
-        "bid_cap": "none" if options.bid_cap is None else str(options.bid_cap),
+        "bid_cap": NO_BID_CAP if options.bid_cap is None else options.bid_cap,
         "trick_history": options.trick_history,
-        "made_points": ",".join(map(str, options.made_points)),
+        "made_points": "/".join(map(str, options.made_points)),
     }
     return pyspiel.load_game(SHORT_NAME, params)  # type: ignore[no-any-return]
 
