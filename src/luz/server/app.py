@@ -22,6 +22,7 @@ from sqlalchemy import text
 from luz.bots import BOTS
 from luz.engine import EDITIONS, LuzError, action_from_json, get_edition
 from luz.engine.record import to_record
+from luz.web import install as install_web_client
 
 from .db import make_engine, migrate
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
@@ -369,6 +370,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return error(message.id, refused.code, str(refused))
         return {"type": "ack", "id": message.id, "version": version}
 
+    install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app
 
 

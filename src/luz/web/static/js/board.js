@@ -1,0 +1,254 @@
+// Drawing a view (the engine's JSON) for the table and the replay: hands, bids, tricks, the score sheet, the
+// outcome. Display only: what may be played comes from the view's legal actions, never from rules in here.
+
+import { colourName, colourOf, el, valueText } from "./common.js";
+import { t } from "./i18n.js";
+
+function colourClass(colour) {
+  return `c-${colour.name}${colour.trump ? " trump" : ""}`;
+}
+
+/** A face-up card (anyone may see it): its colour symbol and value; ``data-card`` names it for the tests. */
+export function cardFace(edition, cardName, { mini = true, played = false } = {}) {
+  const colour = colourOf(edition, edition.key === "standard-deck" ? cardName.slice(-1) : cardName[0]);
+  const value = valueText(edition, cardName);
+  const label = t(played ? "card.played" : "card.face", { colour: colourName(colour), symbol: colour.symbol, value });
+  return el(
+    "span",
+    {
+      class: `card ${played ? "gap" : "face"} ${mini ? "mini" : ""} ${colourClass(colour)}`,
+      role: "img",
+      "aria-label": label,
+      dataset: { card: cardName },
+    },
+    el("span", { class: "sym", "aria-hidden": "true" }, colour.symbol),
+    el("span", { class: played ? "val face-text" : "val", "aria-hidden": "true" }, value),
+  );
+}
+
+/** The probabilities of one hidden slot as text: "7 (50%), 8 (50%)". */
+function oddsText(slotHints) {
+  return slotHints.possible
+    .map((value, i) => `${value} (${Math.round(slotHints.probabilities[i] * 100)}%)`)
+    .join(", ");
+}
+
+/**
+ * A hand in slot order, colour groups apart, the high end marked with "+", played slots as gaps.
+ * ``mine``: the viewer's own hand (card backs, as buttons when ``onPlay`` is given; ``legal`` the slots that
+ * may be played now). ``hints``: the view's hints, shown under each hidden slot.
+ */
+export function renderHand(edition, hand, { mine = false, legal = new Set(), onPlay = null, hints = null } = {}) {
+  const box = el("div", { class: `hand${mine ? " mine" : ""}${legal.size ? " playing" : ""}` });
+  const hintBySlot = new Map((hints?.slots || []).map((h) => [h.slot, h]));
+  let group = null;
+  let groupColour = null;
+  for (const slot of hand) {
+    const colour = colourOf(edition, slot.colour);
+    if (slot.colour !== groupColour) {
+      group = el("div", { class: "group", role: "group", "aria-label": colourName(colour) });
+      box.append(group);
+      groupColour = slot.colour;
+    }
+    const position = t("card.position", { n: slot.slot + 1, count: hand.length });
+    let node;
+    if (slot.played) {
+      node = cardFace(edition, slot.card, { mini: !mine, played: true });
+      node.setAttribute("aria-label", `${position}: ${node.getAttribute("aria-label")}`);
+    } else if (slot.card) {
+      node = cardFace(edition, slot.card, { mini: !mine });
+    } else {
+      const label = t("card.hidden", { position, colour: colourName(colour), symbol: colour.symbol });
+      const props = {
+        class: `card back ${mine ? "" : "mini "}${colourClass(colour)}`,
+        "aria-label": label,
+        dataset: { slot: slot.slot, colour: slot.colour },
+      };
+      const symbol = el("span", { class: "sym", "aria-hidden": "true" }, colour.symbol);
+      if (onPlay) {
+        const playable = legal.has(slot.slot);
+        node = el("button", { ...props, type: "button", disabled: !playable, "aria-disabled": String(!playable) }, symbol);
+        node.addEventListener("click", () => onPlay(slot.slot));
+      } else {
+        node = el("span", { ...props, role: "img" }, symbol);
+      }
+      const odds = hintBySlot.get(slot.slot);
+      if (odds) {
+        const likely = odds.most_likely.join("/");
+        node.title = oddsText(odds);
+        node = el("span", { class: "slot" }, node, el("span", { class: "slot-hint", "aria-hidden": "true" }, likely));
+      }
+    }
+    group.append(node);
+  }
+  box.append(el("span", { class: "high-end", title: t("card.high_end"), "aria-label": t("card.high_end") }, "+"));
+  return box;
+}
+
+/** The hints as a list a screen reader can read: each hidden slot's possible values and their odds. */
+export function renderHints(edition, hand, hints) {
+  const list = el("ul", { class: "hints-list plain" });
+  for (const odds of hints?.slots || []) {
+    const slot = hand[odds.slot];
+    const colour = colourOf(edition, slot.colour);
+    list.append(
+      el(
+        "li",
+        { dataset: { slot: odds.slot } },
+        t("hints.slot", {
+          position: t("card.position", { n: odds.slot + 1, count: hand.length }),
+          colour: colourName(colour),
+          likely: odds.most_likely.join(t("common.or")),
+          odds: oddsText(odds),
+        }),
+      ),
+    );
+  }
+  return list;
+}
+
+/** A bid as beads (one a trick) and the safety bead, with its text. */
+export function renderBid(bid) {
+  if (!bid) return el("span", { class: "muted" }, t("bid.none"));
+  const beads = el("span", { class: "beads", "aria-hidden": "true" });
+  for (let i = 0; i < bid.tricks; i += 1) beads.append(el("span", { class: "bead" }));
+  if (bid.safety) beads.append(el("span", { class: "bead safety" }));
+  const text = t(bid.safety ? "bid.with_safety" : "bid.plain", { n: bid.tricks });
+  return el("span", { class: "bid" }, el("span", {}, text), " ", beads);
+}
+
+/** A seat's panel: name and badges, bid, tricks won, and the hand (face up where the view shows values). */
+export function renderSeat(edition, view, seat, name, badges = []) {
+  const turn = view.current_player === seat;
+  return el(
+    "section",
+    { class: `seat${turn ? " turn" : ""}`, dataset: { seat }, "aria-label": name },
+    el(
+      "div",
+      { class: "seat-head" },
+      el("h3", { class: "seat-name" }, name),
+      ...badges,
+      renderBid(view.bids[seat]),
+      el("span", { class: "badge" }, t("seat.tricks", { n: view.tricks_won[seat] })),
+    ),
+    view.hands.length ? renderHand(edition, view.hands[seat]) : null,
+  );
+}
+
+/** The cards of a trick, each under its player's name; the winner's card ringed once the trick is complete.
+ * ``previousDeal``: the trick closed the deal before (its cards say nothing of this deal's hands). */
+export function renderTrick(edition, trick, nameOf, previousDeal = false) {
+  const area = el("div", { class: "trick-area", dataset: previousDeal ? { previousDeal: "true" } : {} });
+  for (const play of trick?.plays || []) {
+    const winner = trick.winner === play.seat;
+    area.append(
+      el(
+        "div",
+        { class: `trick-play${winner ? " winner" : ""}`, dataset: { seat: play.seat } },
+        el("span", { class: "who" }, nameOf(play.seat)),
+        cardFace(edition, play.card, { mini: false }),
+        winner ? el("span", { class: "badge turn" }, t("trick.wins")) : null,
+      ),
+    );
+  }
+  return area;
+}
+
+/** The trick to show and its title: the one being played, else the one just completed (it stays until the next
+ * card is led), else the previous deal's last one (until the first card of this deal). */
+export function trickOnTable(view, nameOf) {
+  const trick = view.trick;
+  if (trick && trick.plays.length) {
+    const number = view.tricks_won.reduce((a, b) => a + b, 0) + 1;
+    return { trick, title: t("trick.current", { n: number }) };
+  }
+  if (view.last_trick) return { trick: view.last_trick, title: t("trick.last", { name: nameOf(view.last_trick.winner) }) };
+  if (view.closing_trick) {
+    const params = { name: nameOf(view.closing_trick.winner), n: view.deal_number - 1 };
+    return { trick: view.closing_trick, title: t("trick.closing", params), previousDeal: true };
+  }
+  return { trick: null, title: t(view.phase === "bid" ? "trick.bidding" : "trick.none") };
+}
+
+/** The bet beads left under the table's cap, as text ("" without a cap). */
+export function beadsText(view) {
+  if (view.beads_left === null || view.beads_left === undefined) return "";
+  return t("beads.left", { n: view.beads_left, cap: view.options.bid_cap });
+}
+
+/** The score sheet: one row a deal (who bid first; each player's bid, tricks and points), then the totals. */
+export function renderSheet(view, nameOf) {
+  const seats = [...Array(view.players).keys()];
+  const head = el("tr", {}, el("th", { scope: "col" }, t("sheet.deal")), el("th", { scope: "col" }, t("sheet.first")));
+  for (const seat of seats) head.append(el("th", { scope: "col" }, nameOf(seat)));
+  const body = el("tbody");
+  view.results.forEach((result, index) => {
+    const row = el("tr", {}, el("th", { scope: "row" }, String(index + 1)), el("td", {}, nameOf(result.first_player)));
+    for (const seat of seats) {
+      const bid = `${result.bids[seat]}${result.safety[seat] ? "+" : ""}`;
+      const detail = t("sheet.detail", { bid, tricks: result.tricks[seat] });
+      const points = result.scores[seat];
+      row.append(
+        el(
+          "td",
+          { title: detail, "aria-label": `${t("sheet.points", { points })}, ${detail}` },
+          el("span", { class: "muted" }, `${bid}/${result.tricks[seat]} `),
+          el("strong", {}, points > 0 ? `+${points}` : String(points)),
+        ),
+      );
+    }
+    body.append(row);
+  });
+  const totals = el("tr", {}, el("th", { scope: "row" }, t("sheet.total")), el("td"));
+  for (const seat of seats) totals.append(el("td", { dataset: { seat } }, String(view.totals[seat])));
+  return el(
+    "div",
+    { class: "scroll" },
+    el(
+      "table",
+      { class: "sheet" },
+      el("caption", { class: "visually-hidden" }, t("sheet.caption")),
+      el("thead", {}, head),
+      body,
+      el("tfoot", {}, totals),
+    ),
+  );
+}
+
+/** Why the winner won, as a sentence: highest total, most points in the last deal, or the seat order. */
+export function outcomeText(outcome, lastScores, nameOf) {
+  const winner = outcome.winner;
+  const { tied, decided_by: decided, reference_seat: reference } = outcome.tie_break;
+  const params = {
+    winner: nameOf(winner),
+    points: outcome.totals[winner],
+    others: tied.filter((s) => s !== winner).map(nameOf).join(", "),
+    last: lastScores?.[winner] ?? 0,
+    reference: nameOf(reference),
+  };
+  return t(`outcome.${decided}`, params);
+}
+
+/** The final ranking, best first, with totals. */
+export function renderRanking(outcome, nameOf) {
+  const list = el("ol", { class: "ranking" });
+  for (const seat of outcome.ranking) {
+    list.append(el("li", { dataset: { seat } }, t("outcome.rank_line", { name: nameOf(seat), points: outcome.totals[seat] })));
+  }
+  return list;
+}
+
+/** An action in words: "Ana bids 2 with the safety", "Bo plays R7". */
+export function actionText(edition, text, seat, view, nameOf) {
+  const [kind, argument] = text.split(":");
+  if (kind === "bid") {
+    const safety = argument.endsWith("+");
+    return t(safety ? "action.bid_safety" : "action.bid", { name: nameOf(seat), n: parseInt(argument, 10) });
+  }
+  const slot = parseInt(argument, 10);
+  const hand = view?.hands?.[seat];
+  const card = hand?.[slot]?.card;
+  if (!card) return t("action.play_slot", { name: nameOf(seat), n: slot + 1 });
+  const colour = colourOf(edition, hand[slot].colour);
+  return t("action.play", { name: nameOf(seat), colour: colourName(colour), value: valueText(edition, card) });
+}

@@ -1,0 +1,178 @@
+// What every page shares: building elements safely, requests, remembered settings, the header, announcements.
+
+import { languageSwitch, startI18n, t, translate } from "./i18n.js";
+
+/**
+ * A new element. ``props``: ``class``, ``text``, ``on`` ({event: handler}), ``dataset``, any attribute
+ * (``aria-label``, ``disabled``: true/false...). Children are nodes or strings (always inserted as text).
+ */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "on") for (const [event, handler] of Object.entries(value)) node.addEventListener(event, handler);
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (value === true) node.setAttribute(key, "");
+    else node.setAttribute(key, String(value));
+  }
+  node.append(...children.flat().filter((child) => child !== null && child !== undefined && child !== false));
+  return node;
+}
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+/** A refusal from the server: its HTTP status and its message. */
+export class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+function detailText(detail) {
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) return detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ");
+  return JSON.stringify(detail);
+}
+
+/**
+ * A JSON request; an :class:`ApiError` for an answer that is not 2xx (a network failure rejects as usual).
+ * ``body`` is sent as JSON; ``text``, already JSON, is sent as it is (a record's 62-bit seed would not survive
+ * a trip through JavaScript numbers). ``asText``: the answer's text rather than its parsed JSON.
+ */
+export async function api(path, { method = "GET", body, text, token, asText = false } = {}) {
+  const headers = {};
+  const payload = text ?? (body === undefined ? undefined : JSON.stringify(body));
+  if (payload !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { method, headers, body: payload });
+  const answer = await response.text();
+  let data = null;
+  try {
+    data = JSON.parse(answer);
+  } catch {
+    data = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, detailText(data?.detail ?? response.statusText));
+  return asText ? answer : data;
+}
+
+/** Remembered settings and seats (localStorage, as JSON); works, without remembering, where storage is off. */
+export const saved = {
+  get(key, fallback = null) {
+    try {
+      const text = localStorage.getItem(`luz.${key}`);
+      return text === null ? fallback : JSON.parse(text);
+    } catch {
+      return fallback;
+    }
+  },
+  set(key, value) {
+    try {
+      localStorage.setItem(`luz.${key}`, JSON.stringify(value));
+    } catch {
+      // storage full or disabled
+    }
+  },
+  remove(key) {
+    try {
+      localStorage.removeItem(`luz.${key}`);
+    } catch {
+      // storage disabled
+    }
+  },
+};
+
+/** Say ``text`` to screen readers (and show it in the page's live region). */
+export function announce(text, { urgent = false } = {}) {
+  const region = $(urgent ? "#alert" : "#live");
+  if (!region) return;
+  region.textContent = "";
+  // A change of text after the clear is what screen readers announce.
+  requestAnimationFrame(() => {
+    region.textContent = text;
+  });
+}
+
+let editionsPromise = null;
+
+/** The editions (``GET /api/editions``), by key. */
+export function editions() {
+  editionsPromise ??= api("/api/editions").then((list) => Object.fromEntries(list.map((e) => [e.key, e])));
+  return editionsPromise;
+}
+
+/** The colour named by ``letter`` in ``edition``: {letter, name, symbol, trump}. */
+export function colourOf(edition, letter) {
+  return edition.colours.find((c) => c.letter === letter);
+}
+
+export function colourName(colour) {
+  return t(`colour.${colour.name}`);
+}
+
+/** A card's value as printed on it (the standard deck's court cards by their letter). */
+export function valueText(edition, cardName) {
+  if (!cardName) return "";
+  return edition.key === "standard-deck" ? cardName.slice(0, -1) : cardName.slice(1);
+}
+
+/** A seat's display name: the player's name, else the bot's level, else "Seat N". */
+export function seatName(table, seat) {
+  const info = table?.seats?.[seat];
+  if (info?.name) return info.name;
+  if (info?.kind === "bot") return t("seat.bot_name", { bot: info.bot || "bot", n: seat + 1 });
+  return t("seat.default_name", { n: seat + 1 });
+}
+
+/** A bot level in words ("heuristic (plays to make its bid)"), or its name when it has no description. */
+export function botLabel(bot) {
+  const label = t(`bot.${bot}`);
+  return label === `bot.${bot}` ? bot : label;
+}
+
+/** The header (brand, navigation, language switch) and the live regions; then translations. */
+export async function startPage() {
+  const header = el(
+    "header",
+    { class: "top" },
+    el("a", { class: "brand", href: "/", "aria-label": "LUZ" }, "LUZ"),
+    el(
+      "nav",
+      { dataset: { i18nLabel: "nav.label" } },
+      el("a", { href: "/", dataset: { i18n: "nav.home" } }),
+      el("a", { href: "/score", dataset: { i18n: "nav.score" } }),
+    ),
+    languageSwitch(),
+  );
+  document.body.prepend(header);
+  document.body.append(
+    el("div", { id: "live", class: "visually-hidden", "aria-live": "polite", role: "status" }),
+    el("div", { id: "alert", class: "visually-hidden", "aria-live": "assertive", role: "alert" }),
+  );
+  await startI18n();
+  translate();
+}
+
+/** The invite link of a seat: the token travels after "#", so it never reaches a server's logs. */
+export function inviteLink(tableId, invite) {
+  const token = encodeURIComponent(invite.token);
+  return `${location.origin}/t/${encodeURIComponent(tableId)}#seat=${invite.seat}&token=${token}`;
+}
+
+/** Copy ``text`` to the clipboard; ``button`` says it was copied. */
+export async function copy(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    const field = button.parentElement?.querySelector("input");
+    field?.select();
+    document.execCommand?.("copy");
+  }
+  button.textContent = t("common.copied");
+  setTimeout(() => {
+    button.textContent = t("common.copy");
+  }, 1500);
+}

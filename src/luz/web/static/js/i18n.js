@@ -1,0 +1,94 @@
+// Translations: en.json and fr.json, a language switch that is remembered, the page's lang attribute kept right.
+
+const LANGUAGES = { en: "English", fr: "Français" };
+const KEY = "luz.lang";
+let strings = {};
+let fallback = {};
+let current = "en";
+const listeners = [];
+
+async function load(lang) {
+  const response = await fetch(`/static/i18n/${lang}.json`);
+  return response.json();
+}
+
+function chosenLanguage() {
+  const params = new URLSearchParams(location.search);
+  const asked = params.get("lang");
+  if (asked in LANGUAGES) return asked;
+  let saved = null;
+  try {
+    saved = localStorage.getItem(KEY);
+  } catch {
+    saved = null;
+  }
+  if (saved in LANGUAGES) return saved;
+  return (navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en";
+}
+
+/** The text of ``key`` in the current language, with ``{name}`` placeholders filled from ``params``. */
+export function t(key, params = {}) {
+  const text = strings[key] ?? fallback[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+export function language() {
+  return current;
+}
+
+/** Fill the static texts of ``root``: data-i18n (text), data-i18n-label (aria-label), data-i18n-placeholder. */
+export function translate(root = document) {
+  for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  for (const node of root.querySelectorAll("[data-i18n-label]")) node.setAttribute("aria-label", t(node.dataset.i18nLabel));
+  for (const node of root.querySelectorAll("[data-i18n-placeholder]")) {
+    node.setAttribute("placeholder", t(node.dataset.i18nPlaceholder));
+  }
+  const title = document.querySelector("title[data-i18n]");
+  if (title) document.title = `${t(title.dataset.i18n)} · LUZ`;
+}
+
+/** Call ``listener`` after every change of language (pages re-render what they built). */
+export function onLanguageChange(listener) {
+  listeners.push(listener);
+}
+
+export async function setLanguage(lang) {
+  if (!(lang in LANGUAGES)) return;
+  strings = await load(lang);
+  current = lang;
+  try {
+    localStorage.setItem(KEY, lang);
+  } catch {
+    // private browsing: the choice lasts for this page only
+  }
+  document.documentElement.lang = lang;
+  translate();
+  for (const button of document.querySelectorAll(".lang button")) {
+    button.setAttribute("aria-pressed", String(button.dataset.lang === lang));
+  }
+  for (const listener of listeners) listener(lang);
+}
+
+export async function startI18n() {
+  fallback = await load("en");
+  await setLanguage(chosenLanguage());
+}
+
+/** The language switch: one button per language, the current one pressed. */
+export function languageSwitch() {
+  const group = document.createElement("div");
+  group.className = "lang";
+  group.setAttribute("role", "group");
+  group.dataset.i18nLabel = "nav.language";
+  for (const [code, name] of Object.entries(LANGUAGES)) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.lang = code;
+    button.lang = code;
+    button.textContent = name;
+    button.setAttribute("aria-pressed", "false");
+    button.addEventListener("click", () => setLanguage(code));
+    group.append(button);
+  }
+  return group;
+}

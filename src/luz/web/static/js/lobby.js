@@ -1,0 +1,205 @@
+// Home and lobby: choose a name, create a table (edition, players, seats, options), see and join open tables.
+
+import { $, ApiError, api, botLabel, editions, el, saved, startPage } from "./common.js";
+import { onLanguageChange, t } from "./i18n.js";
+
+let editionList = {};
+let bots = [];
+let lobbyTables = [];
+
+function playerName() {
+  return $("#player-name").value.trim();
+}
+
+function needName(errorBox) {
+  if (playerName()) return false;
+  $(errorBox).textContent = t("join.need_name");
+  $("#player-name").focus();
+  return true;
+}
+
+// -- creating a table ---------------------------------------------------------------------------------------
+
+function fillEditions() {
+  const select = $("#edition");
+  const chosen = select.value || saved.get("edition", "iello-2024");
+  select.replaceChildren(...Object.values(editionList).map((e) => el("option", { value: e.key, text: e.name })));
+  select.value = chosen in editionList ? chosen : Object.keys(editionList)[0];
+  fillPlayers();
+}
+
+function fillPlayers() {
+  const edition = editionList[$("#edition").value];
+  const select = $("#players");
+  const chosen = Number(select.value) || 4;
+  select.replaceChildren(...edition.players.map((n) => el("option", { value: n, text: String(n) })));
+  select.value = String(edition.players.includes(chosen) ? chosen : edition.players.at(-1));
+  $("#bid-cap").value = edition.bid_cap ?? "";
+  fillSeats();
+}
+
+function seatChoices() {
+  return [
+    el("option", { value: "human", text: t("create.human") }),
+    ...bots.map((bot) => el("option", { value: `bot:${bot}`, text: t("create.bot", { bot: botLabel(bot) }) })),
+  ];
+}
+
+function fillSeats() {
+  const players = Number($("#players").value);
+  const box = $("#seat-specs");
+  const before = [...box.querySelectorAll("select")].map((s) => s.value);
+  box.replaceChildren();
+  for (let seat = 0; seat < players; seat += 1) {
+    const select = el("select", { id: `seat-${seat}`, dataset: { seat } }, ...seatChoices());
+    select.value = before[seat] ?? (seat === 0 ? "human" : `bot:${bots.includes("heuristic") ? "heuristic" : bots[0]}`);
+    box.append(
+      el(
+        "div",
+        { class: "field inline" },
+        el("label", { for: `seat-${seat}`, text: t("create.seat", { n: seat + 1 }) }),
+        select,
+      ),
+    );
+  }
+  const first = $("#first-player");
+  const chosen = first.value;
+  first.replaceChildren(
+    el("option", { value: "", text: t("create.first_random") }),
+    ...[...Array(players).keys()].map((s) => el("option", { value: s, text: t("create.seat", { n: s + 1 }) })),
+  );
+  first.value = Number(chosen) < players ? chosen : "";
+}
+
+function tableSpec() {
+  const edition = editionList[$("#edition").value];
+  const seats = [...$("#seat-specs").querySelectorAll("select")].map((select) =>
+    select.value === "human" ? { kind: "human" } : { kind: "bot", bot: select.value.slice(4) },
+  );
+  const options = { trick_history: $("#trick-history").checked };
+  const cap = $("#bid-cap").value.trim();
+  const wantedCap = cap === "" ? null : Number(cap);
+  if (wantedCap !== edition.bid_cap) options.bid_cap = wantedCap;
+  if ($("#first-player").value !== "") options.first_player = Number($("#first-player").value);
+  const spec = {
+    edition: edition.key,
+    players: Number($("#players").value),
+    name: $("#table-name").value.trim(),
+    public: $("#public").checked,
+    grace_seconds: Number($("#grace").value || 30),
+    options,
+    seats,
+  };
+  if ($("#hints").checked) spec.hints = true;
+  return spec;
+}
+
+async function createTable(event) {
+  event.preventDefault();
+  $("#create-error").textContent = "";
+  if (needName("#create-error")) return;
+  const spec = tableSpec();
+  $("#create-button").disabled = true;
+  try {
+    const answer = await api("/api/tables", { method: "POST", body: spec });
+    const id = answer.table.id;
+    saved.set("edition", spec.edition);
+    saved.set(`invites.${id}`, answer.invites);
+    const mine = answer.invites[0];
+    if (mine) {
+      const joined = await api(`/api/tables/${encodeURIComponent(id)}/seats/${mine.seat}/join`, {
+        method: "POST",
+        body: { name: playerName(), token: mine.token },
+      });
+      saved.set(`seat.${id}`, { seat: joined.seat, token: joined.token });
+    }
+    location.href = `/t/${encodeURIComponent(id)}${location.search}`;
+  } catch (error) {
+    $("#create-error").textContent =
+      error instanceof ApiError ? t("create.refused", { detail: error.message }) : t("conn.failed");
+    $("#create-button").disabled = false;
+  }
+}
+
+// -- the lobby ----------------------------------------------------------------------------------------------
+
+async function refreshLobby() {
+  try {
+    lobbyTables = await api("/api/tables");
+    $("#lobby-error").textContent = "";
+  } catch {
+    $("#lobby-error").textContent = t("conn.failed");
+    return;
+  }
+  drawLobby();
+}
+
+function drawLobby() {
+  const list = $("#lobby");
+  list.replaceChildren();
+  if (!lobbyTables.length) list.append(el("li", { class: "muted" }, t("lobby.empty")));
+  for (const table of lobbyTables) {
+    const taken = table.seats.filter((s) => s.joined).length;
+    const item = el(
+      "li",
+      { class: "panel", dataset: { table: table.id } },
+      el("h3", {}, table.name),
+      el(
+        "p",
+        { class: "muted" },
+        `${editionList[table.edition]?.name ?? table.edition} · ${t("lobby.seats_taken", { n: taken, count: table.players })}`,
+      ),
+    );
+    const buttons = el("div", { class: "row" });
+    for (const seat of table.seats) {
+      if (seat.kind !== "human" || seat.joined) continue;
+      buttons.append(
+        el("button", {
+          type: "button",
+          text: t("lobby.join_seat", { n: seat.seat + 1 }),
+          on: { click: () => joinOpenSeat(table.id, seat.seat) },
+        }),
+      );
+    }
+    buttons.append(el("a", { class: "button secondary", href: `/t/${encodeURIComponent(table.id)}`, text: t("lobby.watch") }));
+    item.append(buttons);
+    list.append(item);
+  }
+}
+
+async function joinOpenSeat(tableId, seat) {
+  $("#lobby-error").textContent = "";
+  if (needName("#lobby-error")) return;
+  try {
+    const joined = await api(`/api/tables/${encodeURIComponent(tableId)}/seats/${seat}/join`, {
+      method: "POST",
+      body: { name: playerName() },
+    });
+    saved.set(`seat.${tableId}`, { seat: joined.seat, token: joined.token });
+    location.href = `/t/${encodeURIComponent(tableId)}${location.search}`;
+  } catch (error) {
+    $("#lobby-error").textContent =
+      error instanceof ApiError ? t("join.refused", { detail: error.message }) : t("conn.failed");
+    refreshLobby();
+  }
+}
+
+async function start() {
+  await startPage();
+  $("#player-name").value = saved.get("name", "");
+  $("#player-name").addEventListener("input", () => saved.set("name", playerName()));
+  [editionList, bots] = await Promise.all([editions(), api("/api/bots")]);
+  fillEditions();
+  $("#edition").addEventListener("change", fillPlayers);
+  $("#players").addEventListener("change", fillSeats);
+  $("#create-form").addEventListener("submit", createTable);
+  $("#lobby-refresh").addEventListener("click", refreshLobby);
+  onLanguageChange(() => {
+    fillSeats();
+    drawLobby();
+  });
+  await refreshLobby();
+  setInterval(refreshLobby, 5000);
+}
+
+start();

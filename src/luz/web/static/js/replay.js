@@ -1,0 +1,131 @@
+// Replay of a finished game, step by step with every hand face up; the steps are computed by the server's
+// engine (POST /api/replay), from the table's record or from a record file.
+
+import {
+  actionText,
+  beadsText,
+  cardFace,
+  outcomeText,
+  renderRanking,
+  renderSeat,
+  renderSheet,
+  renderTrick,
+  trickOnTable,
+} from "./board.js";
+import { $, ApiError, api, editions, el, startPage } from "./common.js";
+import { onLanguageChange, t } from "./i18n.js";
+
+const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
+const game = new URLSearchParams(location.search).get("game");
+
+const replay = { steps: [], names: null, edition: null, step: 0, timer: null };
+let editionList = {};
+
+const nameOf = (seat) => replay.names?.[seat] || t("seat.default_name", { n: seat + 1 });
+
+function show(step) {
+  if (!replay.steps.length) return;
+  replay.step = Math.max(0, Math.min(replay.steps.length - 1, step));
+  const { view, action, seat } = replay.steps[replay.step];
+  const edition = replay.edition;
+  $("#step").value = String(replay.step);
+  $("#main").dataset.step = String(replay.step);
+  $("#step-text").textContent = t("replay.step", { n: replay.step, count: replay.steps.length - 1 });
+  $("#action-text").textContent = action
+    ? `${actionText(edition, action, seat, view, nameOf)} · ${t("table.deal", { n: view.deal_number, count: view.deal_count })}`
+    : t("replay.start");
+  $("#seats").replaceChildren(...[...Array(view.players).keys()].map((s) => renderSeat(edition, view, s, nameOf(s))));
+  const { trick, title, previousDeal } = trickOnTable(view, nameOf);
+  $("#trick-title").textContent = title;
+  $("#trick-cards").replaceChildren(renderTrick(edition, trick, nameOf, previousDeal));
+  $("#beads").textContent = beadsText(view);
+  $("#aside").replaceChildren(el("div", { class: "hand" }, ...(view.aside || []).map((card) => cardFace(edition, card))));
+  $("#sheet").replaceChildren(renderSheet(view, nameOf));
+  $("#over").hidden = !view.outcome;
+  if (view.outcome) {
+    $("#over-text").textContent = outcomeText(view.outcome, view.results.at(-1)?.scores, nameOf);
+    $("#ranking").replaceChildren(renderRanking(view.outcome, nameOf));
+  }
+  for (const id of ["first", "prev"]) $(`#${id}`).disabled = replay.step === 0;
+  for (const id of ["next", "last"]) $(`#${id}`).disabled = replay.step === replay.steps.length - 1;
+}
+
+function autoplay() {
+  if (replay.timer) {
+    clearInterval(replay.timer);
+    replay.timer = null;
+  } else {
+    if (replay.step === replay.steps.length - 1) show(0);
+    replay.timer = setInterval(() => {
+      show(replay.step + 1);
+      if (replay.step === replay.steps.length - 1) autoplay();
+    }, 700);
+  }
+  $("#auto").textContent = t(replay.timer ? "replay.pause" : "replay.play");
+}
+
+/** Replay ``text``, a record's JSON text (sent as it is: see ``api``). */
+async function load(text, downloadUrl, fileName) {
+  $("#replay-error").textContent = "";
+  let record;
+  try {
+    record = JSON.parse(text);
+    const answer = await api("/api/replay", { method: "POST", text });
+    replay.steps = answer.steps;
+    replay.names = answer.names;
+    replay.edition = editionList[record.edition] || Object.values(editionList).find((e) => e.key === answer.steps[0].view.edition);
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? t("replay.not_json") : error.message;
+    $("#replay-error").textContent = t("replay.bad_record", { detail });
+    return;
+  }
+  $("#step").max = String(replay.steps.length - 1);
+  $("#board").hidden = false;
+  const link = $("#download");
+  link.hidden = false;
+  link.href = downloadUrl;
+  link.setAttribute("download", fileName);
+  $("#replay-info").textContent = [replay.edition.name, t("table.players", { n: record.players })].join(" · ");
+  show(0);
+}
+
+async function loadTable() {
+  const suffix = game ? `?game=${encodeURIComponent(game)}` : "";
+  const url = `/api/tables/${encodeURIComponent(tableId)}/record${suffix}`;
+  try {
+    const text = await api(url, { asText: true });
+    await load(text, url, `luz-${tableId}-game-${game || "last"}.json`);
+  } catch (error) {
+    $("#replay-error").textContent =
+      error instanceof ApiError ? t("replay.unavailable", { detail: error.message }) : t("conn.failed");
+  }
+}
+
+async function loadFile(file) {
+  const text = await file.text();
+  await load(text, URL.createObjectURL(new Blob([text], { type: "application/json" })), file.name);
+}
+
+async function start() {
+  await startPage();
+  editionList = await editions();
+  $("#first").addEventListener("click", () => show(0));
+  $("#prev").addEventListener("click", () => show(replay.step - 1));
+  $("#next").addEventListener("click", () => show(replay.step + 1));
+  $("#last").addEventListener("click", () => show(replay.steps.length - 1));
+  $("#auto").addEventListener("click", autoplay);
+  $("#step").addEventListener("input", (event) => show(Number(event.target.value)));
+  $("#record-file").addEventListener("change", (event) => event.target.files[0] && loadFile(event.target.files[0]));
+  document.addEventListener("keydown", (event) => {
+    if (event.target.closest?.("input, select, textarea")) return;
+    if (event.key === "ArrowRight") show(replay.step + 1);
+    else if (event.key === "ArrowLeft") show(replay.step - 1);
+  });
+  onLanguageChange(() => {
+    show(replay.step);
+    $("#auto").textContent = t(replay.timer ? "replay.pause" : "replay.play");
+  });
+  if (tableId) await loadTable();
+}
+
+start();

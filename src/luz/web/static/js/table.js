@@ -1,0 +1,606 @@
+// The table: a seat's live game over the WebSocket (docs/PROTOCOL.md), or a spectator's.
+//
+// States are shown in order, each held for a moment ("pace") so that bots' cards appear one by one and a
+// completed trick stays visible; actions are sent only from the newest state, with its version.
+
+import {
+  beadsText,
+  outcomeText,
+  renderBid,
+  renderHand,
+  renderHints,
+  renderRanking,
+  renderSeat,
+  renderSheet,
+  renderTrick,
+  trickOnTable,
+} from "./board.js";
+import { $, ApiError, announce, api, copy, editions, el, inviteLink, saved, seatName, startPage } from "./common.js";
+import { onLanguageChange, t } from "./i18n.js";
+
+const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
+const query = new URLSearchParams(location.search);
+const fragment = new URLSearchParams(location.hash.slice(1));
+
+const page = {
+  editions: {},
+  me: saved.get(`seat.${tableId}`), // {seat, token} once this browser holds a seat here
+  invite: null, // {seat, token} from an invite link, until the seat is taken
+  table: null, // the latest table summary
+  shown: null, // the state on screen
+  queue: [], // states received, not yet shown
+  holdUntil: 0,
+  timer: null,
+  socket: null,
+  connectedOnce: false,
+  attempts: 0,
+  retryTimer: null,
+  countdown: null,
+  lastHeard: 0,
+  heartbeat: null,
+  ids: 0,
+  pending: null, // the id of the action or request awaiting its reply
+  status: "",
+  gone: false, // the table does not exist
+};
+
+let pace = Number(query.get("pace") ?? saved.get("pace", 500));
+if (query.has("pace")) saved.set("pace", pace);
+
+// -- seats and invites ------------------------------------------------------------------------------------
+
+function takeInviteFromUrl() {
+  const token = fragment.get("token") || query.get("token");
+  const seat = Number(fragment.get("seat") ?? query.get("seat"));
+  if (!token || !Number.isInteger(seat)) return;
+  if (!(page.me && page.me.token === token)) page.invite = { seat, token };
+  // The token leaves the address bar (and the history): it is the seat's secret.
+  query.delete("token");
+  query.delete("seat");
+  const rest = query.toString();
+  history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : ""));
+}
+
+function holdSeat(seat, token) {
+  page.me = { seat, token };
+  saved.set(`seat.${tableId}`, page.me);
+  page.invite = null;
+}
+
+function forgetSeat() {
+  page.me = null;
+  saved.remove(`seat.${tableId}`);
+}
+
+async function join(seat, token, name) {
+  const trimmed = name.trim();
+  if (!trimmed) {
+    refuse(t("join.need_name"));
+    return;
+  }
+  saved.set("name", trimmed);
+  try {
+    const answer = await api(`/api/tables/${encodeURIComponent(tableId)}/seats/${seat}/join`, {
+      method: "POST",
+      body: token ? { name: trimmed, token } : { name: trimmed },
+    });
+    holdSeat(answer.seat, answer.token);
+    refuse("");
+    reconnect();
+  } catch (error) {
+    refuse(error instanceof ApiError ? t("join.refused", { detail: error.message }) : t("conn.failed"));
+  }
+}
+
+// -- the connection ---------------------------------------------------------------------------------------
+
+function connect() {
+  clearTimeout(page.retryTimer);
+  clearInterval(page.countdown);
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const token = page.me ? `?token=${encodeURIComponent(page.me.token)}` : "";
+  const socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}${token}`);
+  page.socket = socket;
+  socket.addEventListener("open", () => {
+    if (page.socket !== socket) return;
+    page.attempts = 0;
+    page.lastHeard = performance.now();
+    showBanner(null);
+    if (page.connectedOnce) send({ type: "sync" });
+    page.connectedOnce = true;
+    startHeartbeat();
+  });
+  socket.addEventListener("message", (event) => {
+    if (page.socket !== socket) return;
+    page.lastHeard = performance.now();
+    receive(JSON.parse(event.data));
+  });
+  socket.addEventListener("close", (event) => {
+    if (page.socket !== socket) return;
+    page.socket = null;
+    page.pending = null;
+    if (event.code === 4404) {
+      notFound();
+      return;
+    }
+    if (event.code === 4401) {
+      forgetSeat();
+      refuse(t("conn.seat_lost"));
+      connect();
+      return;
+    }
+    retryLater();
+  });
+}
+
+function reconnect() {
+  const old = page.socket;
+  page.socket = null;
+  old?.close();
+  connect();
+}
+
+function retryLater() {
+  stopHeartbeat();
+  const delay = Math.min(15000, 500 * 2 ** page.attempts) * (0.8 + 0.4 * Math.random());
+  page.attempts += 1;
+  const due = performance.now() + delay;
+  const tick = () => {
+    const seconds = Math.max(0, Math.ceil((due - performance.now()) / 1000));
+    showBanner(t("conn.lost", { seconds }));
+  };
+  tick();
+  clearInterval(page.countdown);
+  page.countdown = setInterval(tick, 1000);
+  clearTimeout(page.retryTimer);
+  page.retryTimer = setTimeout(connect, delay);
+}
+
+function startHeartbeat() {
+  stopHeartbeat();
+  // A dropped network often closes nothing: no word from the server for a while means the line is dead.
+  page.heartbeat = setInterval(() => {
+    const quiet = performance.now() - page.lastHeard;
+    if (quiet > 25000) {
+      const dead = page.socket;
+      page.socket = null;
+      dead?.close();
+      retryLater();
+    } else if (quiet > 10000) {
+      send({ type: "ping", id: `ping-${++page.ids}` });
+    }
+  }, 5000);
+}
+
+function stopHeartbeat() {
+  clearInterval(page.heartbeat);
+}
+
+function send(message) {
+  if (page.socket?.readyState !== WebSocket.OPEN) return false;
+  page.socket.send(JSON.stringify(message));
+  return true;
+}
+
+function showBanner(text) {
+  $("#banner").hidden = !text;
+  $("#banner-text").textContent = text || "";
+}
+
+function receive(message) {
+  if (message.type === "state") {
+    const newest = page.queue.at(-1) || page.shown;
+    if (newest && message.version < newest.version) return;
+    page.queue.push(message);
+    pump();
+  } else if (message.type === "ack") {
+    if (message.id === page.pending) page.pending = null;
+    refuse("");
+    drawControls();
+  } else if (message.type === "error") {
+    if (message.id === page.pending || message.id === null) page.pending = null;
+    refuse(t(`error.${message.code}`, { detail: message.message }));
+    if (message.code === "stale") send({ type: "sync" });
+    drawControls();
+  }
+}
+
+// -- pacing: states in order, each held a moment --------------------------------------------------------
+
+function completedTrickShown(view) {
+  return Boolean(view?.trick && view.trick.plays.length === 0 && (view.last_trick || view.closing_trick));
+}
+
+function holdAfter(state) {
+  const view = state.view;
+  if (!pace || !view || !["bid", "play", "game_over"].includes(view.phase)) return 0;
+  return completedTrickShown(view) ? pace * 3 : pace;
+}
+
+function pump() {
+  clearTimeout(page.timer);
+  while (page.queue.length) {
+    const wait = page.holdUntil - performance.now();
+    if (wait > 0) {
+      page.timer = setTimeout(pump, wait);
+      return;
+    }
+    // After a long absence only the newest state matters.
+    if (page.queue.length > 30) page.queue.splice(0, page.queue.length - 1);
+    const state = page.queue.shift();
+    const before = page.shown;
+    page.shown = state;
+    page.table = state.table;
+    page.holdUntil = before && state.version !== before.version ? performance.now() + holdAfter(state) : 0;
+    draw();
+  }
+}
+
+// -- acting -----------------------------------------------------------------------------------------------
+
+function myTurn() {
+  const state = page.shown;
+  return Boolean(state?.view && page.me && state.view.current_player === page.me.seat && state.view.legal_actions.length);
+}
+
+function canAct() {
+  return myTurn() && page.pending === null && page.queue.length === 0 && page.socket?.readyState === WebSocket.OPEN;
+}
+
+function act(action) {
+  if (!canAct()) return;
+  const id = ++page.ids;
+  page.pending = id;
+  send({ type: "action", id, version: page.shown.version, action });
+  drawControls();
+}
+
+function playSlot(slot) {
+  act({ type: "play", slot });
+}
+
+function rematch() {
+  const id = ++page.ids;
+  page.pending = id;
+  if (!send({ type: "next_game", id })) {
+    page.pending = null;
+    refuse(t("conn.not_connected"));
+  }
+}
+
+function refuse(text) {
+  $("#refusal").textContent = text;
+  if (text) announce(text, { urgent: true });
+}
+
+// -- drawing ----------------------------------------------------------------------------------------------
+
+const nameOf = (seat) => seatName(page.table, seat);
+
+function youOr(seat) {
+  return page.me?.seat === seat ? t("seat.you", { name: nameOf(seat) }) : nameOf(seat);
+}
+
+function setStatus(text, mine) {
+  const box = $("#status");
+  box.classList.toggle("mine", mine);
+  if (text !== page.status) {
+    box.textContent = text;
+    page.status = text;
+  }
+}
+
+function statusText(view) {
+  if (view.phase === "game_over") return t("status.over");
+  const current = view.current_player;
+  if (current === null || current === undefined) return "";
+  const taken = page.table.seats[current]?.bot_playing;
+  if (page.me?.seat === current) {
+    if (taken) return t("status.bot_for_you");
+    return t(view.phase === "bid" ? "status.your_bid" : "status.your_play");
+  }
+  const key = view.phase === "bid" ? "status.their_bid" : "status.their_play";
+  return t(key, { name: nameOf(current) }) + (taken ? ` ${t("status.bot_playing")}` : "");
+}
+
+function draw() {
+  const state = page.shown;
+  if (!state) return;
+  const table = state.table;
+  const edition = page.editions[table.edition];
+  $("#main").dataset.version = state.version;
+  $("#table-name").textContent = table.name;
+  document.title = `${table.name} · LUZ`;
+  const view = state.view;
+  const info = [edition?.name, t("table.players", { n: table.players }), t("table.game", { n: table.game_no || 1 })];
+  if (view) info.push(t("table.deal", { n: view.deal_number, count: view.deal_count }));
+  if (table.options?.trick_history) info.push(t("table.opt_history"));
+  if (table.hints) info.push(t("table.opt_hints"));
+  $("#table-info").textContent = info.filter(Boolean).join(" · ");
+  drawJoin(table);
+  $("#waiting").hidden = Boolean(view);
+  $("#game").hidden = !view;
+  if (!view) {
+    drawWaiting(table);
+    setStatus(t("status.waiting"), false);
+    return;
+  }
+  setStatus(statusText(view), myTurn());
+  drawSeats(edition, view);
+  drawTrick(edition, view);
+  drawMe(edition, view);
+  drawControls();
+  $("#sheet").replaceChildren(renderSheet(view, youOr));
+  drawHistory(edition, view);
+  drawOver(view);
+}
+
+function drawJoin(table) {
+  const invite = page.invite;
+  const open = invite && table.seats[invite.seat] && !table.seats[invite.seat].joined;
+  $("#join").hidden = !open;
+  if (open) {
+    $("#join-title").textContent = t("join.title_seat", { n: invite.seat + 1 });
+    const field = $("#join-name");
+    if (!field.value) field.value = saved.get("name", "");
+  }
+}
+
+function drawWaiting(table) {
+  const list = $("#waiting-seats");
+  list.replaceChildren();
+  const canTake = !page.me && !page.invite && table.public;
+  $("#take-name-row").hidden = !canTake;
+  if (canTake && !$("#take-name").value) $("#take-name").value = saved.get("name", "");
+  for (const seat of table.seats) {
+    let what;
+    if (seat.kind === "bot") what = t("waiting.bot", { bot: seat.bot });
+    else if (seat.joined) what = page.me?.seat === seat.seat ? t("waiting.you") : t("waiting.joined");
+    else what = t("waiting.open");
+    const item = el("li", { class: "row", dataset: { seat: seat.seat } }, el("strong", {}, nameOf(seat.seat)), " ", what);
+    if (canTake && seat.kind === "human" && !seat.joined) {
+      item.append(
+        el("button", {
+          type: "button",
+          text: t("waiting.take"),
+          "aria-label": t("waiting.take_seat", { n: seat.seat + 1 }),
+          on: { click: () => join(seat.seat, null, $("#take-name").value) },
+        }),
+      );
+    }
+    list.append(item);
+  }
+  const invites = (saved.get(`invites.${tableId}`) || []).filter(
+    (invite) => invite.seat !== page.me?.seat && !table.seats[invite.seat]?.joined,
+  );
+  const box = $("#invites");
+  box.replaceChildren();
+  if (!invites.length) return;
+  box.append(el("h3", {}, t("invite.title")), el("p", { class: "muted" }, t("invite.explain")));
+  for (const invite of invites) {
+    const link = inviteLink(tableId, invite);
+    const label = t("invite.seat", { n: invite.seat + 1 });
+    const field = el("input", { value: link, readonly: true, "aria-label": label });
+    const button = el("button", { type: "button", class: "secondary", text: t("common.copy"), "aria-label": label });
+    button.addEventListener("click", () => copy(link, button));
+    box.append(el("div", { class: "invite" }, el("span", {}, label), field, button));
+  }
+}
+
+function seatOrder(view) {
+  const first = page.me ? page.me.seat + 1 : 0;
+  return [...Array(view.players).keys()].map((i) => (first + i) % view.players);
+}
+
+function seatBadges(view, seat) {
+  const info = page.table.seats[seat] || {};
+  const badges = [];
+  if (view.current_player === seat) badges.push(el("span", { class: "badge turn" }, t("seat.turn")));
+  if (view.first_player === seat && view.phase !== "game_over") badges.push(el("span", { class: "badge" }, t("seat.first")));
+  if (info.kind === "bot") badges.push(el("span", { class: "badge" }, t("seat.bot", { bot: info.bot })));
+  else if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
+  else if (info.joined && !info.connected) badges.push(el("span", { class: "badge away" }, t("seat.away")));
+  return badges;
+}
+
+function drawSeats(edition, view) {
+  const others = seatOrder(view).filter((seat) => page.me?.seat !== seat);
+  $("#seats").replaceChildren(...others.map((seat) => renderSeat(edition, view, seat, nameOf(seat), seatBadges(view, seat))));
+}
+
+function drawTrick(edition, view) {
+  const { trick, title, previousDeal } = trickOnTable(view, youOr);
+  $("#trick-title").textContent = title;
+  $("#trick-cards").replaceChildren(renderTrick(edition, trick, youOr, previousDeal));
+  $("#beads").textContent = beadsText(view);
+}
+
+function drawMe(edition, view) {
+  const seat = page.me?.seat;
+  $("#me").hidden = seat === undefined || seat === null;
+  if ($("#me").hidden) {
+    return;
+  }
+  const section = $("#me");
+  section.classList.toggle("turn", view.current_player === seat);
+  $("#me-title").textContent = t("seat.you", { name: nameOf(seat) });
+  $("#me-bid").replaceChildren(renderBid(view.bids[seat]));
+  $("#me-tricks").textContent = t("seat.tricks", { n: view.tricks_won[seat] });
+  const hints = view.hints;
+  $("#hints").hidden = !hints;
+  if (hints) $("#hints-list").replaceChildren(renderHints(edition, view.hands[seat], hints));
+}
+
+/** My hand and the bid buttons: enabled only for the legal actions of the newest state, mine to play. */
+function drawControls() {
+  const state = page.shown;
+  const view = state?.view;
+  if (!view || !page.me || !view.hands.length) {
+    $("#bidding").hidden = true;
+    if (view && page.me) $("#my-hand").replaceChildren();
+    return;
+  }
+  const edition = page.editions[state.table.edition];
+  const ready = canAct();
+  const legal = ready ? view.legal_actions : [];
+  const focused = document.activeElement?.dataset?.slot;
+  const hadFocus = $("#my-hand").contains(document.activeElement);
+  const plays = new Set(legal.filter((a) => a.type === "play").map((a) => a.slot));
+  const hand = renderHand(edition, view.hands[page.me.seat], { mine: true, legal: plays, onPlay: playSlot, hints: view.hints });
+  hand.addEventListener("keydown", handKeys);
+  $("#my-hand").replaceChildren(hand);
+  if (hadFocus) focusSlot(focused === undefined ? null : Number(focused));
+  drawBidding(view, legal);
+}
+
+function drawBidding(view, legal) {
+  const bids = legal.filter((a) => a.type === "bid");
+  const fieldset = $("#bidding");
+  const bidding = view.phase === "bid" && view.current_player === page.me.seat;
+  fieldset.hidden = !bidding;
+  if (!bidding) return;
+  const safety = $("#safety").checked;
+  const hadFocus = fieldset.contains(document.activeElement) ? document.activeElement.dataset.tricks : undefined;
+  const counts = [...new Set(view.legal_actions.filter((a) => a.type === "bid").map((a) => a.tricks))].sort((a, b) => a - b);
+  const box = $("#bid-buttons");
+  box.replaceChildren();
+  for (const tricks of counts) {
+    const allowed = bids.some((a) => a.tricks === tricks && a.safety === safety);
+    const label = t(safety ? "bid.button_safety" : "bid.button", { n: tricks });
+    const button = el("button", {
+      type: "button",
+      text: String(tricks),
+      "aria-label": label,
+      title: label,
+      disabled: !allowed,
+      dataset: { tricks },
+      on: { click: () => act({ type: "bid", tricks, safety: $("#safety").checked }) },
+    });
+    box.append(button);
+  }
+  if (hadFocus !== undefined) box.querySelector(`[data-tricks="${hadFocus}"]`)?.focus();
+}
+
+function enabledSlots() {
+  return [...$("#my-hand").querySelectorAll("button.card:not(:disabled)")];
+}
+
+function focusSlot(slot) {
+  const buttons = enabledSlots();
+  if (!buttons.length) {
+    $("#my-hand").querySelector("button.card")?.focus();
+    return;
+  }
+  const exact = buttons.find((b) => Number(b.dataset.slot) === slot);
+  const after = buttons.find((b) => Number(b.dataset.slot) > (slot ?? -1));
+  (exact || after || buttons.at(-1)).focus();
+}
+
+function handKeys(event) {
+  const buttons = enabledSlots();
+  if (!buttons.length) return;
+  const index = buttons.indexOf(document.activeElement);
+  let target = null;
+  if (event.key === "ArrowRight" || event.key === "ArrowDown") target = buttons[(index + 1) % buttons.length];
+  else if (event.key === "ArrowLeft" || event.key === "ArrowUp") target = buttons[(index - 1 + buttons.length) % buttons.length];
+  else if (event.key === "Home") target = buttons[0];
+  else if (event.key === "End") target = buttons.at(-1);
+  if (target) {
+    event.preventDefault();
+    target.focus();
+  }
+}
+
+/** Number keys choose a card anywhere on the page (1 is the first slot, 0 the tenth); Enter then plays it. */
+function digitKeys(event) {
+  if (!/^[0-9]$/.test(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (event.target.closest?.("input, select, textarea")) return;
+  const slot = event.key === "0" ? 9 : Number(event.key) - 1;
+  const button = $("#my-hand").querySelector(`button.card[data-slot="${slot}"]`);
+  if (button) {
+    event.preventDefault();
+    button.focus();
+  }
+}
+
+function drawHistory(edition, view) {
+  const history = view.trick_history;
+  $("#history").hidden = !history;
+  if (!history) return;
+  const list = $("#history-list");
+  list.replaceChildren();
+  if (!history.length) list.append(el("p", { class: "muted" }, t("history.none")));
+  history.forEach((trick, index) => {
+    list.append(
+      el("h3", {}, t("history.trick", { n: index + 1, name: youOr(trick.winner) })),
+      renderTrick(edition, trick, youOr),
+    );
+  });
+}
+
+function drawOver(view) {
+  const outcome = view.outcome;
+  $("#over").hidden = !outcome;
+  if (!outcome) return;
+  const last = view.results.at(-1)?.scores;
+  $("#over-text").textContent = outcomeText(outcome, last, youOr);
+  $("#ranking").replaceChildren(renderRanking(outcome, youOr));
+  $("#rematch").hidden = !page.me;
+  $("#replay-link").href = `/replay/${encodeURIComponent(tableId)}?game=${page.table.game_no}`;
+}
+
+function notFound() {
+  page.gone = true;
+  $("#table-name").textContent = t("table.not_found");
+  $("#game").hidden = true;
+  $("#waiting").hidden = true;
+  setStatus("", false);
+  refuse(t("table.not_found_explain"));
+}
+
+// -- start ------------------------------------------------------------------------------------------------
+
+async function start() {
+  await startPage();
+  takeInviteFromUrl();
+  $("#pace").value = String([900, 500, 150, 0].includes(pace) ? pace : 500);
+  $("#pace").addEventListener("change", (event) => {
+    pace = Number(event.target.value);
+    saved.set("pace", pace);
+  });
+  $("#safety").addEventListener("change", drawControls);
+  $("#rematch").addEventListener("click", rematch);
+  $("#reconnect-now").addEventListener("click", () => {
+    page.attempts = 0;
+    reconnect();
+  });
+  $("#join-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (page.invite) join(page.invite.seat, page.invite.token, $("#join-name").value);
+  });
+  document.addEventListener("keydown", digitKeys);
+  window.addEventListener("online", () => {
+    if (!page.socket && !page.gone) {
+      page.attempts = 0;
+      connect();
+    }
+  });
+  onLanguageChange(() => {
+    page.status = "";
+    draw();
+  });
+  page.editions = await editions();
+  try {
+    page.table = await api(`/api/tables/${encodeURIComponent(tableId)}`);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      notFound();
+      return;
+    }
+  }
+  // An invite to a seat already taken is the player's own link, on another device: the token is the seat.
+  if (page.invite && page.table?.seats[page.invite.seat]?.joined) holdSeat(page.invite.seat, page.invite.token);
+  connect();
+}
+
+start();
