@@ -66,6 +66,36 @@ def beliefs(
     Console().print(table)
 
 
+@bench_app.command("bots")
+def bots(
+    seconds: float = typer.Option(10.0, min=1.0, help="Measuring time of the playouts in all."),
+    seed: int = typer.Option(0, help="Seed of the games and worlds."),
+    bot: str = typer.Option("strong", help="Bot spec whose decision times are measured (e.g. strong:iters=200)."),
+    decisions: int = typer.Option(40, min=1, help="Decisions timed."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Whole-deal playouts per second in the fast core against the engine (same policy, same worlds), and a bot's
+    decision times in games against the heuristic."""
+    from luz.bench.bots import bench_bots  # compiles the fast core: only for this command
+
+    report = bench_bots(seconds, seed, bot, decisions)
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=report["unit"])
+    table.add_column("simulation")
+    table.add_column("playouts/s", justify="right")
+    table.add_row("fast core (numba)", f"{report['fast_core_playouts_per_s']:,.0f}")
+    table.add_row("engine + heuristic bot", f"{report['engine_playouts_per_s']:,.0f}")
+    Console().print(table)
+    Console().print(f"ratio fast core / engine: [bold]{report['ratio']:.1f}[/bold]")
+    times = report["decisions"]
+    Console().print(
+        f"{times['bot']}: {times['count']} decisions, median {times['median_ms']:.1f} ms, "
+        f"p95 {times['p95_ms']:.1f} ms, max {times['max_ms']:.1f} ms"
+    )
+
+
 @bench_app.command("server")
 def server(
     tables: int = typer.Option(200, min=1, help="Tables played at once."),
