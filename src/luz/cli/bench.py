@@ -172,3 +172,45 @@ def server(
     for label, value in rows:
         totals.add_row(label, value)
     Console().print(totals)
+
+
+@bench_app.command("adapters")
+def adapters(
+    seconds: float = typer.Option(10.0, min=1.0, help="Measuring time in all."),
+    seed: int = typer.Option(0, help="Seed of the random games."),
+    edition: str = typer.Option("iello-2024", help="Edition of the table measured."),
+    players: int = typer.Option(4, help="Players at the table measured."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Random complete games per second through OpenSpiel, PettingZoo and Gymnasium against the engine directly, and
+    ISMCTS simulations per second through OpenSpiel (needs pip install 'luz[research]')."""
+    from luz.bench.adapters import bench_adapters  # imports the frameworks: only for this command
+    from luz.engine import LuzError, get_edition
+
+    try:
+        get_edition(edition).check_players(players)
+    except LuzError as error:
+        raise typer.BadParameter(str(error)) from None
+    console = Console(stderr=True)
+    report = bench_adapters(
+        seconds, seed, edition, players, progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]")
+    )
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=f"{report['unit']}, {report['table']}")
+    table.add_column("through")
+    table.add_column("games/s", justify="right")
+    table.add_column("vs engine", justify="right")
+    for name, rate in report["games_per_s"].items():
+        table.add_row(name.replace("_", " "), f"{rate:,.1f}", f"{report['ratio_to_engine'][name]:.3f}")
+    Console().print(table)
+    if "missing" in report:
+        Console().print(f"adapters not measured: missing {report['missing']}")
+    if report["ismcts"] is not None:
+        sims = report["ismcts"]["simulations_per_s"]
+        Console().print(
+            f"ISMCTS ({report['ismcts']['simulations_per_search']} simulations a search): "
+            f"{sims['deal_rollouts']:,.0f} simulations/s with rollouts to the end of the deal, "
+            f"{sims['game_rollouts']:,.0f} with rollouts to the end of the game"
+        )

@@ -1,0 +1,35 @@
+"""``luz bench adapters``: figures for every adapter and ISMCTS, as JSON and as a table."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from luz.cli import app
+
+pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install 'luz[research]')")
+pytest.importorskip("pettingzoo", reason="PettingZoo is not installed (pip install 'luz[research]')")
+
+runner = CliRunner()
+
+
+def test_bench_adapters_json() -> None:
+    result = runner.invoke(app, ["bench", "adapters", "--seconds", "1", "--players", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["table"] == "iello-2024/3"
+    names = {"engine", "openspiel", "openspiel_with_infostate_tensors", "pettingzoo", "gymnasium"}
+    assert set(report["games_per_s"]) == names == set(report["ratio_to_engine"])
+    assert all(rate > 0 for rate in report["games_per_s"].values())
+    assert report["ratio_to_engine"]["engine"] == 1
+    assert all(rate > 0 for rate in report["ismcts"]["simulations_per_s"].values())
+
+
+def test_bench_adapters_table_and_bad_table() -> None:
+    result = runner.invoke(app, ["bench", "adapters", "--seconds", "1", "--edition", "standard-deck", "--players", "3"])
+    assert result.exit_code == 0, result.output
+    assert "gymnasium" in result.stdout and "ISMCTS" in result.stdout
+    refused = runner.invoke(app, ["bench", "adapters", "--edition", "standard-deck", "--players", "5"])
+    assert refused.exit_code == 2 and "played by 3, 4 players" in refused.output
