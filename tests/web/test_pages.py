@@ -1,0 +1,199 @@
+"""The other pages in a real browser: the score-keeper (on a phone), English and French, the lobby, names shown
+as text, and what keyboard and screen-reader users rely on (labels, lang, live regions, no sideways scrolling).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from server_support import ServerProcess
+from web_support import LAPTOP, PHONE, create_table, next_move, open_player, shoot
+
+pytestmark = pytest.mark.browser
+
+UNLABELLED = """() => [...document.querySelectorAll('button, input, select, a[href]')]
+  .filter(e => e.offsetParent !== null || e.type === 'file')
+  .filter(e => {
+    const name = (e.getAttribute('aria-label') || e.textContent || '').trim()
+      || (e.id && document.querySelector(`label[for="${e.id}"]`)) || e.closest('label');
+    return !name;
+  }).map(e => e.outerHTML.slice(0, 120))"""
+
+SIDEWAYS = "() => document.documentElement.scrollWidth - window.innerWidth"
+
+
+def enter_deal(page: Any, bids: list[int], tricks: list[int], safety: tuple[int, ...] = ()) -> None:
+    for seat, (bid, taken) in enumerate(zip(bids, tricks, strict=True)):
+        page.select_option(f"#bid-{seat}", str(bid))
+        page.select_option(f"#tricks-{seat}", str(taken))
+        page.set_checked(f"#safety-{seat}", seat in safety)
+    page.click("#add-deal")
+
+
+def test_score_keeper_on_a_phone(browser: Any, server: ServerProcess) -> None:
+    player = open_player(browser, f"{server.http}/score", viewport=PHONE)
+    page = player.page
+    page.wait_for_selector("#setup:not([hidden])")
+    page.select_option("#edition", "iello-2024")
+    page.select_option("#players", "3")
+    for seat, name in enumerate(["Ana", "Bo", "Cy"]):
+        page.fill(f"#name-{seat}", name)
+    page.click("#setup-form button[type=submit]")
+    page.wait_for_selector("#playing:not([hidden])")
+    assert page.inner_text("#entry-title") == "Deal 1 of 4: Ana bids first"
+
+    enter_deal(page, [2, 1, 3], [2, 2, 5])  # 9 tricks: refused, nothing lost
+    page.wait_for_function("document.querySelector('#deal-error').textContent !== ''")
+    assert "tricks must sum to 10, not 9" in page.inner_text("#deal-error")
+    assert page.input_value("#bid-0") == "2" and page.input_value("#tricks-2") == "5", "the entry is kept"
+    page.select_option("#tricks-2", "6")
+    page.set_checked("#safety-1", True)
+    page.click("#add-deal")
+    page.wait_for_function("document.querySelectorAll('#score-sheet tbody tr').length === 1")
+    assert page.inner_text("#deal-error") == ""
+    totals = page.locator("#score-sheet tfoot td[data-seat]").all_inner_texts()
+    assert totals == ["10", "5", "-15"]
+    assert page.inner_text("#entry-title").startswith("Deal 2 of 4: Bo")
+
+    page.reload()  # the sheet is kept in the browser
+    page.wait_for_selector("#playing:not([hidden])")
+    assert page.locator("#score-sheet tbody tr").count() == 1
+    enter_deal(page, [0, 4, 2], [1, 4, 5])  # Bo first
+    page.wait_for_function("document.querySelectorAll('#score-sheet tbody tr').length === 2")
+    enter_deal(page, [3, 3, 3], [3, 3, 4])
+    page.wait_for_function("document.querySelectorAll('#score-sheet tbody tr').length === 3")
+    # Last deal with three players: the leader on score bids first.
+    assert page.locator("#entry-note").is_visible()
+    assert "Bo" in page.inner_text("#entry-title") and "leader" in page.inner_text("#entry-note")
+    assert page.evaluate(SIDEWAYS) <= 0, "no sideways scrolling at 375 px"
+    shoot(player, "score-keeper")
+    enter_deal(page, [1, 1, 1], [1, 1, 8])
+    page.wait_for_selector("#result:not([hidden])")
+    report = httpx.post(
+        f"{server.http}/api/score",
+        json={
+            "edition": "iello-2024",
+            "players": 3,
+            "first_player": 0,
+            "deals": [
+                {"bids": [2, 1, 3], "safety": [False, True, False], "tricks": [2, 2, 6]},
+                {"bids": [0, 4, 2], "tricks": [1, 4, 5]},
+                {"bids": [3, 3, 3], "tricks": [3, 3, 4]},
+                {"bids": [1, 1, 1], "tricks": [1, 1, 8]},
+            ],
+        },
+    ).json()
+    names = ["Ana", "Bo", "Cy"]
+    assert page.inner_text("#result-text").startswith(names[report["winner"]])
+    assert page.locator("#result-ranking li").all_inner_texts() == [
+        f"{names[s]}: {report['totals'][s]}" for s in report["ranking"]
+    ]
+    assert page.locator("#entry").is_hidden()
+    shoot(player, "score-keeper-over")
+    page.click("#undo")
+    page.wait_for_selector("#entry:not([hidden])")
+    assert page.locator("#score-sheet tbody tr").count() == 3
+    refused = "the server responded with a status of 422"  # the deal of 9 tricks
+    assert [e for e in player.errors if refused not in e] == [], player.errors
+
+
+def test_french_and_english(browser: Any, server: ServerProcess) -> None:
+    player = open_player(browser, f"{server.http}/", locale="fr-FR")
+    page = player.page
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    assert page.inner_text("h1") == "Jouer à LUZ", "a French browser gets French"
+    assert page.get_attribute(".lang button[data-lang='fr']", "aria-pressed") == "true"
+    page.click(".lang button[data-lang='en']")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    assert page.inner_text("h1") == "Play LUZ"
+    assert page.inner_text("#create-button") == "Create the table"
+    page.reload()
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    assert page.inner_text("h1") == "Play LUZ", "the choice is remembered"
+    page.click(".lang button[data-lang='fr']")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    assert page.inner_text("#create-button") == "Créer la table"
+    assert "Robot" in page.inner_text("#seat-1")
+
+    table_id, tokens = create_table(
+        server, players=3, seats=[{"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
+    )
+    httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Élise", "token": tokens[0]})
+    page.goto(f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
+    assert next_move(player) == "bid"
+    assert page.inner_text("#status") == "À vous : pariez le nombre de plis que vous ferez."
+    assert page.inner_text("#me-title") == "Élise (vous)"
+    assert page.get_attribute("#my-hand button.card", "aria-label").startswith("position 1 sur 10 : ")
+    assert page.inner_text("#sheet-title") == "Feuille de score"
+    shoot(player, "table-french")
+    page.click(".lang button[data-lang='en']")
+    page.wait_for_function("document.querySelector('#status').textContent.startsWith('Your turn')")
+    assert page.inner_text("#me-title") == "Élise (you)"
+    assert not player.errors, player.errors
+
+
+def test_lobby_open_seat_and_names_shown_as_text(browser: Any, server: ServerProcess) -> None:
+    table_id, _ = create_table(
+        server,
+        name="<b>Lobby</b> test",
+        players=3,
+        options={"first_player": 0},
+        seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}],
+    )
+    visitor = open_player(browser, f"{server.http}/?pace=0")
+    page = visitor.page
+    item = page.locator(f"#lobby li[data-table='{table_id}']")
+    item.wait_for()
+    assert item.locator("h3").inner_text() == "<b>Lobby</b> test", "a table name is text, never markup"
+    item.get_by_role("button", name="Take seat 1").click()
+    assert page.inner_text("#lobby-error") == "Please choose a name first."
+    hostile = '<img src=x onerror="window.hacked=1">'
+    page.fill("#player-name", hostile)
+    item.get_by_role("button", name="Take seat 1").click()
+    page.wait_for_url(f"**/t/{table_id}?pace=0")
+    page.wait_for_selector("#waiting:not([hidden])")
+    assert page.inner_text("#waiting-seats li[data-seat='0'] strong") == hostile
+    assert "that's you" in page.inner_text("#waiting-seats li[data-seat='0']")
+
+    # A second visitor takes the last open seat from the table page: the game starts.
+    other = open_player(browser, f"{server.http}/t/{table_id}?pace=0")
+    other.page.wait_for_selector("#take-name-row:not([hidden])")
+    other.page.fill("#take-name", "Dee")
+    other.page.get_by_role("button", name="Take seat 2").click()
+    assert next_move(visitor) == "bid"
+    other.page.wait_for_function("document.querySelector('#status').textContent.endsWith('is bidding.')")
+    assert other.page.inner_text("#status") == f"{hostile} is bidding."
+    assert page.evaluate("window.hacked") is None
+    assert page.locator("img").count() == 0
+    assert not visitor.errors and not other.errors, visitor.errors + other.errors
+
+
+@pytest.mark.parametrize("viewport", [PHONE, LAPTOP], ids=["phone", "laptop"])
+def test_labels_language_and_live_regions(browser: Any, server: ServerProcess, viewport: dict[str, int]) -> None:
+    table_id, tokens = create_table(
+        server, players=4, seats=[{"kind": "human"}] + [{"kind": "bot", "bot": "random"}] * 3
+    )
+    httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Ivy", "token": tokens[0]})
+    for path in ("/", "/score", f"/t/{table_id}?pace=0#seat=0&token={tokens[0]}"):
+        player = open_player(browser, f"{server.http}{path}", viewport=viewport)
+        page = player.page
+        page.wait_for_function("document.querySelector('.lang button[aria-pressed=true]') !== null")
+        if path.startswith("/t/"):
+            next_move(player)
+            assert page.get_attribute("#status", "aria-live") == "polite"
+            assert page.get_attribute("#refusal", "role") == "alert"
+            labels = page.locator("#my-hand button.card").evaluate_all("b => b.map(x => x.getAttribute('aria-label'))")
+            assert len(labels) == 10 and all("value hidden" in label for label in labels)
+            if viewport is PHONE:
+                shoot(player, "phone-table")
+        assert page.evaluate("document.documentElement.lang") == "en"
+        assert page.evaluate(UNLABELLED) == []
+        assert page.locator("#live[aria-live='polite']").count() == 1
+        assert page.evaluate(SIDEWAYS) <= 0, f"sideways scrolling on {path}"
+        page.keyboard.press("Tab")
+        outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline != "none", "focus is visible"
+        assert not player.errors, player.errors
+        page.context.close()
