@@ -392,6 +392,15 @@ def test_a_state_from_a_view_is_what_the_seat_sees() -> None:
     with pytest.raises(ValueError, match="no history"):
         pyspiel.serialize_game_and_state(state.get_game(), state)
     assert game_for(view(game, seat)).num_players() == 3
+    # Played on to the next deal's dealing, it still resamples what nobody has seen.
+    while not state.is_chance_node():
+        state.apply_action(rng.choice(state.legal_actions()))
+    for _ in range(7):
+        state.apply_action(rng.choice(state.chance_outcomes())[0])
+    redrawn = state.resample_from_infostate(seat, rng.random)
+    assert redrawn.information_state_string(seat) == state.information_state_string(seat)
+    assert len(redrawn.table.game.deals) == len(state.table.game.deals)
+    assert redrawn.chance_outcomes() != state.chance_outcomes()  # other cards drawn (almost surely)
 
 
 # -- replays ----------------------------------------------------------------------------------------------------------

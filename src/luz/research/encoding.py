@@ -193,6 +193,11 @@ class Encoder:
             shapes.append(("plays", (p, HAND_SIZE, HAND_SIZE + p)))
         shapes += [("scores", (self.deals, p)), ("totals", (p,))]
         self.pieces = tuple(shapes)
+        self._names = [
+            [f"{colour.letter}?", *(edition.card_name(Card(c, v)) if v >= self.low else "" for v in range(1, high + 1))]
+            for c, colour in enumerate(edition.colours)
+        ]
+        """Text of each card by colour and value, index 0 for an unknown value."""
         self.offsets: dict[str, int] = {}
         offset = 0
         for name, shape in shapes:
@@ -273,18 +278,14 @@ class Encoder:
         if seen is None:
             return f"seat {seat}; first player not drawn yet"
         name = self.edition.card_name
-        letters = [c.letter for c in self.edition.colours]
+        names = self._names
         current = "-" if seen.current_player is None else seen.current_player
         lines = [
             f"seat {seat}; {self.edition.key} {self.players}p; deal {seen.deal_number}/{seen.deal_count}; "
             f"{seen.phase.value}; first {seen.first_player}; to act {current}; beads left {seen.beads_left}"
         ]
         for holder, hand in enumerate(seen.hands):
-            cards = [
-                (letters[s.colour] + "?" if s.value is None else name(Card(s.colour, s.value)))
-                + ("*" if s.played else "")
-                for s in hand
-            ]
+            cards = [names[s.colour][s.value or 0] + ("*" if s.played else "") for s in hand]
             lines.append(f"hand {holder}: {' '.join(cards)}")
         if seen.hands:
             bids = ["-" if b is None else f"{b.tricks}{'+' if b.safety else ''}" for b in seen.bids]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -32,10 +32,10 @@ from .encoding import ACTION_COUNT, Encoder, Table, action_id, action_of
 ENV_ID = "luz/Luz-v0"
 
 
-class LuzEnv(gymnasium.Env):  # type: ignore[misc]
+class LuzEnv(gymnasium.Env[dict[str, Any], np.int64]):
     """One seat of a LUZ game against bots; ``options`` are table options (``bid_cap=None``...)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (an instance variable of gymnasium.Env)
 
     def __init__(
         self,

@@ -27,13 +27,14 @@ import functools
 import json
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyspiel  # type: ignore[import-not-found]
-from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-not-found]
+from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-untyped]
 
 from luz.engine import (
     EDITIONS,
@@ -67,6 +68,8 @@ PARAMETERS: dict[str, Any] = {
 """The game's parameters and their defaults."""
 EDITION_BID_CAP, NO_BID_CAP = -1, -2
 """Special values of the ``bid_cap`` parameter (OpenSpiel parameters have one type: an int here)."""
+REPLAYS_KEPT = 16
+"""States at the start of a deal that a game keeps for resampling."""
 
 GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
@@ -157,6 +160,7 @@ class LuzGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         self.setup = setup_of(tuple(sorted((params or {}).items())))
+        self._replayed: OrderedDict[tuple[int, ...], LuzState] = OrderedDict()
         setup = self.setup
         deals = setup.edition.deals(setup.players)
         info = pyspiel.GameInfo(
@@ -176,6 +180,22 @@ class LuzGame(pyspiel.Game):  # type: ignore[misc]
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
     ) -> LuzObserver:
         return LuzObserver(self.setup, iig_obs_type, params)
+
+    def state_after(self, history: Sequence[int]) -> LuzState:
+        """A new state after ``history``; the last few are kept, so that a search resampling the same deal again
+        and again replays only that deal."""
+        key = tuple(history)
+        state = self._replayed.get(key)
+        if state is None:
+            state = self.new_initial_state()
+            for action in history:
+                state.apply_action(action)
+            self._replayed[key] = state
+            if len(self._replayed) > REPLAYS_KEPT:
+                self._replayed.popitem(last=False)
+        else:
+            self._replayed.move_to_end(key)
+        return state.clone()  # type: ignore[no-any-return]
 
     def max_chance_nodes_in_history(self) -> int:
         setup = self.setup
@@ -363,9 +383,13 @@ class LuzState(pyspiel.State):  # type: ignore[misc]
         if table is None or table.game.phase is Phase.GAME_OVER:
             return self.clone()  # type: ignore[no-any-return]
         game = table.game
-        if game.phase is Phase.DEAL:
+        if game.phase is Phase.DEAL:  # cards being dealt: nobody has seen any
             cards = uniform.sample(range(len(progress.setup.deck)), len(progress.drawn))
-            return self._with_draws(progress.deal_start, cards)
+            if game.history_complete:
+                return self._with_draws(progress.deal_start, cards)
+            state: LuzState = self.clone()
+            state._progress.drawn = cards
+            return state
         beliefs = Beliefs(view_of(game, player_id))
         world = beliefs.sample(uniform)  # type: ignore[arg-type]
         if not game.history_complete:
@@ -381,11 +405,12 @@ class LuzState(pyspiel.State):  # type: ignore[misc]
         return self._with_draws(start, own)
 
     def _with_draws(self, start: int, cards: Sequence[int]) -> LuzState:
-        """This state's history replayed with the draws from ``start`` on replaced by ``cards``."""
+        """This state's history replayed with the draws from ``start`` (in this deal) replaced by ``cards``."""
         history = self.history()
         history[start : start + len(cards)] = cards
-        state: LuzState = self.get_game().new_initial_state()
-        for action in history:
+        deal_start = self._progress.deal_start
+        state: LuzState = self.get_game().state_after(history[:deal_start])
+        for action in history[deal_start:]:
             state.apply_action(action)
         return state
 

@@ -21,8 +21,8 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pettingzoo import AECEnv  # type: ignore[import-not-found]
-from pettingzoo.utils import wrappers  # type: ignore[import-not-found]
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from luz.engine import Game, Phase, get_edition, to_record, view
 
