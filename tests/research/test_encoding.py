@@ -135,3 +135,13 @@ def test_a_table_from_a_view_remembers_what_the_view_shows(trick_history: bool) 
         assert rebuilt.memory() == table.memory()
     else:  # the trick being played only (the last complete one is no longer shown)
         assert rebuilt.memory() == Memory(3, tuple(table.plays[-2:]))
+
+
+def test_no_action_once_the_game_is_over() -> None:
+    table = Table(Game.new("iello-2024", 3, seed=5))
+    rng = random.Random(5)
+    while table.game.phase is not Phase.GAME_OVER:
+        table.apply_id(rng.choice(table.legal_ids()))
+    assert table.legal_ids() == [] and table.action_mask(0).sum() == 0
+    with pytest.raises(IllegalAction, match="the game is over"):
+        table.apply_id(0)

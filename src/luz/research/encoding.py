@@ -127,7 +127,7 @@ class Table:
         game = self.game
         seat = game.current_player
         deals = len(game.results)
-        game.apply(move, -1 if seat is None else seat)
+        game.apply(move, seat)
         if type(move) is Play:
             self.plays.append((seat, move.slot))  # type: ignore[arg-type]
         if len(game.results) == deals:
@@ -228,9 +228,8 @@ class Encoder:
             out[ones] = 1.0
             return
 
-        def rel(holder: int) -> int:
-            return (holder - seat) % p
-
+        rotated = [(holder - seat) % p for holder in range(p)]
+        rel = rotated.__getitem__
         card_width = self.colours + self.values
         ones.append(o["phase"] + _PHASES.index(seen.phase.value))
         if seen.deal_number:
@@ -239,15 +238,17 @@ class Encoder:
         if seen.current_player is not None:
             ones.append(o["current_player"] + rel(seen.current_player))
         slot_width = card_width + 1
+        value_at = self.colours - self.low
+        add = ones.append
         for holder, hand in enumerate(seen.hands):
-            base = o["hands"] + rel(holder) * HAND_SIZE * slot_width
-            for s in hand:
-                at = base + s.slot * slot_width
-                ones.append(at + s.colour)
+            at = o["hands"] + rel(holder) * HAND_SIZE * slot_width
+            for s in hand:  # slots in order
+                add(at + s.colour)
                 if s.value is not None:
-                    ones.append(at + self.colours + s.value - self.low)
+                    add(at + value_at + s.value)
                 if s.played:
-                    ones.append(at + card_width)
+                    add(at + card_width)
+                at += slot_width
         for holder, bid in enumerate(seen.bids):
             if bid is not None:
                 at = o["bids"] + rel(holder) * (MAX_BID + 3)
