@@ -166,3 +166,37 @@ def test_the_oracle_uses_its_own_cards() -> None:
         )
         assert action in seen.legal_actions
         game.apply(action, seat)
+
+
+@pytest.mark.parametrize("trick_history", [False, True])
+def test_the_others_plays_are_seen_with_the_table_as_it_was(trick_history: bool) -> None:
+    """Each observed play of another seat carries the trick so far, the tricks won and the played slots just before
+    it, as the engine had them; with the trick history every play of the deal, else the last trick's and this one's."""
+    rng = random.Random(9)
+    game = Game.new("iello-2024", 4, seed=9, trick_history=trick_history)
+    while game.phase is Phase.BID:
+        game.apply(rng.choice(list(game.legal_actions())))
+    before = {}
+    for _ in range(4 * 5 + 2):
+        seat = game.current_player
+        assert seat is not None
+        action = rng.choice(list(game.legal_actions()))
+        mask = [[game.is_played(s, slot) for slot in range(10)] for s in range(4)]
+        trick = [(s, slot) for s, slot, _ in game.trick.plays]
+        before[seat, action.slot] = (game.trick.leader, trick, list(game.tricks_won), mask)
+        game.apply(action)
+    seat = game.current_player
+    assert seat is not None
+    position = Position.from_view(view(game, seat))
+    rows = position.observed
+    expected = {key for key in before if key[0] != seat}
+    if not trick_history:  # the current trick (2 plays) and none of the last one (a new trick is under way)
+        expected = {key for key in expected if (key[0], key[1]) in {(s, t) for s, t, _ in game.trick.plays}}
+    assert {(int(r[0]), int(r[1])) for r in rows} == expected
+    for row in rows:
+        leader, trick, won, mask = before[int(row[0]), int(row[1])]
+        count = int(row[3])
+        assert (int(row[2]), count) == (leader, len(trick))
+        assert [tuple(pair) for pair in row[4 : 4 + 2 * count].reshape(count, 2).tolist()] == trick
+        assert row[12:16].tolist() == won
+        assert (row[16:].reshape(4, 10) > 0).tolist() == mask

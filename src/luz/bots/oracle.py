@@ -31,5 +31,5 @@ class OracleBot:
         assert view.seat is not None
         position = Position.from_view(view)
         position.val[view.seat] = [card.value for card in own]
-        search = Search(position, None, np.random.default_rng(rng.getrandbits(64)), oversample=1)
+        search = Search(position, None, np.random.default_rng(rng.getrandbits(64)))
         return search.run(view.legal_actions, iters=1, seconds=None)

@@ -11,8 +11,8 @@ Each decision:
 4. plays the deal out in every kept world once for each of its legal actions (:func:`luz.bots.fastsim.rollouts`),
    everyone, itself included, then following the heuristic policy on their own beliefs;
 5. bids the bid and safety with the best mean utility over the simulated tricks (each safety scored from the same
-   playouts), or plays the card with the best mean utility. The utility is the deal's points minus the mean of
-   the others' points: make the bid, break the others'.
+   playouts), or plays the card with the best mean utility. The utility is the deal's points minus ``spite``
+   times the mean of the others' points (default 1): make the bid, and break the others'.
 
 The budget is a number of worlds (``iters``: reproducible for a given seed) or a time per decision (``seconds``).
 """
@@ -31,8 +31,9 @@ from luz.engine.beliefs import Beliefs
 from . import fastsim as fs
 from .base import Bot, InvalidBotSpec
 
-DEFAULT_ITERS = 48
-"""Worlds played out per decision by default (each legal action once per world)."""
+DEFAULT_ITERS = 64
+"""Worlds played out per decision by default (each legal action once per world): a few milliseconds; more worlds
+measured no stronger against the heuristic (docs/BOTS.md)."""
 OVERSAMPLE = 4
 """Uniform worlds drawn for each world played out: the opponent model re-samples among them."""
 NOISE_BID, NOISE_PLAY = 0.25, 0.35
@@ -127,7 +128,9 @@ class StrongBot(Bot):
 
     name = "strong"
 
-    def __init__(self, iters: int | None = None, seconds: float | None = None, oversample: int = OVERSAMPLE) -> None:
+    def __init__(
+        self, iters: int | None = None, seconds: float | None = None, oversample: int = OVERSAMPLE, spite: float = 1.0
+    ) -> None:
         if iters is not None and (isinstance(iters, bool) or not isinstance(iters, int) or iters < 1):
             raise InvalidBotSpec(f"iters must be a whole number >= 1, not {iters!r}")
         if seconds is not None and not (isinstance(seconds, int | float) and 0 < seconds <= 600):
@@ -136,26 +139,39 @@ class StrongBot(Bot):
             raise InvalidBotSpec(f"oversample must be a whole number >= 1, not {oversample!r}")
         self.iters = DEFAULT_ITERS if iters is None and seconds is None else iters
         self.seconds = seconds
+        if not isinstance(spite, int | float) or not 0 <= spite <= 1:
+            raise InvalidBotSpec(f"spite must be a number in [0, 1], not {spite!r}")
         self.oversample = oversample
+        self.spite = float(spite)
 
     def decide(self, view: View, rng: random.Random) -> Action:
         if len(view.legal_actions) == 1:
             return view.legal_actions[0]
         position = Position.from_view(view)
-        return Search(position, Beliefs(view), np.random.default_rng(rng.getrandbits(64)), self.oversample).run(
-            view.legal_actions, self.iters, self.seconds
+        search = Search(
+            position, Beliefs(view), np.random.default_rng(rng.getrandbits(64)), self.oversample, self.spite
         )
+        return search.run(view.legal_actions, self.iters, self.seconds)
 
 
 class Search:
     """One decision's search: worlds drawn, weighed, re-sampled and played out, utilities summed by action."""
 
-    def __init__(self, position: Position, beliefs: Beliefs | None, rng: np.random.Generator, oversample: int) -> None:
+    def __init__(
+        self,
+        position: Position,
+        beliefs: Beliefs | None,
+        rng: np.random.Generator,
+        oversample: int = OVERSAMPLE,
+        spite: float = 1.0,
+    ) -> None:
         self.position = position
         self.beliefs = beliefs
         """``None``: the seat knows its own values (``position.val`` holds them), so there is one world."""
         self.rng = rng
         self.oversample = oversample
+        self.spite = spite
+        """Weight of the others' mean points in the utility (0: only one's own points)."""
 
     def run(self, legal: tuple[Action, ...], iters: int | None, seconds: float | None) -> Action:
         """The best legal action after ``iters`` worlds, or as many as fit in ``seconds`` (at least one batch)."""
@@ -190,7 +206,7 @@ class Search:
         exact = self.beliefs is None
         state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
         fs.rollouts(worlds, *state, p.seat, exact, firsts, scores, tricks)
-        others = (scores.sum(axis=2) - scores[:, :, p.seat]) / (players - 1)
+        others = self.spite * (scores.sum(axis=2) - scores[:, :, p.seat]) / (players - 1)
         result = np.zeros((len(firsts), 2))
         if not bidding:
             result[:, 0] = (scores[:, :, p.seat] - others).sum(axis=1)
