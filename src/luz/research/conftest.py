@@ -1,0 +1,12 @@
+"""The adapters' doctests run where their framework is installed (the ``research`` extra), as CI does."""
+
+import importlib.util
+
+_FRAMEWORK = {
+    "openspiel.py": "pyspiel",
+    "pettingzoo.py": "pettingzoo",
+    "luz_v0.py": "pettingzoo",
+    "gym.py": "gymnasium",
+}
+
+collect_ignore = [module for module, framework in _FRAMEWORK.items() if importlib.util.find_spec(framework) is None]

@@ -1,0 +1,30 @@
+"""The core package never needs the research frameworks; without them the adapters' benchmark says what is missing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from luz.bench.adapters import bench_adapters
+
+FRAMEWORKS = ("pyspiel", "open_spiel", "pettingzoo", "gymnasium")
+
+
+def test_importing_luz_imports_no_framework() -> None:
+    code = (
+        "import sys, luz, luz.engine, luz.bots, luz.cli, luz.research, luz.research.encoding; "
+        f"print(sorted(m for m in {FRAMEWORKS!r} if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_bench_adapters_without_the_frameworks(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in FRAMEWORKS:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, "luz.research.openspiel", raising=False)
+    report = bench_adapters(seconds=1, players=3)
+    assert "luz[research]" in report["missing"] and report["ismcts"] is None
+    assert list(report["games_per_s"]) == ["engine"] and report["games_per_s"]["engine"] > 0
