@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from luz.bench.beliefs import _rate
 from luz.bots import fastsim as fs
 from luz.bots import make_bot
 from luz.bots.strong import Position
@@ -52,14 +52,6 @@ def engine_playout(seen: View, world: np.ndarray, rng: random.Random) -> int:
     while game.phase in (Phase.BID, Phase.PLAY) and (seat := game.current_player) is not None:
         game.apply(bot.choose(view(game, seat), rng), seat)
     return 1
-
-
-def _rate(work: Callable[[int], int], seconds: float) -> float:
-    done, step, start = 0, 0, time.perf_counter()
-    while (elapsed := time.perf_counter() - start) < seconds:
-        done += work(step)
-        step += 1
-    return done / elapsed
 
 
 def decision_times(spec: str, decisions: int, seed: int) -> list[float]:
