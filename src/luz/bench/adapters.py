@@ -18,23 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from luz.engine import Game, Phase
-
-from .engine import _rate_slices
+from .engine import _rate_slices, luz_deals
 
 SIMULATIONS = 50
 """Simulations per ISMCTS search."""
 
 
 def engine_games(edition: str, players: int, seed: int) -> Iterator[int]:
-    rng = random.Random(seed)
-    game_seed = seed
-    while True:
-        game = Game.new(edition, players, seed=game_seed)
-        game_seed += 1
-        while game.phase is not Phase.GAME_OVER:
-            game.apply(rng.choice(game.legal_actions()))
-        yield 1
+    """The engine driven directly (``luz bench engine``'s loop), one count per game."""
+    return (1 for _ in luz_deals(edition, players, seed))
 
 
 def openspiel_games(edition: str, players: int, seed: int, tensors: bool) -> Iterator[int]:
@@ -47,13 +39,18 @@ def openspiel_games(edition: str, players: int, seed: int, tensors: bool) -> Ite
     while True:
         state = game.new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice(state.chance_outcomes())[0])
-                continue
-            if tensors:
+            if tensors and not state.is_chance_node():
                 state.information_state_tensor()
-            state.apply_action(rng.choice(state.legal_actions()))
+            random_step(state, rng)
         yield 1
+
+
+def random_step(state: Any, rng: random.Random) -> None:
+    """Apply a uniformly random chance outcome or legal action to an OpenSpiel state."""
+    if state.is_chance_node():
+        state.apply_action(rng.choice(state.chance_outcomes())[0])
+    else:
+        state.apply_action(rng.choice(state.legal_actions()))
 
 
 def pettingzoo_games(edition: str, players: int, seed: int) -> Iterator[int]:
@@ -113,13 +110,11 @@ def _random_position(game: Any, rng: random.Random) -> Any:
         stop = rng.randrange(game.max_game_length())
         moves = 0
         while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(rng.choice(state.chance_outcomes())[0])
-                continue
-            if moves >= stop and len(state.legal_actions()) > 1:
-                return state
-            state.apply_action(rng.choice(state.legal_actions()))
-            moves += 1
+            if not state.is_chance_node():
+                if moves >= stop and len(state.legal_actions()) > 1:
+                    return state
+                moves += 1
+            random_step(state, rng)
 
 
 def bench_adapters(

@@ -54,7 +54,7 @@ from luz.engine import (
 from luz.engine import view as view_of
 from luz.engine.beliefs import Beliefs
 
-from .encoding import ACTION_COUNT, Encoder, Table, action_id, action_of, points_scale
+from .encoding import ACTION_COUNT, Encoder, Table, action_of, points_scale
 
 SHORT_NAME = "luz"
 PARAMETERS: dict[str, Any] = {
@@ -610,34 +610,19 @@ def make_ismcts_bot(
     return bot
 
 
-def ismcts_action(
-    seen: View,
-    *,
-    simulations: int = 100,
-    seconds: float | None = None,
-    seed: int = 0,
-    exploration: float = 1.0,
-    evaluator: str | mcts.Evaluator = "deal",
-) -> Action:
+def ismcts_action(seen: View, **settings: Any) -> Action:
     """The action OpenSpiel's ISMCTS chooses for the seat whose view is ``seen`` (its turn).
 
-    The search starts from a world drawn from the seat's exact beliefs and resamples one per simulation; it
-    sees nothing but ``seen``. It stops after ``simulations`` or ``seconds``, whichever comes first.
+    ``settings`` are :func:`make_ismcts_bot`'s (``simulations``, ``seconds``, ``seed``, ``exploration``,
+    ``evaluator``). The search starts from a world drawn from the seat's exact beliefs and resamples one per
+    simulation; it sees nothing but ``seen``. It stops after ``simulations`` or ``seconds``, whichever comes first.
     """
     if seen.seat is None or seen.seat != seen.current_player or not seen.legal_actions:
         raise ValueError("ismcts_action needs the view of the seat whose turn it is")
     if len(seen.legal_actions) == 1:
         return seen.legal_actions[0]
-    rng = random.Random(seed)
-    state = state_from_view(seen, rng)
-    bot = make_ismcts_bot(
-        state.get_game(),
-        simulations=simulations,
-        seconds=seconds,
-        seed=seed,
-        exploration=exploration,
-        evaluator=evaluator,
-    )
+    state = state_from_view(seen, random.Random(settings.get("seed", 0)))
+    bot = make_ismcts_bot(state.get_game(), **settings)
     choice = action_of(int(bot.step(state)))
-    assert action_id(choice) in {action_id(a) for a in seen.legal_actions}
+    assert choice in seen.legal_actions
     return choice
