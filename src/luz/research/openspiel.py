@@ -128,11 +128,15 @@ def setup_of(params: tuple[tuple[str, Any], ...]) -> Setup:
     edition.check_players(players)
     overrides: dict[str, Any] = {"trick_history": values["trick_history"]}
     cap = values["bid_cap"]
+    if cap < 0 and cap not in (EDITION_BID_CAP, NO_BID_CAP):
+        raise InvalidOptions(f"bid_cap must be -1 (the edition's), -2 (no cap) or a cap >= 0, not {cap}")
     if cap == NO_BID_CAP:
         overrides["bid_cap"] = None
     elif cap != EDITION_BID_CAP:
         overrides["bid_cap"] = cap
     first = values["first_player"]
+    if first < -1:
+        raise InvalidOptions(f"first_player must be -1 (drawn by chance) or a seat, not {first}")
     if first != -1:
         overrides["first_player"] = first
     points = str(values["made_points"]).strip().lower()
