@@ -138,3 +138,19 @@ def test_the_oracle_and_the_openspiel_anchor_take_part() -> None:
     config = ArenaConfig(("oracle", "openspiel-ismcts:iters=3", "heuristic"), "iello-2024", 3, deal_sets=1, seed=2)
     summary = summarise(config, run_arena(config, workers=1))
     assert set(summary["bots"]) == {"oracle", "openspiel-ismcts:iters=3", "heuristic"}
+
+
+def test_a_time_limit_keeps_the_first_deal_sets_played_in_full(records: list[GameRecord]) -> None:
+    """Out of time at once: only the first deal set starts, and its games are those of a one-set arena."""
+    config = ArenaConfig(SMALL.bots, SMALL.edition, SMALL.players, deal_sets=50, seed=SMALL.seed)
+    for workers in (1, 2):
+        assert run_arena(config, workers=workers, minutes=0) == records[:3]
+    assert run_arena(SMALL, workers=1, minutes=60) == records
+
+
+def test_the_command_says_when_the_time_ran_out(tmp_path: Path) -> None:
+    args = ["arena", "--bots", "random,random,random", "--games", "40", "--minutes", "0", "--out", str(tmp_path)]
+    result = CliRunner().invoke(app, [*args, "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "1 of 40 deal sets played (the same as --games 1)" in result.output
+    assert json.loads((tmp_path / "report.json").read_text())["config"]["deal_sets"] == 1

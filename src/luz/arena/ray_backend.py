@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
-from .core import ArenaConfig, ArenaError, GameRecord, play_game
+from .core import ArenaConfig, ArenaError, GameRecord, Schedule, play_game
 
 
-def run_on_ray(
-    config: ArenaConfig, tasks: Sequence[tuple[int, int]], workers: int, address: str | None
-) -> Iterator[GameRecord]:
-    """Play ``tasks`` as Ray tasks, yielding records as they end: on the cluster at ``address``, or on a local Ray
-    of ``workers`` CPUs started for the run and stopped after it."""
+def run_on_ray(config: ArenaConfig, schedule: Schedule, workers: int, address: str | None) -> Iterator[GameRecord]:
+    """Play the scheduled games as Ray tasks, yielding records as they end: on the cluster at ``address`` (as many
+    at once as it has CPUs), or on a local Ray of ``workers`` CPUs started for the run and stopped after it."""
     try:
         import ray
     except ImportError:
@@ -24,8 +22,13 @@ def run_on_ray(
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
         remote = ray.remote(num_cpus=1)(play_game)
-        pending = [remote.remote(config, deal_set, rotation) for deal_set, rotation in tasks]
-        while pending:
+        ahead = 2 * max(1, int(ray.cluster_resources().get("CPU", workers)))
+        pending: list[ray.ObjectRef] = []
+        while True:
+            while len(pending) < ahead and (task := schedule.next()) is not None:
+                pending.append(remote.remote(config, *task))
+            if not pending:
+                return
             done, pending = ray.wait(pending, num_returns=1)
             yield from ray.get(done)
     finally:

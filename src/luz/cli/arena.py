@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated
@@ -41,6 +42,10 @@ def arena(
     games: Annotated[int, typer.Option(min=1, help="Duplicate deal sets; each is played in every rotation.")] = 10,
     seed: Annotated[int, typer.Option(help="Seed of the deals and of the bots' choices.")] = 0,
     workers: Annotated[int | None, typer.Option(min=1, help="Processes (default: one per CPU).")] = None,
+    minutes: Annotated[
+        float | None,
+        typer.Option(min=0, help="Start no deal set after this long; report the deal sets played in full."),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Directory for report.json, report.md and report.png.")] = Path("arena"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")] = False,
 ) -> None:
@@ -65,7 +70,13 @@ def arena(
         def advance(_: GameRecord) -> None:
             progress.advance(task)
 
-        records = run_arena(config, workers=workers, ray_address=address, use_ray=use_ray, progress=advance)
+        records = run_arena(
+            config, workers=workers, ray_address=address, use_ray=use_ray, progress=advance, minutes=minutes
+        )
+    played = len({r.deal_set for r in records})
+    if played < config.deal_sets:
+        console.print(f"time limit: {played} of {config.deal_sets} deal sets played (the same as --games {played})")
+        config = dataclasses.replace(config, deal_sets=played)
     summary = summarise(config, records)
     paths = write_reports(summary, records, out)
     if as_json:
