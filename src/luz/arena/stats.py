@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from openskill.models import PlackettLuce
 
 from luz.engine import get_edition
 
@@ -47,6 +46,8 @@ def ratings(config: ArenaConfig, records: Sequence[GameRecord]) -> dict[str, dic
     Each seat is a one-player team rated with its bot's current rating; a bot with several seats in a game gets
     the mean of their updated ratings.
     """
+    from openskill.models import PlackettLuce  # only when reporting: keeps `luz` quick to start
+
     model = PlackettLuce()
     current = {spec: model.rating(name=spec) for spec in config.labels()}
     for record in records:

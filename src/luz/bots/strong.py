@@ -229,6 +229,6 @@ class Search:
         weights = np.empty(drawn)
         first = int(p.st[fs.FIRST])
         fs.likelihoods(vals, p.col, p.rules, p.seat, first, p.bids, p.safe, p.observed, NOISE_BID, NOISE_PLAY, weights)
-        cumulative = np.cumsum(weights / weights.sum())
+        cumulative = np.cumsum(weights / weights.sum())  # > 0: every factor is at least its noise share
         picks = np.searchsorted(cumulative, (self.rng.random() + np.arange(count)) / count)
         return vals[np.minimum(picks, drawn - 1)]
