@@ -21,7 +21,12 @@ const game = new URLSearchParams(location.search).get("game");
 const replay = { steps: [], names: null, edition: null, step: 0, timer: null };
 let editionList = {};
 
-const nameOf = (seat) => replay.names?.[seat] || t("seat.default_name", { n: seat + 1 });
+/** A seat's name in the record; names that several seats share (bots' levels) get their seat number. */
+function nameOf(seat) {
+  const name = replay.names?.[seat];
+  if (!name) return t("seat.default_name", { n: seat + 1 });
+  return replay.names.filter((other) => other === name).length > 1 ? t("seat.numbered", { name, n: seat + 1 }) : name;
+}
 
 function show(step) {
   if (!replay.steps.length) return;
