@@ -1,8 +1,8 @@
 """LUZ as an OpenSpiel game: ``pyspiel.load_game("luz", {...})`` once this module is imported.
 
-Parameters: ``edition`` (a key or alias, default ``iello-2024``), ``players`` (default 4), ``bid_cap``
-(``-1`` the edition's, ``-2`` none, else the cap), ``trick_history`` (default false), ``first_player`` (``-1``: drawn by
-chance, else the seat) and ``made_points`` (``"default"`` or one number a deal, separated by ``/``, e.g. ``"2/4/6/8"``).
+Parameters: ``edition`` (a key or alias, default ``iello-2024``), ``players`` (default 4), ``bid_cap`` (``-1``
+the edition's, ``-2`` none, else the cap), ``trick_history`` (default false), ``first_player`` (``-1``: drawn by
+chance, else the seat) and ``made_points`` (``"default"`` or one number a deal separated by ``/``: ``"2/4/6/8"``).
 
 Chance deals the cards one at a time: outcome ``i`` is card ``i`` of the edition's sorted deck, the j-th card
 drawn in a deal goes to seat ``j // 10`` and the cards never drawn are the aside, so every deal is exactly
@@ -507,14 +507,21 @@ def record_from_history(game: LuzGame, history: Sequence[int]) -> dict[str, Any]
 
 
 def game_for(seen: View) -> LuzGame:
-    """The OpenSpiel game of the table ``seen`` belongs to."""
+    """The OpenSpiel game of the table ``seen`` belongs to (one game object per kind of table, reused)."""
     options = seen.options
+    bid_cap = NO_BID_CAP if options.bid_cap is None else options.bid_cap
+    made_points = "/".join(map(str, options.made_points))
+    return _loaded(seen.edition.key, seen.players, bid_cap, options.trick_history, made_points)
+
+
+@functools.cache
+def _loaded(edition: str, players: int, bid_cap: int, trick_history: bool, made_points: str) -> LuzGame:
     params = {
-        "edition": seen.edition.key,
-        "players": seen.players,
-        "bid_cap": NO_BID_CAP if options.bid_cap is None else options.bid_cap,
-        "trick_history": options.trick_history,
-        "made_points": "/".join(map(str, options.made_points)),
+        "edition": edition,
+        "players": players,
+        "bid_cap": bid_cap,
+        "trick_history": trick_history,
+        "made_points": made_points,
     }
     return pyspiel.load_game(SHORT_NAME, params)  # type: ignore[no-any-return]
 
