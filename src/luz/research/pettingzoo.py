@@ -56,6 +56,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.players = players
         self.options = self.edition.options(players, **options)
         self.encoder = Encoder(self.edition, players, self.options, perfect_recall)
+        self._table_text = Encoder(self.edition, players, self.options, perfect_recall=False)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self._seats = {agent: seat for seat, agent in enumerate(self.possible_agents)}
@@ -133,8 +134,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         """The table as every player sees it (no unplayed value), for ``render_mode="ansi"``."""
         if self.render_mode is None or self.table is None:
             return None
-        spectator = Encoder(self.edition, self.players, self.options, perfect_recall=False)
-        return spectator.text(view(self.game, None), 0)
+        return self._table_text.text(view(self.game, None), 0)
 
     def close(self) -> None:
         """Nothing to release."""
