@@ -172,8 +172,9 @@ def test_reload_and_a_network_drop_keep_the_seat(browser: Any, tmp_path: Any) ->
         assert "Reconnecting" in page.inner_text("#banner")
         shoot(player, "reconnecting", full_page=False)
         server.start()
-        page.click("#reconnect-now")
-        page.wait_for_selector("#banner", state="hidden", timeout=20000)
+        # "Reconnect now" (clicked from script: the page may have reconnected by itself meanwhile).
+        page.evaluate("document.querySelector('#reconnect-now').click()")
+        page.wait_for_selector("#banner", state="hidden", timeout=30000)
         assert next_move(player) == "play"
         assert page.locator("#my-hand .card.gap").count() == before
         move_once(player, "play")

@@ -241,3 +241,12 @@ def test_a_bad_record_is_refused_with_its_place(client: Any) -> None:
     response = client.post("/api/replay", json=record)
     assert response.status_code == 422
     assert "deal 2, action 6" in response.json()["detail"]
+
+
+def test_the_user_guide_shows_the_screenshots_the_tests_take() -> None:
+    from web_support import GUIDE, GUIDE_IMAGES
+
+    guide = (GUIDE_IMAGES.parent / "USER_GUIDE.md").read_text()
+    shown = set(re.findall(r"\(images/([a-z-]+)\.png\)", guide))
+    assert shown == GUIDE
+    assert all((GUIDE_IMAGES / f"{name}.png").stat().st_size > 10_000 for name in shown)

@@ -160,12 +160,28 @@ def check_hidden(player: Player, server: ServerProcess, table_id: str, seat: int
     return checked
 
 
+GUIDE = {
+    "home",
+    "waiting-invites",
+    "table-bidding",
+    "table-playing",
+    "hints",
+    "game-over",
+    "phone-game-over",
+    "reconnecting",
+    "replay",
+    "score-keeper",
+    "table-french",
+}
+"""The screenshots docs/USER_GUIDE.md shows."""
+
+
 def shoot(player: Player, name: str, full_page: bool = True) -> Path:
-    """A screenshot in tests/web/artifacts; with LUZ_GUIDE_IMAGES=1 also copied to docs/images for the guide."""
+    """A screenshot in tests/web/artifacts; with LUZ_GUIDE_IMAGES=1 the guide's are copied to docs/images."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     player.page.screenshot(path=str(path), full_page=full_page)
-    if os.environ.get("LUZ_GUIDE_IMAGES") == "1":
+    if os.environ.get("LUZ_GUIDE_IMAGES") == "1" and name in GUIDE:
         GUIDE_IMAGES.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, GUIDE_IMAGES / path.name)
     return path
