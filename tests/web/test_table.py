@@ -4,6 +4,7 @@ and in every message, reload and reconnection, keyboard play, hints, the replay.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from typing import Any
@@ -191,7 +192,7 @@ def test_keyboard_play_and_clear_refusals(browser: Any, server: ServerProcess) -
         server,
         players=3,
         seats=[{"kind": "human", "name": "Kay"}, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}],
-        options={"first_player": 0},
+        options={"first_player": 0, "trick_history": True},
     )
     httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Kay", "token": tokens[0]})
     player = open_player(browser, f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
@@ -211,6 +212,58 @@ def test_keyboard_play_and_clear_refusals(browser: Any, server: ServerProcess) -
     states = player.states()
     assert states[-1]["view"]["bids"][0] == {"tricks": 1, "safety": True}
     assert states[-1]["view"]["hands"][0][slot]["played"]
+    # The table shows the deal's completed tricks (the trick_history option).
+    page.wait_for_selector("#history-list h3")
+    history = player.states()[-1]["view"]["trick_history"]
+    assert len(history) == 1
+    cards = page.locator("#history-list [data-card]").evaluate_all("c => c.map(x => x.dataset.card)")
+    assert cards == [play["card"] for play in history[0]["plays"]]
+    assert not player.errors, player.errors
+
+
+SHOWN = """() => {
+  window.shown = [];
+  new MutationObserver(() => {
+    const main = document.querySelector('#main');
+    const title = document.querySelector('#trick-title');
+    if (main && main.dataset.version !== String(window.shown.at(-1)?.version)) {
+      window.shown.push({version: main.dataset.version, at: performance.now(), title: title?.textContent || ''});
+    }
+  }).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+
+
+def test_bots_cards_come_one_by_one_and_a_completed_trick_stays_a_moment(browser: Any, server: ServerProcess) -> None:
+    pace = 100
+    table_id, tokens = create_table(
+        server,
+        players=3,
+        seats=[{"kind": "human"}] + [{"kind": "bot", "bot": "random"}] * 2,
+        options={"first_player": 1},
+    )
+    httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Pat", "token": tokens[0]})
+    player = open_player(browser, "about:blank")
+    player.page.add_init_script(f"({SHOWN})()")
+    player.page.goto(f"{server.http}/t/{table_id}?pace={pace}#seat=0&token={tokens[0]}")
+    for _ in range(11):  # the first deal
+        move_once(player, next_move(player))
+    next_move(player)
+    shown = player.page.evaluate("window.shown.filter(s => s.version !== '')")
+    versions = [int(s["version"]) for s in shown]
+    assert versions == list(range(versions[0], versions[-1] + 1)), "every state is shown, in order"
+    held = [
+        later["at"] - earlier["at"]
+        for earlier, later in itertools.pairwise(shown)
+        if earlier["title"].startswith("Last trick") and not later["title"].startswith("Last trick")
+    ]
+    assert held, "a completed trick was followed by a bot's card"
+    assert min(held) >= 3 * pace * 0.9, held
+    moves = [
+        later["at"] - earlier["at"]
+        for earlier, later in itertools.pairwise(shown)
+        if later["title"].startswith("Trick")
+    ]
+    assert moves and min(moves) >= pace * 0.9 - 20, moves
     assert not player.errors, player.errors
 
 
