@@ -119,6 +119,7 @@ function connect() {
     if (page.socket !== socket) return;
     page.socket = null;
     page.pending = null;
+    stopHeartbeat();
     if (event.code === 4404) {
       notFound();
       return;
