@@ -52,7 +52,7 @@ def score(
         _interactive()
         return
     try:
-        report = _sheet_from_json(_load(file)).to_json()
+        report = sheet_from_json(_load(file)).to_json()
     except (BadInput, LuzError) as error:
         typer.echo(f"error: {' '.join(str(error).split())}", err=True)
         raise typer.Exit(2) from None
@@ -75,8 +75,8 @@ def _load(source: str) -> Any:
         raise BadInput(f"malformed JSON in {name}: {error}") from None
 
 
-def _sheet_from_json(document: Any) -> ScoreSheet:
-    """The score sheet described by a JSON document, every deal added."""
+def sheet_from_json(document: Any) -> ScoreSheet:
+    """The score sheet described by a score-keeper JSON document (see `luz score --help`), every deal added."""
     _check_object(document, "the document", _DOCUMENT_KEYS, ("edition", "players", "deals"))
     sheet = _new_sheet(document)
     deals = document["deals"]

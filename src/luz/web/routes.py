@@ -13,7 +13,7 @@ from fastapi import APIRouter, Body, HTTPException
 from fastapi.responses import FileResponse
 
 from luz.bots import BOTS
-from luz.cli.score import BadInput, _sheet_from_json
+from luz.cli.score import BadInput, sheet_from_json
 from luz.engine import HAND_SIZE, MAX_BID, Game, LuzError, Phase, replay, view
 
 STATIC = Path(__file__).parent / "static"
@@ -40,13 +40,13 @@ for _path, _file in PAGES.items():
     _page_route(_path, STATIC / _file)
 
 
-@router.get("/api/bots", include_in_schema=False)
+@router.get("/api/bots")
 async def bots() -> list[str]:
     """The bot levels a seat can be given."""
     return list(BOTS)
 
 
-@router.post("/api/score", include_in_schema=False)
+@router.post("/api/score")
 async def score(document: Annotated[Any, Body()]) -> dict[str, Any]:
     """The score-keeper's report for a game played with the real box: the same document as ``luz score -``.
 
@@ -55,7 +55,7 @@ async def score(document: Annotated[Any, Body()]) -> dict[str, Any]:
     player is the leader on score rather than the usual rotation (3 players, last deal).
     """
     try:
-        sheet = _sheet_from_json(document)
+        sheet = sheet_from_json(document)
     except (BadInput, LuzError) as error:
         raise HTTPException(422, " ".join(str(error).split())) from None
     report = sheet.to_json()
@@ -67,7 +67,7 @@ async def score(document: Annotated[Any, Body()]) -> dict[str, Any]:
     return report
 
 
-@router.post("/api/replay", include_in_schema=False)
+@router.post("/api/replay")
 async def replay_steps(record: Annotated[Any, Body()]) -> dict[str, Any]:
     """A game record (docs/RECORD.md) replayed step by step: the view with every hand face up before the first
     action and after each one (assumption A4: a finished game's replay may show everything)."""
