@@ -147,11 +147,12 @@ class StrongBot(Bot):
     def decide(self, view: View, rng: random.Random) -> Action:
         if len(view.legal_actions) == 1:
             return view.legal_actions[0]
+        start = time.perf_counter()
         position = Position.from_view(view)
         search = Search(
             position, Beliefs(view), np.random.default_rng(rng.getrandbits(64)), self.oversample, self.spite
         )
-        return search.run(view.legal_actions, self.iters, self.seconds)
+        return search.run(view.legal_actions, self.iters, self.seconds, start)
 
 
 class Search:
@@ -173,8 +174,11 @@ class Search:
         self.spite = spite
         """Weight of the others' mean points in the utility (0: only one's own points)."""
 
-    def run(self, legal: tuple[Action, ...], iters: int | None, seconds: float | None) -> Action:
-        """The best legal action after ``iters`` worlds, or as many as fit in ``seconds`` (at least one batch)."""
+    def run(
+        self, legal: tuple[Action, ...], iters: int | None, seconds: float | None, start: float | None = None
+    ) -> Action:
+        """The best legal action after ``iters`` worlds, or as many as fit in ``seconds`` counted from ``start``
+        (a ``time.perf_counter()``, default now), at least one batch."""
         bidding = isinstance(legal[0], Bid)
         if bidding:
             top = max(a.tricks for a in legal if isinstance(a, Bid))
@@ -186,7 +190,7 @@ class Search:
             totals += self.utilities(firsts, iters, bidding)
         else:
             assert seconds is not None
-            start, batch = time.perf_counter(), 0.0
+            start, batch = time.perf_counter() if start is None else start, 0.0
             while batch == 0.0 or time.perf_counter() - start + batch <= seconds:
                 began = time.perf_counter()
                 totals += self.utilities(firsts, TIME_BATCH, bidding)
