@@ -46,7 +46,7 @@ BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "heuristic": Heurist
 
 REFERENCE_BOTS: dict[str, Callable[..., Any]] = {"oracle": _oracle, "openspiel-ismcts": _openspiel_ismcts}
 """Bots for the arena only: ``oracle`` sees its own values (a reference, never an opponent for people), and
-``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external anchor (needs ``luz[openspiel]``)."""
+``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external anchor (needs ``luz[research]``)."""
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, int | float]]:

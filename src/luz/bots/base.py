@@ -20,6 +20,14 @@ class InvalidBotSpec(LuzError):
     """A bot's parameters are malformed or out of range (``strong:iters=0``)."""
 
 
+def check_budget(iters: object, seconds: object) -> None:
+    """Refuse a search budget that is not ``iters`` >= 1 (a whole number) or ``seconds`` in (0, 600]."""
+    if iters is not None and (isinstance(iters, bool) or not isinstance(iters, int) or iters < 1):
+        raise InvalidBotSpec(f"iters must be a whole number >= 1, not {iters!r}")
+    if seconds is not None and not (isinstance(seconds, int | float) and 0 < seconds <= 600):
+        raise InvalidBotSpec(f"seconds must be a number in (0, 600], not {seconds!r}")
+
+
 class Bot(ABC):
     """A player that chooses one of ``view.legal_actions``; the same view and generator state give the same action."""
 

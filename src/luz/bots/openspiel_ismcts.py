@@ -1,4 +1,4 @@
-"""OpenSpiel's own ISMCTS as a bot: the arena's external anchor, through the OpenSpiel adapter (``luz[openspiel]``).
+"""OpenSpiel's own ISMCTS as a bot: the arena's external anchor, through the OpenSpiel adapter (``luz[research]``).
 
 It searches from the seat's view alone (:func:`luz.research.openspiel.ismcts_action` draws each world from the
 seat's exact beliefs), with a budget of simulations (``iters``, reproducible) or of time (``seconds``).
@@ -10,7 +10,7 @@ import random
 
 from luz.engine import Action, View
 
-from .base import Bot, InvalidBotSpec
+from .base import Bot, InvalidBotSpec, check_budget
 
 DEFAULT_SIMULATIONS = 100
 
@@ -21,14 +21,11 @@ class OpenSpielISMCTSBot(Bot):
     name = "openspiel-ismcts"
 
     def __init__(self, iters: int | None = None, seconds: float | None = None) -> None:
-        if iters is not None and (isinstance(iters, bool) or not isinstance(iters, int) or iters < 1):
-            raise InvalidBotSpec(f"iters must be a whole number >= 1, not {iters!r}")
-        if seconds is not None and not (isinstance(seconds, int | float) and 0 < seconds <= 600):
-            raise InvalidBotSpec(f"seconds must be a number in (0, 600], not {seconds!r}")
+        check_budget(iters, seconds)
         try:
             from luz.research.openspiel import ismcts_action
         except ImportError:
-            raise InvalidBotSpec("openspiel-ismcts needs OpenSpiel: pip install 'luz[openspiel]'") from None
+            raise InvalidBotSpec("openspiel-ismcts needs OpenSpiel: pip install 'luz[research]'") from None
         self._search = ismcts_action
         self.iters = DEFAULT_SIMULATIONS if iters is None and seconds is None else iters
         self.seconds = seconds

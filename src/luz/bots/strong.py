@@ -29,7 +29,7 @@ from luz.engine import Action, Bid, Phase, Play, View
 from luz.engine.beliefs import Beliefs
 
 from . import fastsim as fs
-from .base import Bot, InvalidBotSpec
+from .base import Bot, InvalidBotSpec, check_budget
 
 DEFAULT_ITERS = 64
 """Worlds played out per decision by default (each legal action once per world): a few milliseconds; more worlds
@@ -131,10 +131,7 @@ class StrongBot(Bot):
     def __init__(
         self, iters: int | None = None, seconds: float | None = None, oversample: int = OVERSAMPLE, spite: float = 1.0
     ) -> None:
-        if iters is not None and (isinstance(iters, bool) or not isinstance(iters, int) or iters < 1):
-            raise InvalidBotSpec(f"iters must be a whole number >= 1, not {iters!r}")
-        if seconds is not None and not (isinstance(seconds, int | float) and 0 < seconds <= 600):
-            raise InvalidBotSpec(f"seconds must be a number in (0, 600], not {seconds!r}")
+        check_budget(iters, seconds)
         if isinstance(oversample, bool) or not isinstance(oversample, int) or oversample < 1:
             raise InvalidBotSpec(f"oversample must be a whole number >= 1, not {oversample!r}")
         self.iters = DEFAULT_ITERS if iters is None and seconds is None else iters
