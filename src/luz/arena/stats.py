@@ -32,7 +32,7 @@ def deal_set_scores(config: ArenaConfig, records: Sequence[GameRecord]) -> np.nd
     return sums / counts
 
 
-def interval(values: np.ndarray, seed: int) -> dict[str, float]:
+def interval(values: np.ndarray, seed: int) -> dict[str, Any]:
     """Mean of per-deal-set ``values`` and its 95% percentile-bootstrap interval over deal sets."""
     rng = np.random.default_rng(seed)
     means = values[rng.integers(0, len(values), size=(BOOTSTRAP, len(values)))].mean(axis=1)

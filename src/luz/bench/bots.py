@@ -47,7 +47,7 @@ def fast_playouts(seen: View, worlds: np.ndarray) -> int:
 def engine_playout(seen: View, world: np.ndarray, rng: random.Random) -> int:
     """Play the deal out in one world with the engine and the heuristic bot; 1."""
     beliefs = Beliefs(seen)
-    game = beliefs.to_game(beliefs.world(world))
+    game = beliefs.to_game(beliefs.world(world.tolist()))
     bot = make_bot("heuristic")
     while game.phase in (Phase.BID, Phase.PLAY) and (seat := game.current_player) is not None:
         game.apply(bot.choose(view(game, seat), rng), seat)
