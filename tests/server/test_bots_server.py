@@ -59,7 +59,7 @@ def test_bots_of_every_kind_finish_games_in_the_bot_processes(sqlite_url: str) -
             create_table(client, edition=edition, players=players, seats=seats(*kinds))[0]
             for edition, players, kinds in [
                 ("iello-2024", 5, ["heuristic", "random"] * 2 + ["heuristic"]),
-                ("korokorodou-2014", 3, ["random", "heuristic", "random"]),
+                ("korokorodou-2014", 3, ["random", "heuristic", "strong:iters=8"]),
                 ("standard-deck", 4, ["heuristic"] * 4),
             ]
         ]

@@ -19,11 +19,12 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import text
 
-from luz.bots import BOTS
+from luz.bots import BOTS, make_bot
 from luz.engine import EDITIONS, LuzError, action_from_json, get_edition
 from luz.engine.record import to_record
 from luz.web import install as install_web_client
 
+from .bots import warm_up
 from .db import make_engine, migrate
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
 from .settings import Settings
@@ -42,7 +43,11 @@ DB_INT = 2**31
 class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: Literal["human", "bot"] = "human"
-    bot: str | None = Field(None, description="Bot level for a bot seat: " + ", ".join(BOTS))
+    bot: str | None = Field(
+        None,
+        max_length=32,
+        description="Bot level for a bot seat: " + ", ".join(BOTS) + ", optionally with parameters (strong:iters=200)",
+    )
     name: str | None = Field(None, max_length=40, pattern=NO_NUL)
 
 
@@ -136,6 +141,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await asyncio.to_thread(migrate, engine)
         broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = ProcessPoolExecutor(settings.bot_workers) if settings.bot_workers > 0 else None
+        if pool is not None:
+            pool.submit(warm_up)  # the strong bot's compiled core, ready before a table needs it
         manager = Manager(Store(engine), broker, pool, settings.bot_seconds)
         await broker.start(manager.on_event, manager.on_presence)
         await manager.resume()
@@ -209,8 +216,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if len(seats) != spec.players:
             raise HTTPException(422, f"give one seat per player ({spec.players}), not {len(seats)}")
         for seat in seats:
-            if seat.kind == "bot" and (seat.bot or "heuristic") not in BOTS:
-                raise HTTPException(422, f"unknown bot {seat.bot!r}; bots are: {', '.join(BOTS)}")
+            if seat.kind == "bot":
+                try:
+                    make_bot(seat.bot or "heuristic")  # a level, with parameters if any: "strong:iters=200"
+                except LuzError as error:
+                    raise HTTPException(422, str(error)) from None
         manager = manager_of(request)
         table_id, tokens = await asyncio.to_thread(
             manager.store.create_table,
