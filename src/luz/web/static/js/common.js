@@ -104,6 +104,20 @@ export function editions() {
   return editionsPromise;
 }
 
+/** Fill an edition ``select`` (keeping its choice, else the saved one). */
+export function fillEditionSelect(select, editionList) {
+  const chosen = select.value || saved.get("edition", "iello-2024");
+  select.replaceChildren(...Object.values(editionList).map((e) => el("option", { value: e.key, text: e.name })));
+  select.value = chosen in editionList ? chosen : Object.keys(editionList)[0];
+}
+
+/** Fill a player-count ``select`` with ``edition``'s counts, keeping its choice where the edition allows it. */
+export function fillPlayersSelect(select, edition) {
+  const chosen = Number(select.value) || 4;
+  select.replaceChildren(...edition.players.map((n) => el("option", { value: n, text: String(n) })));
+  select.value = String(edition.players.includes(chosen) ? chosen : edition.players.at(-1));
+}
+
 /** The colour named by ``letter`` in ``edition``: {letter, name, symbol, trump}. */
 export function colourOf(edition, letter) {
   return edition.colours.find((c) => c.letter === letter);

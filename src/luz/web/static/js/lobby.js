@@ -1,6 +1,6 @@
 // Home and lobby: choose a name, create a table (edition, players, seats, options), see and join open tables.
 
-import { $, ApiError, api, botLabel, editions, el, saved, startPage } from "./common.js";
+import { $, ApiError, api, botLabel, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 let editionList = {};
@@ -21,19 +21,13 @@ function needName(errorBox) {
 // -- creating a table ---------------------------------------------------------------------------------------
 
 function fillEditions() {
-  const select = $("#edition");
-  const chosen = select.value || saved.get("edition", "iello-2024");
-  select.replaceChildren(...Object.values(editionList).map((e) => el("option", { value: e.key, text: e.name })));
-  select.value = chosen in editionList ? chosen : Object.keys(editionList)[0];
+  fillEditionSelect($("#edition"), editionList);
   fillPlayers();
 }
 
 function fillPlayers() {
   const edition = editionList[$("#edition").value];
-  const select = $("#players");
-  const chosen = Number(select.value) || 4;
-  select.replaceChildren(...edition.players.map((n) => el("option", { value: n, text: String(n) })));
-  select.value = String(edition.players.includes(chosen) ? chosen : edition.players.at(-1));
+  fillPlayersSelect($("#players"), edition);
   $("#bid-cap").value = edition.bid_cap ?? "";
   fillSeats();
 }

@@ -2,7 +2,7 @@
 // `luz score`); this page keeps the entered deals (in the browser, so a reload loses nothing) and shows them.
 
 import { outcomeText, renderRanking, renderSheet } from "./board.js";
-import { $, ApiError, api, editions, el, saved, startPage } from "./common.js";
+import { $, ApiError, api, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 let editionList = {};
@@ -21,18 +21,12 @@ async function scored(document) {
 // -- setting up ---------------------------------------------------------------------------------------------
 
 function fillEditions() {
-  const select = $("#edition");
-  select.replaceChildren(...Object.values(editionList).map((e) => el("option", { value: e.key, text: e.name })));
-  select.value = saved.get("edition", "iello-2024") in editionList ? saved.get("edition", "iello-2024") : select.value;
+  fillEditionSelect($("#edition"), editionList);
   fillPlayers();
 }
 
 function fillPlayers() {
-  const edition = editionList[$("#edition").value];
-  const select = $("#players");
-  const chosen = Number(select.value) || 4;
-  select.replaceChildren(...edition.players.map((n) => el("option", { value: n, text: String(n) })));
-  select.value = String(edition.players.includes(chosen) ? chosen : edition.players[0]);
+  fillPlayersSelect($("#players"), editionList[$("#edition").value]);
   fillNames();
 }
 
