@@ -360,6 +360,14 @@ def test_stock_ismcts_with_its_own_resampling_call_and_whole_game_rollouts() -> 
     assert len(state.returns()) == 3
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_ismcts_out_of_time_at_once_still_decides(seed: int) -> None:
+    """OpenSpiel's first simulation only expands the root: a search must run two before its time can stop it."""
+    game = Game.new("iello-2024", players=4, seed=seed)
+    seen = view(game, game.current_player)
+    assert ismcts_action(seen, simulations=10**6, seconds=1e-9, seed=2) in game.legal_actions()
+
+
 def test_ismcts_action_from_a_view() -> None:
     game = Game.new("iello-2024", players=4, seed=5)
     rng = random.Random(5)

@@ -557,7 +557,8 @@ class DealRolloutEvaluator(mcts.Evaluator):  # type: ignore[misc]
 
 
 class _OutOfTime(Exception):
-    """Raised inside a search when its time is up (after at least one simulation)."""
+    """Raised inside a search when its time is up (after at least two simulations: OpenSpiel's first one only
+    expands the root, and a final policy needs a visit)."""
 
 
 class _TimedISMCTS(ismcts.ISMCTSBot):  # type: ignore[misc]
@@ -570,7 +571,7 @@ class _TimedISMCTS(ismcts.ISMCTSBot):  # type: ignore[misc]
         self._deadline = float("inf")
 
     def sample_root_state(self, state: LuzState) -> LuzState:
-        if self.simulations and time.perf_counter() > self._deadline:
+        if self.simulations >= 2 and time.perf_counter() > self._deadline:
             raise _OutOfTime
         self.simulations += 1
         return super().sample_root_state(state)  # type: ignore[no-any-return]
