@@ -566,6 +566,7 @@ class ServerProcess:
     def start(self, timeout: float = 60.0) -> ServerProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LUZ_")}
         env["PYTHONUNBUFFERED"] = "1"
+        env["LUZ_BOT_PACE"] = "0"  # bots move at once (their pacing is tested in-process)
         command = [str(LUZ), "serve", "--port", str(self.port), "--database-url", self.database_url]
         command += ["--bot-workers", str(self.bot_workers)]
         with self.log_path.open("ab") as log:

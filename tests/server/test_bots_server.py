@@ -86,3 +86,17 @@ def test_a_bot_over_its_time_is_replaced_for_that_move(
         # Twenty moves in the time the sleepy bot takes for five: the fallback moved for it.
         wait_for(lambda: runtime.state.version > 21, timeout=5 * SLOW)
     assert "went over" in caplog.text and "sleepy" in caplog.text
+
+
+def test_bot_moves_take_at_least_the_pace(sqlite_url: str) -> None:
+    """A bot's thinking time depends on what its seat sees, the others' hidden cards included: with a pace, every
+    bot move takes the same least time, however quick the bot."""
+    pace = 0.25
+    settings = Settings(database_url=sqlite_url, bot_workers=0, bot_pace=pace, messages_per_second=10_000)
+    with TestClient(create_app(settings)) as client:
+        table_id, _, _ = create_table(client, players=3, seats=seats("random", "random", "heuristic"))
+        runtime = client.app.state.manager.tables[table_id]
+        wait_for(lambda: runtime.state.version > 2, timeout=10)
+        start, first = time.monotonic(), runtime.state.version
+        wait_for(lambda: runtime.state.version >= first + 6, timeout=10)
+        assert time.monotonic() - start >= 5 * pace  # five moves at least, each at least the pace

@@ -143,7 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         pool = ProcessPoolExecutor(settings.bot_workers) if settings.bot_workers > 0 else None
         if pool is not None:
             pool.submit(warm_up)  # the strong bot's compiled core, ready before a table needs it
-        manager = Manager(Store(engine), broker, pool, settings.bot_seconds)
+        manager = Manager(Store(engine), broker, pool, settings.bot_seconds, settings.bot_pace)
         await broker.start(manager.on_event, manager.on_presence)
         await manager.resume()
         app.state.manager, app.state.engine = manager, engine

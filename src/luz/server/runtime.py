@@ -195,12 +195,17 @@ class RedisBroker:
 class Manager:
     """All live tables of this process."""
 
-    def __init__(self, store: Store, broker: Broker, bots: Executor | None, bot_seconds: float = 5.0) -> None:
+    def __init__(
+        self, store: Store, broker: Broker, bots: Executor | None, bot_seconds: float = 5.0, bot_pace: float = 0.0
+    ) -> None:
         self.store = store
         self.broker = broker
         self.bots = bots
         self.bot_seconds = bot_seconds
         """A bot's time for one move; past it, the quick fallback bot moves for it (the table never stalls)."""
+        self.bot_pace = bot_pace
+        """The least time a bot's move takes: how long a bot thinks depends on the values its seat sees, which
+        include the other players' own hidden cards, so its timing must not reach them."""
         self.tables: dict[str, TableRuntime] = {}
         self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -415,12 +420,14 @@ class Manager:
         game = runtime.game
         if game is None or runtime.state.version != version or game.current_player != seat:
             return
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         seed = f"{runtime.state.id}:{runtime.state.game_no}:{version}"
         seen = view(game, seat)
         if self.bots is None:
             action = choose_for(bot, seen, seed)
         else:
-            thinking = asyncio.get_running_loop().run_in_executor(self.bots, choose_for, bot, seen, seed)
+            thinking = loop.run_in_executor(self.bots, choose_for, bot, seen, seed)
             try:
                 action = await asyncio.wait_for(thinking, self.bot_seconds)
             except TimeoutError:
@@ -432,6 +439,7 @@ class Manager:
                     FALLBACK_BOT,
                 )
                 action = choose_for(FALLBACK_BOT, seen, seed)
+        await asyncio.sleep(max(0.0, started + self.bot_pace - loop.time()))
         with contextlib.suppress(Refused):
             await self.act(runtime, seat, action, expected=version)
 

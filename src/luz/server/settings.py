@@ -22,6 +22,9 @@ class Settings:
     """Processes that compute bot moves."""
     bot_seconds: float = 5.0
     """A bot's time for one move at a table; past it, a quick bot moves for it."""
+    bot_pace: float = 0.0
+    """The least time a bot's move takes (``luz serve``: 0.5 s), so that its thinking time, which depends on what
+    its seat sees (the others' hidden cards included), tells the players nothing."""
     max_message_bytes: int = 4096
     messages_per_second: float = 20.0
     """Sustained rate of messages a connection may send (with a burst of twice as many)."""
@@ -35,5 +38,6 @@ class Settings:
             redis_url=redis_url or os.environ.get("LUZ_REDIS_URL") or None,
             bot_workers=int(os.environ.get("LUZ_BOT_WORKERS", "1")),
             bot_seconds=float(os.environ.get("LUZ_BOT_SECONDS", "5")),
+            bot_pace=float(os.environ.get("LUZ_BOT_PACE", "0.5")),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
         )
