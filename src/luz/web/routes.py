@@ -26,6 +26,7 @@ PAGES = {
     "/replay": "replay.html",
     "/replay/{table_id}": "replay.html",
     "/score": "score.html",
+    "/how-to-play": "how-to-play.html",
 }
 
 
