@@ -115,7 +115,8 @@ export function renderBid(bid) {
   for (let i = 0; i < bid.tricks; i += 1) beads.append(el("span", { class: "bead" }));
   if (bid.safety) beads.append(el("span", { class: "bead safety" }));
   const text = t(bid.safety ? "bid.with_safety" : "bid.plain", { n: bid.tricks });
-  return el("span", { class: "bid" }, el("span", {}, text), " ", beads);
+  const short = el("span", { class: "badge bid-short", "aria-hidden": "true" }, `${t("bid.short")} ${bid.tricks}${bid.safety ? "+" : ""}`);
+  return el("span", { class: "bid" }, el("span", { class: "bid-text" }, text), short, " ", beads);
 }
 
 /** Where each seat sits around the table, by its place after the viewer's (0: the viewer, at the bottom). */

@@ -335,8 +335,9 @@ function draw() {
   $("#main").dataset.version = state.version;
   $("#table-name").textContent = tableName(table, edition);
   const view = state.view;
-  const info = [edition?.name, t("table.players", { n: table.players }), t("table.game", { n: table.game_no || 1 })];
+  const info = [];
   if (view) info.push(t("table.deal", { n: view.deal_number, count: view.deal_count }));
+  info.push(t("table.game", { n: table.game_no || 1 }), edition?.name, t("table.players", { n: table.players }));
   if (table.options?.trick_history) info.push(t("table.opt_history"));
   if (table.hints) info.push(t("table.opt_hints"));
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
@@ -536,6 +537,7 @@ function drawBidding(view, legal) {
   const fieldset = $("#bidding");
   const bidding = view.phase === "bid" && view.current_player === page.me.seat;
   fieldset.hidden = !bidding;
+  $("#keys-help").hidden = bidding;
   if (!bidding) return;
   const safety = $("#safety").checked;
   const hadFocus = fieldset.contains(document.activeElement) ? document.activeElement.dataset.tricks : undefined;
