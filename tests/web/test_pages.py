@@ -123,7 +123,10 @@ def test_french_and_english(browser: Any, server: ServerProcess) -> None:
     httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Élise", "token": tokens[0]})
     page.goto(f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
     assert next_move(player) == "bid"
-    assert page.inner_text("#status") == "À vous : pariez le nombre de plis que vous ferez."
+    assert page.inner_text("#status") == "À vous : pariez."
+    assert page.inner_text("#table-name").startswith("Table "), "the default table name in French"
+    names = page.locator("#seats .seat-name").all_inner_texts()
+    assert names == ["Robot Hasard 2", "Robot Hasard 3"], "bots named in French, each distinctly"
     assert page.inner_text("#me-title") == "Élise (vous)"
     assert page.get_attribute("#my-hand button.card", "aria-label").startswith("position 1 sur 10 : ")
     assert page.inner_text("#sheet-title") == "Feuille de score"
