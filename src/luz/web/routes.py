@@ -48,17 +48,22 @@ async def bots() -> list[str]:
 
 
 @router.post("/api/score")
-async def score(document: Annotated[Any, Body()]) -> dict[str, Any]:
+async def score(document: Annotated[Any, Body()], quiet: bool = False) -> dict[str, Any]:
     """The score-keeper's report for a game played with the real box: the same document as ``luz score -``.
 
     The report of ``luz score`` plus what the page needs: the number of deals, the highest bid and the tricks of
     a deal (for the entry form), how the leader was decided (``tie_break``), and whether the next deal's first
-    player is the leader on score rather than the usual rotation (3 players, last deal).
+    player is the leader on score rather than the usual rotation (3 players, last deal). A sheet the rules refuse
+    is a 422 with the reason, or with ``quiet=true`` a 200 answer ``{"refused": reason}`` (the page's entry form:
+    a refused deal is an answer to show, not an error in the browser's console).
     """
     try:
         sheet = sheet_from_json(document)
     except (BadInput, LuzError) as error:
-        raise HTTPException(422, " ".join(str(error).split())) from None
+        reason = " ".join(str(error).split())
+        if quiet:
+            return {"refused": reason}
+        raise HTTPException(422, reason) from None
     report = sheet.to_json()
     upcoming = sheet.next_first_player()
     report["deal_count"] = sheet.deal_count
