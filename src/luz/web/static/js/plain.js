@@ -1,11 +1,11 @@
 // A page with nothing of its own to do (not found, how to play): the header, translations, and the parts of the
-// page written in the chosen language shown (``data-lang`` sections).
+// page written in the chosen language shown (``article[data-lang]``).
 
 import { startPage } from "./common.js";
 import { language, onLanguageChange } from "./i18n.js";
 
 function showLanguage() {
-  for (const node of document.querySelectorAll("[data-lang]")) node.hidden = node.dataset.lang !== language();
+  for (const node of document.querySelectorAll("article[data-lang]")) node.hidden = node.dataset.lang !== language();
 }
 
 async function start() {
