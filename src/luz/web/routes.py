@@ -6,15 +6,17 @@ views computed by the engine after each action, so the browser only displays the
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException
+from fastapi import APIRouter, Body, HTTPException, Request
 from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field
 
 from luz.bots import BOTS
 from luz.cli.score import BadInput, sheet_from_json
-from luz.engine import HAND_SIZE, MAX_BID, Game, LuzError, Phase, replay, view
+from luz.engine import HAND_SIZE, MAX_BID, Game, LuzError, Phase, get_edition, replay, view
 
 STATIC = Path(__file__).parent / "static"
 
@@ -28,6 +30,10 @@ PAGES = {
     "/score": "score.html",
     "/how-to-play": "how-to-play.html",
 }
+
+TUTORIAL_SEED = 1
+"""The tutorial's deal (IELLO 2024, 4 players, you bid first): a hand of all five colours, a lone red card (you
+must play it when red is led) and two trumps."""
 
 
 def _page_route(path: str, file: Path) -> None:
@@ -45,6 +51,40 @@ for _path, _file in PAGES.items():
 async def bots() -> list[str]:
     """The bot levels a seat can be given."""
     return list(BOTS)
+
+
+class TutorialRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field("", max_length=40, pattern=r"^[^\x00]*$")
+
+
+@router.post("/api/tutorial", status_code=201)
+async def tutorial(request: Request, body: TutorialRequest) -> dict[str, Any]:
+    """A private table for the tutorial: you at seat 0, bidding first, against three heuristic bots, on the prepared
+    deal (the real engine and server play it). The answer holds your seat's token, as a join would."""
+    from luz.server.runtime import build_game  # the server imports this module: import it when asked
+
+    manager = request.app.state.manager
+    edition = get_edition("iello-2024")
+    table_id, tokens = await asyncio.to_thread(
+        manager.store.create_table,
+        name="Tutorial",
+        edition=edition.key,
+        players=4,
+        options=edition.options(4, first_player=0).to_json(),
+        public=False,
+        grace_seconds=300,
+        seats=[{"kind": "human", "bot": None, "name": None}]
+        + [{"kind": "bot", "bot": "heuristic", "name": None} for _ in range(3)],
+    )
+    runtime = await manager.runtime(table_id)
+    async with runtime.lock:
+        token, runtime.state = await asyncio.to_thread(
+            manager.store.join, table_id, 0, body.name.strip() or "You", tokens[0]
+        )
+        runtime.game = build_game(runtime.state)
+    await manager.start_if_ready(runtime, seed=TUTORIAL_SEED)
+    return {"table_id": table_id, "seat": 0, "token": token}
 
 
 @router.post("/api/score")

@@ -255,8 +255,9 @@ function pump() {
     const before = page.shown;
     page.shown = state;
     page.table = state.table;
-    page.holdUntil = before && state.version !== before.version ? performance.now() + holdAfter(state) : 0;
     draw();
+    // Held from when it is on screen: a slow drawing does not shorten the moment it stays.
+    page.holdUntil = before && state.version !== before.version ? performance.now() + holdAfter(state) : 0;
   }
 }
 
@@ -367,6 +368,7 @@ function draw() {
   drawOver(view);
   animateFrom(before, $("#game"), motionTime());
   turnAlert(myTurn() && !page.queue.length, tableName(table, edition));
+  if (page.me && query.has("tutorial")) import("./tutorial.js").then(({ coach }) => coach(view, page.me.seat, edition));
 }
 
 /** How long a card's flight lasts: part of the pace, none when motion is off. */
