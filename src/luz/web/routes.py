@@ -87,6 +87,20 @@ async def tutorial(request: Request, body: TutorialRequest) -> dict[str, Any]:
     return {"table_id": table_id, "seat": 0, "token": token}
 
 
+@router.get("/api/tables/{table_id}/notes")
+async def game_notes(request: Request, table_id: str, game: int | None = None) -> dict[str, Any]:
+    """The players' notes on their own cards in a finished game, for its replay (while a game runs, each seat's
+    notes go to that seat alone, over its WebSocket)."""
+    manager = request.app.state.manager
+    runtime = await manager.runtime(table_id)
+    number = game or (runtime.state.game_no if runtime else 0)
+    if runtime is None or not 1 <= number <= runtime.state.game_no:
+        raise HTTPException(404, "no such game")
+    if number == runtime.state.game_no and (runtime.game is None or runtime.game.outcome() is None):
+        raise HTTPException(409, "the game is not over: its notes are shown once it is")
+    return {"notes": await asyncio.to_thread(manager.store.notes, table_id, number)}
+
+
 @router.post("/api/score")
 async def score(document: Annotated[Any, Body()], quiet: bool = False) -> dict[str, Any]:
     """The score-keeper's report for a game played with the real box: the same document as ``luz score -``.

@@ -38,7 +38,11 @@ function oddsText(slotHints) {
  * ``mine``: the viewer's own hand (card backs, as buttons when ``onPlay`` is given; ``legal`` the slots that
  * may be played now). ``hints``: the view's hints, shown under each hidden slot.
  */
-export function renderHand(edition, hand, { mine = false, legal = new Set(), onPlay = null, hints = null, seat = null } = {}) {
+export function renderHand(
+  edition,
+  hand,
+  { mine = false, legal = new Set(), onPlay = null, hints = null, seat = null, notes = null } = {},
+) {
   const box = el("div", { class: `hand${mine ? " mine" : ""}${legal.size ? " playing" : ""}` });
   const hintBySlot = new Map((hints?.slots || []).map((h) => [h.slot, h]));
   let group = null;
@@ -78,6 +82,11 @@ export function renderHand(edition, hand, { mine = false, legal = new Set(), onP
         node.title = oddsText(odds);
         node = el("span", { class: "slot" }, node, el("span", { class: "slot-hint", "aria-hidden": "true" }, likely));
       }
+    }
+    const note = notes?.[slot.slot];
+    if (note && !slot.played) {
+      const tag = el("span", { class: "note", title: t("notes.on_card", { text: note }) }, note);
+      node = node.classList.contains("slot") ? (node.append(tag), node) : el("span", { class: "slot" }, node, tag);
     }
     if (seat !== null) node.dataset.key = `${seat}:${slot.slot}`;
     group.append(node);
@@ -140,7 +149,7 @@ export function initials(name) {
 }
 
 /** A seat's panel: avatar, name and badges, bid, tricks won, and the hand (face up where the view shows values). */
-export function renderSeat(edition, view, seat, name, badges = [], { place = null } = {}) {
+export function renderSeat(edition, view, seat, name, badges = [], { place = null, notes = null } = {}) {
   const turn = view.current_player === seat;
   return el(
     "section",
@@ -154,7 +163,7 @@ export function renderSeat(edition, view, seat, name, badges = [], { place = nul
       renderBid(view.bids[seat]),
       el("span", { class: "badge tricks", title: t("seat.tricks", { n: view.tricks_won[seat] }) }, t("seat.tricks_short", { n: view.tricks_won[seat] })),
     ),
-    view.hands.length ? renderHand(edition, view.hands[seat], { seat }) : null,
+    view.hands.length ? renderHand(edition, view.hands[seat], { seat, notes }) : null,
   );
 }
 

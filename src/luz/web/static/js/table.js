@@ -65,6 +65,9 @@ const page = {
   safetyDeal: null, // the deal the safety box was last reset for (it starts unticked each deal)
   summarised: null, // how many deals were scored when the page first saw the game (older ones get no summary)
   summaryClosed: 0, // the number of scored deals whose summary was closed
+  notes: null, // this seat's notes on its cards this deal: {deal, notes: {slot: text}} from the server
+  noteMode: false, // tapping a hidden card edits its note instead of playing it
+  noteSlot: null,
 };
 
 let pace = Number(query.get("pace") ?? saved.get("pace", 500));
@@ -217,6 +220,9 @@ function receive(message) {
     if (newest && message.version < newest.version) return;
     page.queue.push(message);
     pump();
+  } else if (message.type === "notes") {
+    page.notes = message;
+    drawControls();
   } else if (message.type === "ack") {
     if (message.id === page.pending) page.pending = null;
     refuse("");
@@ -282,6 +288,31 @@ function act(action) {
 
 function playSlot(slot) {
   act({ type: "play", slot });
+}
+
+// -- notes on your own cards ------------------------------------------------------------------------------
+
+function setNoteMode(on) {
+  page.noteMode = on;
+  page.noteSlot = null;
+  $("#note-mode").setAttribute("aria-pressed", String(on));
+  $("#note-editor").hidden = true;
+  drawControls();
+}
+
+function chooseNoteSlot(slot) {
+  page.noteSlot = slot;
+  $("#note-editor").hidden = false;
+  $("#note-label").textContent = t("notes.label", { n: slot + 1 });
+  $("#note-text").value = page.notes?.notes?.[slot] || "";
+  $("#note-text").focus();
+}
+
+function saveNote(text) {
+  if (page.noteSlot === null) return;
+  if (!send({ type: "note", id: `note-${++page.ids}`, slot: page.noteSlot, text })) refuse(t("conn.not_connected"));
+  $("#note-editor").hidden = true;
+  page.noteSlot = null;
 }
 
 function rematch() {
@@ -520,13 +551,18 @@ function drawControls() {
   const legal = ready ? view.legal_actions : [];
   const focused = document.activeElement?.dataset?.slot;
   const hadFocus = $("#my-hand").contains(document.activeElement);
-  const plays = new Set(legal.filter((a) => a.type === "play").map((a) => a.slot));
-  const hand = renderHand(edition, view.hands[page.me.seat], {
+  const mine = view.hands[page.me.seat];
+  const plays = page.noteMode
+    ? new Set(mine.filter((slot) => !slot.played).map((slot) => slot.slot))
+    : new Set(legal.filter((a) => a.type === "play").map((a) => a.slot));
+  const notes = page.notes && page.notes.deal === view.deal_number && page.notes.game_no === state.table.game_no;
+  const hand = renderHand(edition, mine, {
     mine: true,
     legal: plays,
-    onPlay: playSlot,
+    onPlay: page.noteMode ? chooseNoteSlot : playSlot,
     hints: view.hints,
     seat: page.me.seat,
+    notes: notes ? page.notes.notes : null,
   });
   hand.addEventListener("keydown", handKeys);
   $("#my-hand").replaceChildren(hand);
@@ -675,6 +711,12 @@ async function start() {
     $("#summary").hidden = true;
   });
   $("#help-button").addEventListener("click", openHelp);
+  $("#note-mode").addEventListener("click", () => setNoteMode(!page.noteMode));
+  $("#note-save").addEventListener("click", () => saveNote($("#note-text").value));
+  $("#note-clear").addEventListener("click", () => saveNote(""));
+  $("#note-text").addEventListener("keydown", (event) => {
+    if (event.key === "Enter") saveNote($("#note-text").value);
+  });
   $("#help-close").addEventListener("click", () => $("#help").close());
   alertsStart();
   $("#reconnect-now").addEventListener("click", () => {
