@@ -13,6 +13,15 @@ from web_support import check_hidden, create_table, move_once, offered, open_pla
 
 pytestmark = pytest.mark.browser
 
+BAD_NOTE = """([table, token]) => new Promise(done => {
+  const ws = new WebSocket(`ws://${location.host}/ws/tables/${table}?token=${token}`);
+  ws.onopen = () => ws.send(JSON.stringify({type: 'note', id: 'bad', slot: 0, text: 'x'.repeat(40)}));
+  ws.onmessage = (e) => {
+    const m = JSON.parse(e.data);
+    if (m.id === 'bad') { window.refused = m; ws.close(); done(); }
+  };
+})"""
+
 NOTE = "low?zq"
 """A note no view, name or message would hold by chance."""
 
@@ -37,11 +46,7 @@ def test_notes_reach_their_seat_alone_and_the_replay(browser: Any, server: Serve
     page.wait_for_selector(f"#my-hand .note:text('{NOTE}')")
 
     # A bad note is refused with a typed error, nothing kept.
-    page.evaluate("""() => new Promise(done => {
-      const ws = new WebSocket(`ws://${location.host}/ws/tables/%s?token=%s`);
-      ws.onopen = () => ws.send(JSON.stringify({type: 'note', id: 'bad', slot: 0, text: 'x'.repeat(40)}));
-      ws.onmessage = (e) => { const m = JSON.parse(e.data); if (m.id === 'bad') { window.refused = m; ws.close(); done(); } };
-    })""" % (table_id, tokens[0]))
+    page.evaluate(BAD_NOTE, [table_id, tokens[0]])
     refused = page.evaluate("window.refused")
     assert refused["type"] == "error" and refused["code"] == "malformed" and "12" in refused["message"]
 

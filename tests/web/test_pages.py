@@ -200,3 +200,14 @@ def test_labels_language_and_live_regions(browser: Any, server: ServerProcess, v
         assert outline != "none", "focus is visible"
         assert not player.errors, player.errors
         page.context.close()
+
+
+def test_an_unknown_address_is_a_page_for_browsers_and_json_for_the_api(browser: Any, server: ServerProcess) -> None:
+    player = open_player(browser, f"{server.http}/no/such/page", locale="fr-FR")
+    page = player.page
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    assert page.inner_text("h1") == "Page introuvable"
+    assert page.locator("main a[href='/']").is_visible()
+    answer = httpx.get(f"{server.http}/api/no-such-thing")
+    assert answer.status_code == 404 and answer.json() == {"detail": "Not Found"}
+    assert httpx.get(f"{server.http}/nope", headers={"Accept": "text/html"}).status_code == 404

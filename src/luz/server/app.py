@@ -25,8 +25,8 @@ from luz.engine.record import to_record
 from luz.web import install as install_web_client
 
 from .bots import warm_up
-from .notes import own_notes, set_note
 from .db import make_engine, migrate
+from .notes import own_notes, set_note
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
 from .settings import Settings
 from .store import Store

@@ -55,5 +55,5 @@ async def set_note(manager: Manager, runtime: TableRuntime, seat: int, slot: Any
     for connection in list(runtime.seats.get(seat, ())):
         try:
             await connection.send_text(json.dumps(message))
-        except Exception:  # noqa: BLE001 - a connection that just closed: it gets the notes on reconnecting
+        except Exception:  # a connection that just closed: it gets the notes on reconnecting
             continue

@@ -27,8 +27,9 @@ def install(app: FastAPI) -> None:
 
 async def not_found_page(request: Request, error: Exception) -> Response:
     """A page for an unknown address asked by a browser; the usual JSON error for everything else (the API)."""
-    assert isinstance(error, HTTPException)
     wants_page = "text/html" in request.headers.get("accept", "") and not request.url.path.startswith("/api/")
+    if not isinstance(error, HTTPException):
+        raise error
     if error.status_code == 404 and wants_page:
         return FileResponse(STATIC / "not-found.html", status_code=404, headers={"Cache-Control": "no-cache"})
     return await http_exception_handler(request, error)
