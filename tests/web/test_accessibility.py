@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from server_support import ServerProcess
-from web_support import create_table, move_once, next_move, open_player
+from web_support import create_table, move_once, next_move, open_player, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -44,6 +44,8 @@ def test_no_serious_violation_anywhere(browser: Any, server: ServerProcess, size
         page.goto(f"{server.http}{path}")
         page.wait_for_selector(".lang button")
         bad += violations(page, path, found)
+        if path == "/how-to-play":
+            shoot(player, f"{size}-how-to-play", full_page=False)
 
     seats = [{"kind": "human"}] + [{"kind": "bot", "bot": "random"}] * 2
     table_id, tokens = create_table(server, edition="iello-2024", players=3, seats=seats, name="Axe")

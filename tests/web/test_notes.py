@@ -42,6 +42,7 @@ def test_notes_reach_their_seat_alone_and_the_replay(browser: Any, server: Serve
     page.fill("#note-text", NOTE)
     page.click("#note-save")
     page.wait_for_selector(f"#my-hand .note:text('{NOTE}')")
+    shoot(ana, "notes", full_page=False)
     page.reload()  # kept by the server: back after a reload
     page.wait_for_selector(f"#my-hand .note:text('{NOTE}')")
 
