@@ -18,9 +18,10 @@ pytestmark = pytest.mark.browser
 
 
 def test_the_tutorial_can_be_finished(browser: Any, server: ServerProcess) -> None:
-    player = open_player(browser, f"{server.http}/?pace=0", {"width": 375, "height": 667})
+    player = open_player(browser, f"{server.http}/", {"width": 375, "height": 667})
     page = player.page
     page.wait_for_selector("#edition option", state="attached")  # the page is ready
+    page.evaluate("localStorage.setItem('luz.pace', '0')")  # no pauses between the bots' cards
     page.fill("#player-name", "Ana")
     page.click("#tutorial-button")
     page.wait_for_url(re.compile(r"/t/[^/?#]+\?tutorial=1"))

@@ -148,6 +148,12 @@ export function initials(name) {
   return letters.toUpperCase();
 }
 
+/** A name short enough for a narrow column: itself up to 10 characters, else its initials ("R2"), the whole
+ * name in the column's tooltip and accessible name. */
+export function shortName(name) {
+  return name.length <= 10 ? name : el("abbr", { title: name, "aria-label": name }, initials(name));
+}
+
 /** A seat's panel: avatar, name and badges, bid, tricks won, and the hand (face up where the view shows values). */
 export function renderSeat(edition, view, seat, name, badges = [], { place = null, notes = null } = {}) {
   const turn = view.current_player === seat;
@@ -228,7 +234,7 @@ export function beadsText(view) {
 export function renderSheet(view, nameOf) {
   const seats = [...Array(view.players).keys()];
   const head = el("tr", {}, el("th", { scope: "col" }, t("sheet.deal")));
-  for (const seat of seats) head.append(el("th", { scope: "col", title: nameOf(seat) }, nameOf(seat)));
+  for (const seat of seats) head.append(el("th", { scope: "col", title: nameOf(seat) }, shortName(nameOf(seat))));
   const body = el("tbody");
   view.results.forEach((result, index) => {
     const row = el("tr", {}, el("th", { scope: "row" }, String(index + 1)));
@@ -279,21 +285,30 @@ export function renderDealSummary(view, result, nameOf) {
   const body = el("tbody");
   for (const seat of seats) {
     const points = result.scores[seat];
-    const made = points > 0;
+    const made = points >= 0;
     const bid = result.safety[seat] ? t("bid.with_safety", { n: result.bids[seat] }) : String(result.bids[seat]);
     body.append(
       el(
         "tr",
         { dataset: { seat }, class: made ? "made" : "missed" },
-        el("th", { scope: "row", title: nameOf(seat) }, nameOf(seat)),
-        el("td", {}, bid),
+        el("th", { scope: "row", title: nameOf(seat) }, el("span", { class: "avatar", "aria-hidden": "true" }, initials(nameOf(seat))), " ", el("span", { class: "who" }, nameOf(seat))),
+        el("td", { title: bid }, `${result.bids[seat]}${result.safety[seat] ? "+" : ""}`),
         el("td", {}, String(result.tricks[seat])),
-        el("td", {}, el("span", { class: `verdict ${made ? "made" : "missed"}` }, t(made ? "summary.made" : "summary.missed")), " ", el("strong", {}, points > 0 ? `+${points}` : String(points))),
+        el(
+          "td",
+          {},
+          el("span", { class: `verdict ${made ? "made" : "missed"}`, title: t(made ? "summary.made" : "summary.missed") },
+            el("span", { "aria-hidden": "true" }, made ? "✓" : "✗"),
+            el("span", { class: "visually-hidden" }, t(made ? "summary.made" : "summary.missed")),
+          ),
+          " ",
+          el("strong", {}, points > 0 ? `+${points}` : String(points)),
+        ),
         el("td", {}, String(view.totals[seat])),
       ),
     );
   }
-  return el("div", { class: "scroll" }, el("table", { class: "sheet summary-table" }, el("thead", {}, head), body));
+  return el("table", { class: "sheet summary-table" }, el("thead", {}, head), body);
 }
 
 /** Why the winner won, as a sentence: highest total, most points in the last deal, or the seat order. */
