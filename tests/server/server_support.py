@@ -183,6 +183,11 @@ class Checker:
             self._no_hidden(message)
         elif kind == "pong":
             assert set(message) == {"type", "id"}, message
+        elif kind == "notes":
+            # A seat's own notes on its cards (docs/PROTOCOL.md): to that seat only, never to a spectator.
+            assert self.seat is not None, "a spectator was sent notes"
+            assert set(message) == {"type", "game_no", "deal", "notes"}, message
+            self._no_hidden(message)
         elif kind == "replay":
             assert self.seat is None, "only spectators are sent the replay"
             assert self.states and self.states[-1]["view"]["phase"] == "game_over", "a replay before the game is over"

@@ -81,6 +81,8 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/tables/{table_id}/seats/{seat}/join",
             "/api/tables/{table_id}/leave",
             "/api/tables/{table_id}/record",
+            "/api/tables/{table_id}/notes",
+            "/api/tutorial",
             "/api/bots",
             "/api/score",
             "/api/replay",

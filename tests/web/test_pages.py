@@ -123,7 +123,10 @@ def test_french_and_english(browser: Any, server: ServerProcess) -> None:
     httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Élise", "token": tokens[0]})
     page.goto(f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
     assert next_move(player) == "bid"
-    assert page.inner_text("#status") == "À vous : pariez le nombre de plis que vous ferez."
+    assert page.inner_text("#status") == "À vous : pariez."
+    assert page.inner_text("#table-name").startswith("Table "), "the default table name in French"
+    names = page.locator("#seats .seat-name").all_inner_texts()
+    assert names == ["Robot Hasard 2", "Robot Hasard 3"], "bots named in French, each distinctly"
     assert page.inner_text("#me-title") == "Élise (vous)"
     assert page.get_attribute("#my-hand button.card", "aria-label").startswith("position 1 sur 10 : ")
     assert page.inner_text("#sheet-title") == "Feuille de score"
@@ -197,3 +200,14 @@ def test_labels_language_and_live_regions(browser: Any, server: ServerProcess, v
         assert outline != "none", "focus is visible"
         assert not player.errors, player.errors
         page.context.close()
+
+
+def test_an_unknown_address_is_a_page_for_browsers_and_json_for_the_api(browser: Any, server: ServerProcess) -> None:
+    player = open_player(browser, f"{server.http}/no/such/page", locale="fr-FR")
+    page = player.page
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    assert page.inner_text("h1") == "Page introuvable"
+    assert page.locator("main a[href='/']").is_visible()
+    answer = httpx.get(f"{server.http}/api/no-such-thing")
+    assert answer.status_code == 404 and answer.json() == {"detail": "Not Found"}
+    assert httpx.get(f"{server.http}/nope", headers={"Accept": "text/html"}).status_code == 404

@@ -248,6 +248,6 @@ def test_the_user_guide_shows_the_screenshots_the_tests_take() -> None:
     from web_support import GUIDE, GUIDE_IMAGES
 
     guide = (GUIDE_IMAGES.parent / "USER_GUIDE.md").read_text()
-    shown = set(re.findall(r"\(images/([a-z-]+)\.png\)", guide))
+    shown = set(re.findall(r"\(images/([a-z0-9-]+)\.png\)", guide))
     assert shown == GUIDE
     assert all((GUIDE_IMAGES / f"{name}.png").stat().st_size > 10_000 for name in shown)

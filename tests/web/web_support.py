@@ -163,15 +163,16 @@ def check_hidden(player: Player, server: ServerProcess, table_id: str, seat: int
 GUIDE = {
     "home",
     "waiting-invites",
-    "table-bidding",
-    "table-playing",
+    "tutorial",
+    "notes",
     "hints",
-    "game-over",
-    "phone-game-over",
     "reconnecting",
     "replay",
     "score-keeper",
     "table-french",
+    *(f"{size}-{part}" for size in ("phone", "laptop") for part in ("how-to-play", "4-summary", "4-game-over")),
+    *(f"{size}-4-bidding" for size in ("phone", "laptop")),
+    *(f"{size}-{n}-playing" for size in ("phone", "laptop") for n in (3, 4, 5)),
 }
 """The screenshots docs/USER_GUIDE.md shows."""
 

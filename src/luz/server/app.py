@@ -26,6 +26,7 @@ from luz.web import install as install_web_client
 
 from .bots import warm_up
 from .db import make_engine, migrate
+from .notes import own_notes, set_note
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
 from .settings import Settings
 from .store import Store
@@ -93,8 +94,10 @@ class Joined(BaseModel):
 
 class ClientMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["action", "sync", "next_game", "ping"]
+    type: Literal["action", "sync", "next_game", "ping", "note"]
     id: str | int | None = Field(None, description="Echoed in the reply.")
+    slot: Any = Field(None, description="A note's card: a slot of your hand.")
+    text: Any = Field(None, description="A note's text (empty: remove the note).")
     action: dict[str, Any] | None = None
     version: int | None = Field(None, description="The version the client acts on; refused if the table moved on.")
 
@@ -326,6 +329,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             await websocket.send_text(json.dumps(manager.message(runtime, seat)))
             if seat is not None:
+                await send_own_notes(manager, runtime, seat, websocket)
                 await manager.broadcast(runtime)  # the others see the seat connected
             replay = manager.replay_message(runtime) if seat is None else None
             if replay:
@@ -360,10 +364,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return {"type": "pong", "id": message.id}
         if message.type == "sync":
             await websocket.send_text(json.dumps(manager.message(runtime, seat)))
+            if seat is not None:
+                await send_own_notes(manager, runtime, seat, websocket)
             return None
         if seat is None:
             return error(message.id, "spectator", "spectators cannot act")
         try:
+            if message.type == "note":
+                await set_note(manager, runtime, seat, message.slot, message.text)
+                return {"type": "ack", "id": message.id, "version": runtime.state.version}
             if message.type == "next_game":
                 if runtime.state.status != "over":
                     raise Refused("no_game", "the next game starts once this one is over")
@@ -382,6 +391,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app
+
+
+async def send_own_notes(manager: Manager, runtime: TableRuntime, seat: int, websocket: WebSocket) -> None:
+    """A seat's notes on its cards, to that seat's connection only (on connecting and on sync)."""
+    notes = await own_notes(manager, runtime, seat)
+    if notes is not None:
+        await websocket.send_text(json.dumps(notes))
 
 
 async def close_all(connections: set[Any]) -> None:

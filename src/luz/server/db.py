@@ -87,6 +87,18 @@ class ActionRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
+class NoteRow(Base):
+    """A player's note on one of their own cards (what they think it is): theirs alone while the game runs."""
+
+    __tablename__ = "notes"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    game_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    slot: Mapped[int] = mapped_column(Integer, primary_key=True)
+    text: Mapped[str] = mapped_column(String(16))
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets its folder created, WAL and foreign keys."""
     if url.startswith("postgresql://"):

@@ -373,8 +373,9 @@ class Manager:
         )
         self.schedule_bots(runtime)
 
-    async def start_if_ready(self, runtime: TableRuntime, next_game: bool = False) -> None:
-        """Start the first game once every seat is taken, or the next one when asked after a game."""
+    async def start_if_ready(self, runtime: TableRuntime, next_game: bool = False, seed: int | None = None) -> None:
+        """Start the first game once every seat is taken, or the next one when asked after a game (with ``seed``
+        when given: the tutorial's prepared deal; else a random one)."""
         state = runtime.state
         ready = state.status == "waiting" and all(s.joined for s in state.seats)
         if not (ready or (next_game and state.status == "over")):
@@ -383,7 +384,7 @@ class Manager:
         async with runtime.lock:
             try:
                 runtime.state = await asyncio.to_thread(
-                    self.store.start_game, state.id, state.version, secrets.randbits(62)
+                    self.store.start_game, state.id, state.version, secrets.randbits(62) if seed is None else seed
                 )
             except StaleVersion:
                 caught_up = await self.refresh(runtime)

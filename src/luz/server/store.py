@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from .db import ActionRow, GameRow, SeatRow, TableRow
+from .db import ActionRow, GameRow, NoteRow, SeatRow, TableRow
 
 
 def new_token() -> str:
@@ -290,3 +290,24 @@ class Store:
         row.version += 1
         session.flush()
         return row.version
+
+    def set_note(self, table_id: str, game_no: int, deal: int, seat: int, slot: int, text: str) -> None:
+        """Keep ``seat``'s note on its card ``slot`` of ``deal`` (an empty text removes it)."""
+        with Session(self.engine) as session, session.begin():
+            row = session.get(NoteRow, (table_id, game_no, deal, seat, slot))
+            if not text:
+                if row is not None:
+                    session.delete(row)
+            elif row is None:
+                session.add(NoteRow(table_id=table_id, game_no=game_no, deal=deal, seat=seat, slot=slot, text=text))
+            else:
+                row.text = text
+
+    def notes(self, table_id: str, game_no: int, seat: int | None = None) -> list[dict[str, Any]]:
+        """The notes of a game (of one seat when ``seat`` is given), deal by deal."""
+        with Session(self.engine) as session:
+            query = select(NoteRow).where(NoteRow.table_id == table_id, NoteRow.game_no == game_no)
+            if seat is not None:
+                query = query.where(NoteRow.seat == seat)
+            rows = session.scalars(query.order_by(NoteRow.deal, NoteRow.seat, NoteRow.slot))
+            return [{"deal": r.deal, "seat": r.seat, "slot": r.slot, "text": r.text} for r in rows]

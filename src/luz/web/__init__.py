@@ -2,13 +2,16 @@
 endpoints only they need (the score-keeper's report and a replay's steps). See docs/USER_GUIDE.md.
 
 >>> sorted(p.name for p in STATIC.glob("*.html"))
-['index.html', 'replay.html', 'score.html', 'table.html']
+['how-to-play.html', 'index.html', 'not-found.html', 'replay.html', 'score.html', 'table.html']
 """
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 
 from .routes import STATIC, router
 
@@ -19,3 +22,14 @@ def install(app: FastAPI) -> None:
     """Serve the web client from ``app``: its pages, ``/static/...`` and its endpoints."""
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_exception_handler(HTTPException, not_found_page)
+
+
+async def not_found_page(request: Request, error: Exception) -> Response:
+    """A page for an unknown address asked by a browser; the usual JSON error for everything else (the API)."""
+    wants_page = "text/html" in request.headers.get("accept", "") and not request.url.path.startswith("/api/")
+    if not isinstance(error, HTTPException):
+        raise error
+    if error.status_code == 404 and wants_page:
+        return FileResponse(STATIC / "not-found.html", status_code=404, headers={"Cache-Control": "no-cache"})
+    return await http_exception_handler(request, error)

@@ -6,15 +6,17 @@ views computed by the engine after each action, so the browser only displays the
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException
+from fastapi import APIRouter, Body, HTTPException, Request
 from fastapi.responses import FileResponse
+from pydantic import BaseModel, ConfigDict, Field
 
 from luz.bots import BOTS
 from luz.cli.score import BadInput, sheet_from_json
-from luz.engine import HAND_SIZE, MAX_BID, Game, LuzError, Phase, replay, view
+from luz.engine import HAND_SIZE, MAX_BID, Game, LuzError, Phase, get_edition, replay, view
 
 STATIC = Path(__file__).parent / "static"
 
@@ -26,7 +28,12 @@ PAGES = {
     "/replay": "replay.html",
     "/replay/{table_id}": "replay.html",
     "/score": "score.html",
+    "/how-to-play": "how-to-play.html",
 }
+
+TUTORIAL_SEED = 1
+"""The tutorial's deal (IELLO 2024, 4 players, you bid first): a hand of all five colours, a lone red card (you
+must play it when red is led) and two trumps."""
 
 
 def _page_route(path: str, file: Path) -> None:
@@ -46,18 +53,71 @@ async def bots() -> list[str]:
     return list(BOTS)
 
 
+class TutorialRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field("", max_length=40, pattern=r"^[^\x00]*$")
+
+
+@router.post("/api/tutorial", status_code=201)
+async def tutorial(request: Request, body: TutorialRequest) -> dict[str, Any]:
+    """A private table for the tutorial: you at seat 0, bidding first, against three heuristic bots, on the prepared
+    deal (the real engine and server play it). The answer holds your seat's token, as a join would."""
+    from luz.server.runtime import build_game  # the server imports this module: import it when asked
+
+    manager = request.app.state.manager
+    edition = get_edition("iello-2024")
+    table_id, tokens = await asyncio.to_thread(
+        manager.store.create_table,
+        name="Tutorial",
+        edition=edition.key,
+        players=4,
+        options=edition.options(4, first_player=0).to_json(),
+        public=False,
+        grace_seconds=300,
+        seats=[{"kind": "human", "bot": None, "name": None}]
+        + [{"kind": "bot", "bot": "heuristic", "name": None} for _ in range(3)],
+    )
+    runtime = await manager.runtime(table_id)
+    async with runtime.lock:
+        token, runtime.state = await asyncio.to_thread(
+            manager.store.join, table_id, 0, body.name.strip() or "You", tokens[0]
+        )
+        runtime.game = build_game(runtime.state)
+    await manager.start_if_ready(runtime, seed=TUTORIAL_SEED)
+    return {"table_id": table_id, "seat": 0, "token": token}
+
+
+@router.get("/api/tables/{table_id}/notes")
+async def game_notes(request: Request, table_id: str, game: int | None = None) -> dict[str, Any]:
+    """The players' notes on their own cards in a finished game, for its replay (while a game runs, each seat's
+    notes go to that seat alone, over its WebSocket)."""
+    manager = request.app.state.manager
+    runtime = await manager.runtime(table_id)
+    number = game or (runtime.state.game_no if runtime else 0)
+    if runtime is None or not 1 <= number <= runtime.state.game_no:
+        raise HTTPException(404, "no such game")
+    if number == runtime.state.game_no and (runtime.game is None or runtime.game.outcome() is None):
+        raise HTTPException(409, "the game is not over: its notes are shown once it is")
+    return {"notes": await asyncio.to_thread(manager.store.notes, table_id, number)}
+
+
 @router.post("/api/score")
-async def score(document: Annotated[Any, Body()]) -> dict[str, Any]:
+async def score(document: Annotated[Any, Body()], quiet: bool = False) -> dict[str, Any]:
     """The score-keeper's report for a game played with the real box: the same document as ``luz score -``.
 
     The report of ``luz score`` plus what the page needs: the number of deals, the highest bid and the tricks of
     a deal (for the entry form), how the leader was decided (``tie_break``), and whether the next deal's first
-    player is the leader on score rather than the usual rotation (3 players, last deal).
+    player is the leader on score rather than the usual rotation (3 players, last deal). A sheet the rules refuse
+    is a 422 with the reason, or with ``quiet=true`` a 200 answer ``{"refused": reason}`` (the page's entry form:
+    a refused deal is an answer to show, not an error in the browser's console).
     """
     try:
         sheet = sheet_from_json(document)
     except (BadInput, LuzError) as error:
-        raise HTTPException(422, " ".join(str(error).split())) from None
+        reason = " ".join(str(error).split())
+        if quiet:
+            return {"refused": reason}
+        raise HTTPException(422, reason) from None
     report = sheet.to_json()
     upcoming = sheet.next_first_player()
     report["deal_count"] = sheet.deal_count

@@ -38,7 +38,11 @@ function oddsText(slotHints) {
  * ``mine``: the viewer's own hand (card backs, as buttons when ``onPlay`` is given; ``legal`` the slots that
  * may be played now). ``hints``: the view's hints, shown under each hidden slot.
  */
-export function renderHand(edition, hand, { mine = false, legal = new Set(), onPlay = null, hints = null } = {}) {
+export function renderHand(
+  edition,
+  hand,
+  { mine = false, legal = new Set(), onPlay = null, hints = null, seat = null, notes = null } = {},
+) {
   const box = el("div", { class: `hand${mine ? " mine" : ""}${legal.size ? " playing" : ""}` });
   const hintBySlot = new Map((hints?.slots || []).map((h) => [h.slot, h]));
   let group = null;
@@ -79,6 +83,12 @@ export function renderHand(edition, hand, { mine = false, legal = new Set(), onP
         node = el("span", { class: "slot" }, node, el("span", { class: "slot-hint", "aria-hidden": "true" }, likely));
       }
     }
+    const note = notes?.[slot.slot];
+    if (note && !slot.played) {
+      const tag = el("span", { class: "note", title: t("notes.on_card", { text: note }) }, note);
+      node = node.classList.contains("slot") ? (node.append(tag), node) : el("span", { class: "slot" }, node, tag);
+    }
+    if (seat !== null) node.dataset.key = `${seat}:${slot.slot}`;
     group.append(node);
   }
   box.append(el("span", { class: "high-end", title: t("card.high_end"), "aria-label": t("card.high_end") }, "+"));
@@ -114,44 +124,87 @@ export function renderBid(bid) {
   for (let i = 0; i < bid.tricks; i += 1) beads.append(el("span", { class: "bead" }));
   if (bid.safety) beads.append(el("span", { class: "bead safety" }));
   const text = t(bid.safety ? "bid.with_safety" : "bid.plain", { n: bid.tricks });
-  return el("span", { class: "bid" }, el("span", {}, text), " ", beads);
+  const short = el("span", { class: "badge bid-short", "aria-hidden": "true" }, `${t("bid.short")} ${bid.tricks}${bid.safety ? "+" : ""}`);
+  return el("span", { class: "bid" }, el("span", { class: "bid-text" }, text), short, " ", beads);
 }
 
-/** A seat's panel: name and badges, bid, tricks won, and the hand (face up where the view shows values). */
-export function renderSeat(edition, view, seat, name, badges = []) {
+/** Where each seat sits around the table, by its place after the viewer's (0: the viewer, at the bottom). */
+const PLACES = {
+  3: ["bottom", "left", "right"],
+  4: ["bottom", "left", "top", "right"],
+  5: ["bottom", "left", "top-left", "top-right", "right"],
+};
+
+/** The place of ``seat`` at a table of ``players`` seen from ``viewer`` (seat 0 at the bottom for spectators). */
+export function placeOf(players, viewer, seat) {
+  const places = PLACES[players] || PLACES[4];
+  return places[(seat - (viewer ?? 0) + players) % players] || "top";
+}
+
+/** Up to two initials of a name, for its round badge. */
+export function initials(name) {
+  const words = name.replace(/[()]/g, " ").trim().split(/\s+/).filter(Boolean);
+  const letters = words.length > 1 ? words[0][0] + words.at(-1)[0] : (words[0] || "?").slice(0, 2);
+  return letters.toUpperCase();
+}
+
+/** A name short enough for a narrow column: itself up to 10 characters, else its initials ("R2"), the whole
+ * name in the column's tooltip and accessible name. */
+export function shortName(name) {
+  return name.length <= 10 ? name : el("abbr", { title: name, "aria-label": name }, initials(name));
+}
+
+/** A seat's panel: avatar, name and badges, bid, tricks won, and the hand (face up where the view shows values). */
+export function renderSeat(edition, view, seat, name, badges = [], { place = null, notes = null } = {}) {
   const turn = view.current_player === seat;
   return el(
     "section",
-    { class: `seat${turn ? " turn" : ""}`, dataset: { seat }, "aria-label": name },
+    { class: `seat${turn ? " turn" : ""}${place ? ` pos-${place}` : ""}`, dataset: { seat }, "aria-label": name },
     el(
       "div",
       { class: "seat-head" },
-      el("h3", { class: "seat-name" }, name),
+      el("span", { class: "avatar", "aria-hidden": "true" }, initials(name)),
+      el("h3", { class: "seat-name", title: name }, name),
       ...badges,
       renderBid(view.bids[seat]),
-      el("span", { class: "badge" }, t("seat.tricks", { n: view.tricks_won[seat] })),
+      el("span", { class: "badge tricks", title: t("seat.tricks", { n: view.tricks_won[seat] }) }, t("seat.tricks_short", { n: view.tricks_won[seat] })),
     ),
-    view.hands.length ? renderHand(edition, view.hands[seat]) : null,
+    view.hands.length ? renderHand(edition, view.hands[seat], { seat, notes }) : null,
   );
 }
 
 /** The cards of a trick, each under its player's name; the winner's card ringed once the trick is complete.
- * ``previousDeal``: the trick closed the deal before (its cards say nothing of this deal's hands). */
-export function renderTrick(edition, trick, nameOf, previousDeal = false) {
-  const area = el("div", { class: "trick-area", dataset: previousDeal ? { previousDeal: "true" } : {} });
-  for (const play of trick?.plays || []) {
+ * ``previousDeal``: the trick closed the deal before (its cards say nothing of this deal's hands).
+ * ``place``: a seat's place at the table, to lay each card in front of its player; ``key``: the trick's key
+ * (deal and trick number), so that each card is known by (trick, seat) and where it came from by (seat, slot). */
+export function renderTrick(edition, trick, nameOf, previousDeal = false, { place = null, key = null } = {}) {
+  const area = el("div", {
+    class: `trick-area${place ? " around" : ""}`,
+    dataset: { ...(previousDeal ? { previousDeal: "true" } : {}), ...(trick?.winner !== null && trick?.winner !== undefined ? { winner: trick.winner } : {}) },
+  });
+  (trick?.plays || []).forEach((play, index) => {
     const winner = trick.winner === play.seat;
-    area.append(
-      el(
-        "div",
-        { class: `trick-play${winner ? " winner" : ""}`, dataset: { seat: play.seat } },
-        el("span", { class: "who" }, nameOf(play.seat)),
-        cardFace(edition, play.card, { mini: false }),
-        winner ? el("span", { class: "badge turn" }, t("trick.wins")) : null,
-      ),
+    const name = nameOf(play.seat);
+    const node = el(
+      "div",
+      {
+        class: `trick-play${winner ? " winner" : ""}${index === 0 ? " led" : ""}${place ? ` pos-${place(play.seat)}` : ""}`,
+        dataset: { seat: play.seat, ...(key ? { key: `${key}:${play.seat}`, from: `${play.seat}:${play.slot}` } : {}) },
+      },
+      el("span", { class: "who", title: name }, name),
+      cardFace(edition, play.card, { mini: false }),
+      winner ? el("span", { class: "badge turn wins" }, t("trick.wins")) : null,
     );
-  }
+    area.append(node);
+  });
   return area;
+}
+
+/** The colour led in ``trick`` (its first card's), for the trick's title; null before the first card. */
+export function ledColour(edition, trick) {
+  const first = trick?.plays?.[0];
+  if (!first) return null;
+  return colourOf(edition, edition.key === "standard-deck" ? first.card.slice(-1) : first.card[0]);
 }
 
 /** The trick to show and its title: the one being played, else the one just completed (it stays until the next
@@ -176,30 +229,33 @@ export function beadsText(view) {
   return t("beads.left", { n: view.beads_left, cap: view.options.bid_cap });
 }
 
-/** The score sheet: one row a deal (who bid first; each player's bid, tricks and points), then the totals. */
+/** The score sheet: one row a deal (each player's points, bid and tricks; who bid first marked), then the totals.
+ * Narrow enough for a phone: no column of its own for the first player, two short lines a cell. */
 export function renderSheet(view, nameOf) {
   const seats = [...Array(view.players).keys()];
-  const head = el("tr", {}, el("th", { scope: "col" }, t("sheet.deal")), el("th", { scope: "col" }, t("sheet.first")));
-  for (const seat of seats) head.append(el("th", { scope: "col" }, nameOf(seat)));
+  const head = el("tr", {}, el("th", { scope: "col" }, t("sheet.deal")));
+  for (const seat of seats) head.append(el("th", { scope: "col", title: nameOf(seat) }, shortName(nameOf(seat))));
   const body = el("tbody");
   view.results.forEach((result, index) => {
-    const row = el("tr", {}, el("th", { scope: "row" }, String(index + 1)), el("td", {}, nameOf(result.first_player)));
+    const row = el("tr", {}, el("th", { scope: "row" }, String(index + 1)));
     for (const seat of seats) {
       const bid = `${result.bids[seat]}${result.safety[seat] ? "+" : ""}`;
       const detail = t("sheet.detail", { bid, tricks: result.tricks[seat] });
       const points = result.scores[seat];
+      const first = result.first_player === seat;
+      const label = `${t("sheet.points", { points })}, ${detail}${first ? `, ${t("seat.first")}` : ""}`;
       row.append(
         el(
           "td",
-          { title: detail, "aria-label": `${t("sheet.points", { points })}, ${detail}` },
-          el("span", { class: "muted" }, `${bid}/${result.tricks[seat]} `),
+          { title: label, "aria-label": label, class: first ? "first" : null },
           el("strong", {}, points > 0 ? `+${points}` : String(points)),
+          el("span", { class: "muted detail" }, `${first ? "▸" : ""}${bid}/${result.tricks[seat]}`),
         ),
       );
     }
     body.append(row);
   });
-  const totals = el("tr", {}, el("th", { scope: "row" }, t("sheet.total")), el("td"));
+  const totals = el("tr", {}, el("th", { scope: "row" }, t("sheet.total")));
   for (const seat of seats) totals.append(el("td", { dataset: { seat } }, String(view.totals[seat])));
   return el(
     "div",
@@ -212,7 +268,47 @@ export function renderSheet(view, nameOf) {
       body,
       el("tfoot", {}, totals),
     ),
+    view.results.length ? el("p", { class: "hint-text" }, t("sheet.legend")) : null,
   );
+}
+
+/** The summary of a deal just scored: each player's bid and safety, tricks, made or missed, points, total. */
+export function renderDealSummary(view, result, nameOf) {
+  const seats = [...Array(view.players).keys()];
+  const head = el(
+    "tr",
+    {},
+    ...["summary.player", "summary.bid", "summary.tricks", "summary.points", "summary.total"].map((key) =>
+      el("th", { scope: "col" }, t(key)),
+    ),
+  );
+  const body = el("tbody");
+  for (const seat of seats) {
+    const points = result.scores[seat];
+    const made = points >= 0;
+    const bid = result.safety[seat] ? t("bid.with_safety", { n: result.bids[seat] }) : String(result.bids[seat]);
+    body.append(
+      el(
+        "tr",
+        { dataset: { seat }, class: made ? "made" : "missed" },
+        el("th", { scope: "row", title: nameOf(seat) }, el("span", { class: "avatar", "aria-hidden": "true" }, initials(nameOf(seat))), " ", el("span", { class: "who" }, nameOf(seat))),
+        el("td", { title: bid }, `${result.bids[seat]}${result.safety[seat] ? "+" : ""}`),
+        el("td", {}, String(result.tricks[seat])),
+        el(
+          "td",
+          {},
+          el("span", { class: `verdict ${made ? "made" : "missed"}`, title: t(made ? "summary.made" : "summary.missed") },
+            el("span", { "aria-hidden": "true" }, made ? "✓" : "✗"),
+            el("span", { class: "visually-hidden" }, t(made ? "summary.made" : "summary.missed")),
+          ),
+          " ",
+          el("strong", {}, points > 0 ? `+${points}` : String(points)),
+        ),
+        el("td", {}, String(view.totals[seat])),
+      ),
+    );
+  }
+  return el("table", { class: "sheet summary-table" }, el("thead", {}, head), body);
 }
 
 /** Why the winner won, as a sentence: highest total, most points in the last deal, or the seat order. */

@@ -137,8 +137,20 @@ export function valueText(edition, cardName) {
 export function seatName(table, seat) {
   const info = table?.seats?.[seat];
   if (info?.name) return info.name;
-  if (info?.kind === "bot") return t("seat.bot_name", { bot: info.bot || "bot", n: seat + 1 });
+  if (info?.kind === "bot") return t("seat.bot_name", { bot: botName(info.bot), n: seat + 1 });
   return t("seat.default_name", { n: seat + 1 });
+}
+
+/** A bot level's short name in the page's language ("Heuristic"), or the level itself when it has none. */
+export function botName(bot) {
+  const level = String(bot || "bot").split(":")[0];
+  const name = t(`botname.${level}`);
+  return name === `botname.${level}` ? level : name;
+}
+
+/** A table's name: the server's default name ("IELLO 2024 table") in the page's language. */
+export function tableName(table, edition) {
+  return edition && table.name === `${edition.name} table` ? t("table.default_name", { edition: edition.name }) : table.name;
 }
 
 /** A bot level in words ("heuristic (plays to make its bid)"), or its name when it has no description. */
@@ -158,6 +170,7 @@ export async function startPage() {
       { dataset: { i18nLabel: "nav.label" } },
       el("a", { href: "/", dataset: { i18n: "nav.home" } }),
       el("a", { href: "/score", dataset: { i18n: "nav.score" } }),
+      el("a", { href: "/how-to-play", dataset: { i18n: "nav.rules" } }),
     ),
     languageSwitch(),
   );

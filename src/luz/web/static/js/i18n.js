@@ -85,7 +85,9 @@ export function languageSwitch() {
     button.type = "button";
     button.dataset.lang = code;
     button.lang = code;
-    button.textContent = name;
+    button.textContent = code.toUpperCase();
+    button.title = name;
+    button.setAttribute("aria-label", name);
     button.setAttribute("aria-pressed", "false");
     button.addEventListener("click", () => setLanguage(code));
     group.append(button);

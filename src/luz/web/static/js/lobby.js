@@ -18,6 +18,18 @@ function needName(errorBox) {
   return true;
 }
 
+// -- the tutorial ------------------------------------------------------------------------------------------
+
+async function startTutorial() {
+  try {
+    const answer = await api("/api/tutorial", { method: "POST", body: { name: playerName() } });
+    saved.set(`seat.${answer.table_id}`, { seat: answer.seat, token: answer.token });
+    location.href = `/t/${encodeURIComponent(answer.table_id)}?tutorial=1`;
+  } catch (error) {
+    $("#create-error").textContent = error instanceof ApiError ? error.message : t("conn.failed");
+  }
+}
+
 // -- creating a table ---------------------------------------------------------------------------------------
 
 function fillEditions() {
@@ -181,6 +193,7 @@ async function joinOpenSeat(tableId, seat) {
 async function start() {
   await startPage();
   $("#player-name").value = saved.get("name", "");
+  $("#tutorial-button").addEventListener("click", startTutorial);
   $("#player-name").addEventListener("input", () => saved.set("name", playerName()));
   [editionList, bots] = await Promise.all([editions(), api("/api/bots")]);
   fillEditions();

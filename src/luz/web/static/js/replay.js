@@ -12,17 +12,25 @@ import {
   renderTrick,
   trickOnTable,
 } from "./board.js";
-import { $, ApiError, api, editions, el, startPage } from "./common.js";
+import { $, ApiError, api, editions, el, seatName, startPage } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const game = new URLSearchParams(location.search).get("game");
 
-const replay = { steps: [], names: null, edition: null, step: 0, timer: null };
+const replay = { steps: [], names: null, edition: null, step: 0, timer: null, table: null, notes: [] };
+
+/** The notes ``seat`` kept on its cards in ``deal`` ({slot: text}), shown in the replay once the game is over. */
+function notesOf(deal, seat) {
+  const mine = replay.notes.filter((note) => note.deal === deal && note.seat === seat);
+  return mine.length ? Object.fromEntries(mine.map((note) => [note.slot, note.text])) : null;
+}
 let editionList = {};
 
-/** A seat's name in the record; names that several seats share (bots' levels) get their seat number. */
+/** A seat's name as the table shows it (bots as "Random bot 2") when the game was played here; else the record's
+ * name, with the seat number where several seats share it. */
 function nameOf(seat) {
+  if (replay.table?.seats?.[seat]) return seatName(replay.table, seat);
   const name = replay.names?.[seat];
   if (!name) return t("seat.default_name", { n: seat + 1 });
   return replay.names.filter((other) => other === name).length > 1 ? t("seat.numbered", { name, n: seat + 1 }) : name;
@@ -39,7 +47,11 @@ function show(step) {
   $("#action-text").textContent = action
     ? `${actionText(edition, action, seat, view, nameOf)} · ${t("table.deal", { n: view.deal_number, count: view.deal_count })}`
     : t("replay.start");
-  $("#seats").replaceChildren(...[...Array(view.players).keys()].map((s) => renderSeat(edition, view, s, nameOf(s))));
+  $("#seats").replaceChildren(
+    ...[...Array(view.players).keys()].map((s) =>
+      renderSeat(edition, view, s, nameOf(s), [], { notes: notesOf(view.deal_number, s) }),
+    ),
+  );
   const { trick, title, previousDeal } = trickOnTable(view, nameOf);
   $("#trick-title").textContent = title;
   $("#trick-cards").replaceChildren(renderTrick(edition, trick, nameOf, previousDeal));
@@ -98,6 +110,8 @@ async function loadTable() {
   const suffix = game ? `?game=${encodeURIComponent(game)}` : "";
   const url = `/api/tables/${encodeURIComponent(tableId)}/record${suffix}`;
   try {
+    replay.table = await api(`/api/tables/${encodeURIComponent(tableId)}`).catch(() => null);
+    replay.notes = (await api(`/api/tables/${encodeURIComponent(tableId)}/notes${suffix}`).catch(() => null))?.notes || [];
     const text = await api(url, { asText: true });
     await load(text, url, `luz-${tableId}-game-${game || "last"}.json`);
   } catch (error) {

@@ -14,8 +14,12 @@ function keep() {
   saved.set("score", game);
 }
 
+/** The report of ``document``; a sheet the rules refuse rejects with its reason (asked with ``quiet``, so that a
+ * refused deal is an answer, not an HTTP error in the browser's console). */
 async function scored(document) {
-  return api("/api/score", { method: "POST", body: document });
+  const report = await api("/api/score?quiet=true", { method: "POST", body: document });
+  if (report.refused) throw new ApiError(422, report.refused);
+  return report;
 }
 
 // -- setting up ---------------------------------------------------------------------------------------------
@@ -41,7 +45,18 @@ function fillNames() {
     box.append(el("div", { class: "field inline" }, el("label", { for: `name-${seat}` }, t("create.seat", { n: seat + 1 })), input));
   }
   const first = $("#first-player");
-  first.replaceChildren(...[...Array(players).keys()].map((s) => el("option", { value: s, text: t("create.seat", { n: s + 1 }) })));
+  first.replaceChildren(...[...Array(players).keys()].map((s) => el("option", { value: s })));
+  nameFirstPlayers();
+  for (const input of box.querySelectorAll("input")) input.addEventListener("input", nameFirstPlayers);
+}
+
+/** The first-player choices say the names typed so far ("Seat 2" until one is). */
+function nameFirstPlayers() {
+  const inputs = [...$("#names").querySelectorAll("input")];
+  for (const option of $("#first-player").options) {
+    const seat = Number(option.value);
+    option.textContent = inputs[seat]?.value.trim() || t("create.seat", { n: seat + 1 });
+  }
 }
 
 async function startGame(event) {

@@ -3,10 +3,14 @@
 // States are shown in order, each held for a moment ("pace") so that bots' cards appear one by one and a
 // completed trick stays visible; actions are sent only from the newest state, with its version.
 
+import { alertsStart, turnAlert } from "./alerts.js";
 import {
   beadsText,
+  ledColour,
   outcomeText,
+  placeOf,
   renderBid,
+  renderDealSummary,
   renderHand,
   renderHints,
   renderRanking,
@@ -15,8 +19,24 @@ import {
   renderTrick,
   trickOnTable,
 } from "./board.js";
-import { $, ApiError, announce, api, copy, editions, el, inviteLink, saved, seatName, startPage } from "./common.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { animateFrom, boxesOf } from "./motion.js";
+import {
+  $,
+  ApiError,
+  announce,
+  api,
+  botName,
+  colourName,
+  copy,
+  editions,
+  el,
+  inviteLink,
+  saved,
+  seatName,
+  startPage,
+  tableName,
+} from "./common.js";
+import { language, onLanguageChange, t } from "./i18n.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const query = new URLSearchParams(location.search);
@@ -42,6 +62,12 @@ const page = {
   pending: null, // the id of the action or request awaiting its reply
   status: "",
   gone: false, // the table does not exist
+  safetyDeal: null, // the deal the safety box was last reset for (it starts unticked each deal)
+  summarised: null, // how many deals were scored when the page first saw the game (older ones get no summary)
+  summaryClosed: 0, // the number of scored deals whose summary was closed
+  notes: null, // this seat's notes on its cards this deal: {deal, notes: {slot: text}} from the server
+  noteMode: false, // tapping a hidden card edits its note instead of playing it
+  noteSlot: null,
 };
 
 let pace = Number(query.get("pace") ?? saved.get("pace", 500));
@@ -194,6 +220,9 @@ function receive(message) {
     if (newest && message.version < newest.version) return;
     page.queue.push(message);
     pump();
+  } else if (message.type === "notes") {
+    page.notes = message;
+    drawControls();
   } else if (message.type === "ack") {
     if (message.id === page.pending) page.pending = null;
     refuse("");
@@ -232,8 +261,9 @@ function pump() {
     const before = page.shown;
     page.shown = state;
     page.table = state.table;
-    page.holdUntil = before && state.version !== before.version ? performance.now() + holdAfter(state) : 0;
     draw();
+    // Held from when it is on screen: a slow drawing does not shorten the moment it stays.
+    page.holdUntil = before && state.version !== before.version ? performance.now() + holdAfter(state) : 0;
   }
 }
 
@@ -258,6 +288,31 @@ function act(action) {
 
 function playSlot(slot) {
   act({ type: "play", slot });
+}
+
+// -- notes on your own cards ------------------------------------------------------------------------------
+
+function setNoteMode(on) {
+  page.noteMode = on;
+  page.noteSlot = null;
+  $("#note-mode").setAttribute("aria-pressed", String(on));
+  $("#note-editor").hidden = true;
+  drawControls();
+}
+
+function chooseNoteSlot(slot) {
+  page.noteSlot = slot;
+  $("#note-editor").hidden = false;
+  $("#note-label").textContent = t("notes.label", { n: slot + 1 });
+  $("#note-text").value = page.notes?.notes?.[slot] || "";
+  $("#note-text").focus();
+}
+
+function saveNote(text) {
+  if (page.noteSlot === null) return;
+  if (!send({ type: "note", id: `note-${++page.ids}`, slot: page.noteSlot, text })) refuse(t("conn.not_connected"));
+  $("#note-editor").hidden = true;
+  page.noteSlot = null;
 }
 
 function rematch() {
@@ -310,11 +365,11 @@ function draw() {
   const table = state.table;
   const edition = page.editions[table.edition];
   $("#main").dataset.version = state.version;
-  $("#table-name").textContent = table.name;
-  document.title = `${table.name} · LUZ`;
+  $("#table-name").textContent = tableName(table, edition);
   const view = state.view;
-  const info = [edition?.name, t("table.players", { n: table.players }), t("table.game", { n: table.game_no || 1 })];
+  const info = [];
   if (view) info.push(t("table.deal", { n: view.deal_number, count: view.deal_count }));
+  info.push(t("table.game", { n: table.game_no || 1 }), edition?.name, t("table.players", { n: table.players }));
   if (table.options?.trick_history) info.push(t("table.opt_history"));
   if (table.hints) info.push(t("table.opt_hints"));
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
@@ -324,16 +379,33 @@ function draw() {
   if (!view) {
     drawWaiting(table);
     setStatus(t("status.waiting"), false);
+    turnAlert(false, tableName(table, edition));
     return;
   }
+  if (page.safetyDeal !== view.deal_number) {
+    page.safetyDeal = view.deal_number;
+    $("#safety").checked = false;
+  }
+  const before = boxesOf($("#game"));
   setStatus(statusText(view), myTurn());
+  $("#felt").dataset.players = String(view.players);
   drawSeats(edition, view);
   drawTrick(edition, view);
   drawMe(edition, view);
   drawControls();
+  drawSummary(view);
   $("#sheet").replaceChildren(renderSheet(view, youOr));
   drawHistory(edition, view);
   drawOver(view);
+  animateFrom(before, $("#game"), motionTime());
+  turnAlert(myTurn() && !page.queue.length, tableName(table, edition));
+  if (page.me && query.has("tutorial")) import("./tutorial.js").then(({ coach }) => coach(view, page.me.seat, edition));
+}
+
+/** How long a card's flight lasts: part of the pace, none when motion is off. */
+function motionTime() {
+  if (!pace || matchMedia("(prefers-reduced-motion: reduce)").matches) return 0;
+  return Math.min(450, Math.round(pace * 0.6));
 }
 
 function drawJoin(table) {
@@ -355,7 +427,7 @@ function drawWaiting(table) {
   if (canTake && !$("#take-name").value) $("#take-name").value = saved.get("name", "");
   for (const seat of table.seats) {
     let what;
-    if (seat.kind === "bot") what = t("waiting.bot", { bot: seat.bot });
+    if (seat.kind === "bot") what = t("waiting.bot", { bot: botName(seat.bot) });
     else if (seat.joined) what = page.me?.seat === seat.seat ? t("waiting.you") : t("waiting.joined");
     else what = t("waiting.open");
     const item = el("li", { class: "row", dataset: { seat: seat.seat } }, el("strong", {}, nameOf(seat.seat)), " ", what);
@@ -393,26 +465,38 @@ function seatOrder(view) {
   return [...Array(view.players).keys()].map((i) => (first + i) % view.players);
 }
 
+const placeAt = (view) => (seat) => placeOf(view.players, page.me?.seat ?? 0, seat);
+
 function seatBadges(view, seat) {
   const info = page.table.seats[seat] || {};
   const badges = [];
   if (view.current_player === seat) badges.push(el("span", { class: "badge turn" }, t("seat.turn")));
-  if (view.first_player === seat && view.phase !== "game_over") badges.push(el("span", { class: "badge" }, t("seat.first")));
-  if (info.kind === "bot") badges.push(el("span", { class: "badge" }, t("seat.bot", { bot: info.bot })));
-  else if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
+  if (view.first_player === seat && view.phase !== "game_over") badges.push(el("span", { class: "badge first" }, t("seat.first")));
+  if (info.kind === "bot") return badges;
+  if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
   else if (info.joined && !info.connected) badges.push(el("span", { class: "badge away" }, t("seat.away")));
   return badges;
 }
 
 function drawSeats(edition, view) {
-  const others = seatOrder(view).filter((seat) => page.me?.seat !== seat);
-  $("#seats").replaceChildren(...others.map((seat) => renderSeat(edition, view, seat, nameOf(seat), seatBadges(view, seat))));
+  // Seated: the others around the table; watching: every seat, the first at the bottom.
+  const shown = page.me ? seatOrder(view).filter((seat) => page.me.seat !== seat) : seatOrder(view);
+  const place = placeAt(view);
+  $("#seats").replaceChildren(
+    ...shown.map((seat) => renderSeat(edition, view, seat, nameOf(seat), seatBadges(view, seat), { place: place(seat) })),
+  );
 }
 
 function drawTrick(edition, view) {
   const { trick, title, previousDeal } = trickOnTable(view, youOr);
-  $("#trick-title").textContent = title;
-  $("#trick-cards").replaceChildren(renderTrick(edition, trick, youOr, previousDeal));
+  const led = trick && !previousDeal ? ledColour(edition, trick) : null;
+  $("#trick-title").textContent = led ? `${title} · ${t("trick.led", { colour: colourName(led), symbol: led.symbol })}` : title;
+  const done = view.tricks_won.reduce((a, b) => a + b, 0);
+  const number = trick === view.trick ? done + 1 : done;
+  const key = previousDeal ? `${view.deal_number - 1}:last` : `${view.deal_number}:${number}`;
+  const area = renderTrick(edition, trick, nameOf, previousDeal, { place: placeAt(view), key });
+  area.dataset.players = String(view.players);
+  $("#trick-cards").replaceChildren(area);
   $("#beads").textContent = beadsText(view);
 }
 
@@ -425,11 +509,32 @@ function drawMe(edition, view) {
   const section = $("#me");
   section.classList.toggle("turn", view.current_player === seat);
   $("#me-title").textContent = t("seat.you", { name: nameOf(seat) });
+  $("#me-badges").replaceChildren(...seatBadges(view, seat));
   $("#me-bid").replaceChildren(renderBid(view.bids[seat]));
   $("#me-tricks").textContent = t("seat.tricks", { n: view.tricks_won[seat] });
   const hints = view.hints;
   $("#hints").hidden = !hints;
   if (hints) $("#hints-list").replaceChildren(renderHints(edition, view.hands[seat], hints));
+}
+
+/** The summary of the deal just scored, until it is closed or the next deal's first card is played. */
+function drawSummary(view) {
+  const scored = view.results.length;
+  if (page.summarised === null) page.summarised = scored;
+  const started = view.tricks_won.some(Boolean) || Boolean(view.trick?.plays.length);
+  const open = scored > page.summarised && scored > page.summaryClosed && !(started && view.phase !== "game_over");
+  $("#summary").hidden = !open;
+  if (!open) return;
+  const result = view.results.at(-1);
+  $("#summary-title").textContent = t("summary.title", { n: scored });
+  $("#summary-body").replaceChildren(renderDealSummary(view, result, youOr));
+  let next = "";
+  if (view.phase !== "game_over") {
+    const opener = youOr(view.first_player);
+    const usual = (result.first_player + 1) % view.players === view.first_player;
+    next = t(usual ? "summary.next" : "summary.next_leader", { name: opener, n: view.deal_number, before: youOr(result.first_player) });
+  }
+  $("#summary-next").textContent = next;
 }
 
 /** My hand and the bid buttons: enabled only for the legal actions of the newest state, mine to play. */
@@ -446,8 +551,19 @@ function drawControls() {
   const legal = ready ? view.legal_actions : [];
   const focused = document.activeElement?.dataset?.slot;
   const hadFocus = $("#my-hand").contains(document.activeElement);
-  const plays = new Set(legal.filter((a) => a.type === "play").map((a) => a.slot));
-  const hand = renderHand(edition, view.hands[page.me.seat], { mine: true, legal: plays, onPlay: playSlot, hints: view.hints });
+  const mine = view.hands[page.me.seat];
+  const plays = page.noteMode
+    ? new Set(mine.filter((slot) => !slot.played).map((slot) => slot.slot))
+    : new Set(legal.filter((a) => a.type === "play").map((a) => a.slot));
+  const notes = page.notes && page.notes.deal === view.deal_number && page.notes.game_no === state.table.game_no;
+  const hand = renderHand(edition, mine, {
+    mine: true,
+    legal: plays,
+    onPlay: page.noteMode ? chooseNoteSlot : playSlot,
+    hints: view.hints,
+    seat: page.me.seat,
+    notes: notes ? page.notes.notes : null,
+  });
   hand.addEventListener("keydown", handKeys);
   $("#my-hand").replaceChildren(hand);
   if (hadFocus) focusSlot(focused === undefined ? null : Number(focused));
@@ -459,6 +575,7 @@ function drawBidding(view, legal) {
   const fieldset = $("#bidding");
   const bidding = view.phase === "bid" && view.current_player === page.me.seat;
   fieldset.hidden = !bidding;
+  $("#keys-help").hidden = bidding;
   if (!bidding) return;
   const safety = $("#safety").checked;
   const hadFocus = fieldset.contains(document.activeElement) ? document.activeElement.dataset.tricks : undefined;
@@ -512,16 +629,22 @@ function handKeys(event) {
   }
 }
 
-/** Number keys choose a card anywhere on the page (1 is the first slot, 0 the tenth); Enter then plays it. */
+/** Number keys choose a card anywhere on the page (1 is the first slot, 0 the tenth); Enter then plays it. A key
+ * for a card that cannot be played now says so. */
 function digitKeys(event) {
   if (!/^[0-9]$/.test(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
   if (event.target.closest?.("input, select, textarea")) return;
   const slot = event.key === "0" ? 9 : Number(event.key) - 1;
   const button = $("#my-hand").querySelector(`button.card[data-slot="${slot}"]`);
-  if (button) {
-    event.preventDefault();
+  event.preventDefault();
+  if (button && !button.disabled) {
     button.focus();
+    return;
   }
+  const reason = !button ? "hand.no_card" : canAct() && page.shown.view.phase === "play" ? "hand.not_playable" : "hand.not_now";
+  refuse(t(reason, { n: slot + 1 }));
+  button?.classList.remove("nope");
+  requestAnimationFrame(() => button?.classList.add("nope"));
 }
 
 function drawHistory(edition, view) {
@@ -547,7 +670,19 @@ function drawOver(view) {
   $("#over-text").textContent = outcomeText(outcome, last, youOr);
   $("#ranking").replaceChildren(renderRanking(outcome, youOr));
   $("#rematch").hidden = !page.me;
-  $("#replay-link").href = `/replay/${encodeURIComponent(tableId)}?game=${page.table.game_no}`;
+  const game = page.table.game_no;
+  $("#replay-link").href = `/replay/${encodeURIComponent(tableId)}?game=${game}`;
+  const record = $("#record-link");
+  record.href = `/api/tables/${encodeURIComponent(tableId)}/record?game=${game}`;
+  record.setAttribute("download", `luz-${tableId}-game-${game}.json`);
+}
+
+function openHelp() {
+  const frame = $("#help-frame");
+  const edition = page.table?.edition ? `&edition=${encodeURIComponent(page.table.edition)}` : "";
+  frame.title = t("help.title");
+  frame.src = `/how-to-play?embed=1&lang=${language()}${edition}`;
+  $("#help").showModal();
 }
 
 function notFound() {
@@ -571,6 +706,19 @@ async function start() {
   });
   $("#safety").addEventListener("change", drawControls);
   $("#rematch").addEventListener("click", rematch);
+  $("#summary-close").addEventListener("click", () => {
+    page.summaryClosed = page.shown?.view?.results.length ?? 0;
+    $("#summary").hidden = true;
+  });
+  $("#help-button").addEventListener("click", openHelp);
+  $("#note-mode").addEventListener("click", () => setNoteMode(!page.noteMode));
+  $("#note-save").addEventListener("click", () => saveNote($("#note-text").value));
+  $("#note-clear").addEventListener("click", () => saveNote(""));
+  $("#note-text").addEventListener("keydown", (event) => {
+    if (event.key === "Enter") saveNote($("#note-text").value);
+  });
+  $("#help-close").addEventListener("click", () => $("#help").close());
+  alertsStart();
   $("#reconnect-now").addEventListener("click", () => {
     page.attempts = 0;
     reconnect();

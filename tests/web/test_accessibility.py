@@ -1,0 +1,69 @@
+"""axe-core (axe-playwright-python) on every page and every phase of the table, in English and in French, at a
+phone's and a laptop's size: no serious or critical violation.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from server_support import ServerProcess
+from web_support import create_table, move_once, next_move, open_player, shoot
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"phone": {"width": 375, "height": 667}, "laptop": {"width": 1280, "height": 800}}
+
+
+def violations(page: Any, where: str, found: Counter[str]) -> list[str]:
+    """The serious and critical violations of ``page`` in both languages; every violation counted in ``found``."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    bad = []
+    for lang in ("en", "fr"):
+        page.click(f".lang button[data-lang='{lang}']")
+        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+        response = Axe().run(page).response
+        found["rules passed"] += len(response["passes"])
+        for violation in response["violations"]:
+            found[violation["impact"]] += 1
+            if violation["impact"] in ("serious", "critical"):
+                targets = [node["target"] for node in violation["nodes"]][:3]
+                bad.append(f"{where} ({lang}): {violation['id']} {targets}")
+    return bad
+
+
+@pytest.mark.parametrize("size", ["phone", "laptop"])
+def test_no_serious_violation_anywhere(browser: Any, server: ServerProcess, size: str) -> None:
+    found: Counter[str] = Counter()
+    player = open_player(browser, f"{server.http}/", SIZES[size])
+    page = player.page
+    bad = []
+    for path in ("/", "/how-to-play", "/score", "/no-such-page"):
+        page.goto(f"{server.http}{path}")
+        page.wait_for_selector(".lang button")
+        bad += violations(page, path, found)
+        if path == "/how-to-play":
+            shoot(player, f"{size}-how-to-play", full_page=False)
+
+    seats = [{"kind": "human"}] + [{"kind": "bot", "bot": "random"}] * 2
+    table_id, tokens = create_table(server, edition="iello-2024", players=3, seats=seats, name="Axe")
+    page.goto(f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
+    page.fill("#join-name", "Ana")
+    page.click("#join-button")
+    checked = set()
+    while (kind := next_move(player)) != "over":
+        phase = "summary" if page.locator("#summary").is_visible() else kind
+        if phase not in checked:
+            checked.add(phase)
+            bad += violations(page, f"table, {phase}", found)
+        move_once(player, kind)
+    bad += violations(page, "table, game over", found)
+    page.goto(f"{server.http}/replay/{table_id}?game=1")
+    page.wait_for_selector("#board:not([hidden])")
+    bad += violations(page, "replay", found)
+    assert checked == {"bid", "play", "summary"}
+    assert found["rules passed"] > 100, "axe ran its rules on the pages"
+    print(f"axe at {size}: {dict(found)}")
+    assert not bad, bad
