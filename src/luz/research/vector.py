@@ -20,7 +20,7 @@ Two interfaces, the same observations and action ids as the single-game adapters
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -197,3 +197,12 @@ class LuzBatch:
     def first_player(self, game: int) -> int:
         """The first player of game ``game`` (of its first deal)."""
         return int(self._gs[game, core.GAME_FIRST])
+
+
+class LinearPolicy(NamedTuple):
+    """A linear softmax policy over legal action ids: ``softmax(tensor @ weights + bias)`` on the mask."""
+
+    weights: FloatArray
+    """``float32[tensor size, 32]``."""
+    bias: FloatArray
+    """``float32[32]``."""
