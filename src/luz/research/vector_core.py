@@ -242,88 +242,117 @@ def _apply(val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem,
 
 
 @njit(cache=True)
+def _card(out, at, rel, colour, value, players, colours, low):
+    """A card in a trick piece: its seat (relative), colour and value."""
+    out[at + rel] = 1.0
+    out[at + players + colour] = 1.0
+    out[at + players + colours + value - low] = 1.0
+
+
+@njit(cache=True)
 def encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, i, seat, out):
     """Write into ``out`` the tensor of ``seat`` in live game ``i``: the encoder's tensor of ``view(game, seat)``
     with the deal's plays as memory (seats counted from ``seat``)."""
     players, colours, low = table[T_PLAYERS], table[T_COLOURS], table[T_LOW]
     card_width = colours + table[T_VALUES]
     slot_width = card_width + 1
+    value_at = colours - low
     out[:] = 0.0
     out[table[O_SEAT] + seat] = 1.0
     out[table[O_PHASE] + (1 if st[i, PHASE] == BIDDING else 2)] = 1.0
     out[table[O_DEAL] + gs[i, DEAL]] = 1.0
-    out[table[O_FIRST] + (st[i, FIRST] - seat) % players] = 1.0
-    out[table[O_CURRENT] + (st[i, CURRENT] - seat) % players] = 1.0
+    out[table[O_FIRST] + _rel(st[i, FIRST], seat, players)] = 1.0
+    out[table[O_CURRENT] + _rel(st[i, CURRENT], seat, players)] = 1.0
+    hands, bids_at, won_at = table[O_HANDS], table[O_BIDS], table[O_WON]
     for holder in range(players):
-        rel = (holder - seat) % players
-        at = table[O_HANDS] + rel * H * slot_width
+        rel = _rel(holder, seat, players)
+        at = hands + rel * H * slot_width
+        hv, hc, hp = val[i, holder], col[i, holder], played[i, holder]
         for s in range(H):
-            out[at + col[i, holder, s]] = 1.0
-            if played[i, holder, s]:
-                out[at + colours - low + val[i, holder, s]] = 1.0
+            out[at + hc[s]] = 1.0
+            if hp[s]:
+                out[at + value_at + hv[s]] = 1.0
                 out[at + card_width] = 1.0
             elif holder != seat:
-                out[at + colours - low + val[i, holder, s]] = 1.0
+                out[at + value_at + hv[s]] = 1.0
             at += slot_width
-        if bids[i, holder] >= 0:
-            at = table[O_BIDS] + rel * (H + 3)
+        bid = bids[i, holder]
+        if bid >= 0:
+            at = bids_at + rel * (H + 3)
             out[at] = 1.0
-            out[at + 1 + bids[i, holder]] = 1.0
+            out[at + 1 + bid] = 1.0
             if safe[i, holder]:
                 out[at + H + 2] = 1.0
-        out[table[O_WON] + rel * (H + 1) + won[i, holder]] = 1.0
+        out[won_at + rel * (H + 1) + won[i, holder]] = 1.0
     if rules[i, CAP] >= 0:
         out[table[O_BEADS] + max(0, min(rules[i, CAP] - st[i, BID_TOTAL], H))] = 1.0
     place_width = players + card_width
     count, tricks = st[i, COUNT], st[i, TRICKS]
-    for place in range(count):
-        holder, slot = mem[i, tricks * players + place, 0], mem[i, tricks * players + place, 1]
-        at = table[O_TRICK] + place * place_width
-        out[at + (holder - seat) % players] = 1.0
-        out[at + players + col[i, holder, slot]] = 1.0
-        out[at + players + colours + val[i, holder, slot] - low] = 1.0
+    at = table[O_TRICK]
+    for k in range(tricks * players, tricks * players + count):
+        holder, slot = mem[i, k, 0], mem[i, k, 1]
+        _card(out, at, _rel(holder, seat, players), col[i, holder, slot], val[i, holder, slot], players, colours, low)
+        at += place_width
     if count == 0 and tricks > 0:
-        for place in range(players):
-            holder, slot = mem[i, (tricks - 1) * players + place, 0], mem[i, (tricks - 1) * players + place, 1]
-            at = table[O_LAST] + place * place_width
-            out[at + (holder - seat) % players] = 1.0
-            out[at + players + col[i, holder, slot]] = 1.0
-            out[at + players + colours + val[i, holder, slot] - low] = 1.0
+        at = table[O_LAST]
+        for k in range((tricks - 1) * players, tricks * players):
+            holder, slot = mem[i, k, 0], mem[i, k, 1]
+            rel = _rel(holder, seat, players)
+            _card(out, at, rel, col[i, holder, slot], val[i, holder, slot], players, colours, low)
+            at += place_width
     elif count == 0 and gs[i, CLOSING]:
+        at = table[O_LAST]
         for place in range(players):
-            at = table[O_LAST] + place * place_width
-            out[at + (close[i, place, 0] - seat) % players] = 1.0
-            out[at + players + close[i, place, 1]] = 1.0
-            out[at + players + colours + close[i, place, 2] - low] = 1.0
+            rel = _rel(close[i, place, 0], seat, players)
+            _card(out, at, rel, close[i, place, 1], close[i, place, 2], players, colours, low)
+            at += place_width
     if table[T_RECALL]:
         width = H + players
+        plays = table[O_PLAYS]
         for k in range(tricks * players + count):
             holder, slot = mem[i, k, 0], mem[i, k, 1]
-            at = table[O_PLAYS] + (((holder - seat) % players) * H + slot) * width
+            at = plays + (_rel(holder, seat, players) * H + slot) * width
             out[at + k // players] = 1.0
             out[at + H + k % players] = 1.0
-    deals = table[T_DEALS]
+    deals, done = table[T_DEALS], gs[i, DEAL]
+    scores_at, totals_at = table[O_SCORES], table[O_TOTALS]
     for holder in range(players):
-        rel = (holder - seat) % players
+        rel = _rel(holder, seat, players)
         total = 0
-        for d in range(gs[i, DEAL]):
-            out[table[O_SCORES] + d * players + rel] = scores[i, d, holder] / scale
+        for d in range(done):
+            out[scores_at + d * players + rel] = scores[i, d, holder] / scale
             total += scores[i, d, holder]
-        out[table[O_TOTALS] + rel] = total / (scale * deals)
+        out[totals_at + rel] = total / (scale * deals)
+
+
+@njit(cache=True)
+def _rel(holder, seat, players):
+    """``holder`` counted from ``seat``."""
+    rel = holder - seat
+    return rel + players if rel < 0 else rel
 
 
 @njit(cache=True)
 def legal_mask(col, played, st, rules, i, out):
-    """Write game ``i``'s legal action ids into the int8 mask ``out``."""
+    """Write game ``i``'s legal action ids into the int8 mask ``out``: bids up to the cap, or the plays that follow
+    the led colour when the player holds it (any unplayed slot otherwise)."""
     out[:] = 0
     if st[i, PHASE] == BIDDING:
         for a in range(2 * max_bid(st[i], rules[i]) + 2):
             out[a] = 1
-    else:
-        legal = np.empty(H, dtype=np.int64)
-        n = legal_plays(col[i], played[i], st[i, CURRENT], st[i, LED], legal)
-        for k in range(n):
-            out[BIDS + legal[k]] = 1
+        return
+    seat, led = st[i, CURRENT], st[i, LED]
+    hc, hp = col[i, seat], played[i, seat]
+    follows = False
+    if led >= 0:
+        for s in range(H):
+            if not hp[s] and hc[s] == led:
+                out[BIDS + s] = 1
+                follows = True
+    if not follows:
+        for s in range(H):
+            if not hp[s]:
+                out[BIDS + s] = 1
 
 
 def _reset_all(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table):
