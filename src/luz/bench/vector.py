@@ -122,11 +122,8 @@ def bench_vector(
         "engine": engine_steps(edition, players, seed, tensors=False),
         "engine_with_tensors": engine_steps(edition, players, seed, tensors=True),
     }
-    try:
-        runners["openspiel_with_infostate_tensors"] = openspiel_steps(edition, players, seed)
-        runners["pettingzoo"] = pettingzoo_steps(edition, players, seed)
-    except ImportError as error:  # pragma: no cover - the research extra is installed in the tests
-        report["missing"] = f"{error.name} (pip install 'luz[research]')"
+    runners["openspiel_with_infostate_tensors"] = openspiel_steps(edition, players, seed)
+    runners["pettingzoo"] = pettingzoo_steps(edition, players, seed)
     for size in BATCH_SIZES:
         runners[f"batch_{size}"] = batch_steps(edition, players, seed, size, parallel=False)
     if progress:
@@ -134,7 +131,7 @@ def bench_vector(
     for name, runner in list(runners.items()):
         try:
             next(runner)  # imports and compiles now, outside the timing
-        except ImportError as error:
+        except ImportError as error:  # a framework of the research extra is missing: measure the rest
             report["missing"] = f"{error.name} (pip install 'luz[research]')"
             del runners[name]
     threads = numba.get_num_threads()
