@@ -157,6 +157,9 @@ def test_bad_actions_are_refused_and_change_nothing() -> None:
         with pytest.raises(error):
             batch.step(bad)
     np.testing.assert_array_equal(batch.observe(batch._st[:, 1]), before)
+    for seats in (np.array([0, 1, 4]), np.array([0, 1]), "abc"):
+        with pytest.raises(InvalidAction):
+            batch.observe(seats)
     with pytest.raises(InvalidOptions):
         LuzBatch(0)
     with pytest.raises(InvalidOptions):

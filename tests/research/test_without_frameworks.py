@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import luz.research
 from luz.bench.adapters import bench_adapters
 from luz.bench.vector import bench_vector
 
@@ -34,9 +35,9 @@ def test_bench_adapters_without_the_frameworks(monkeypatch: pytest.MonkeyPatch) 
 def test_bench_vector_without_the_frameworks(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in FRAMEWORKS:
         monkeypatch.setitem(sys.modules, name, None)
-    monkeypatch.delitem(sys.modules, "luz.research.openspiel", raising=False)
-    monkeypatch.delitem(sys.modules, "luz.research.pettingzoo", raising=False)
-    monkeypatch.delitem(sys.modules, "luz.research.luz_v0", raising=False)
+    for adapter in ("openspiel", "pettingzoo", "luz_v0"):  # as if never imported (other tests import them)
+        monkeypatch.delitem(sys.modules, f"luz.research.{adapter}", raising=False)
+        monkeypatch.delattr(luz.research, adapter, raising=False)
     report = bench_vector(seconds=2, players=3)
     assert "luz[research]" in report["missing"]
     assert "pettingzoo" not in report["steps_per_s"] and report["ratio_to_pettingzoo"] == {}

@@ -5,8 +5,8 @@ Two interfaces, the same observations and action ids as the single-game adapters
 - :class:`LuzBatch`, every seat controlled by the caller (self-play): each :meth:`~LuzBatch.step` takes one action
   id per game for its seat to act and returns that next seat, its tensor, its legal mask, every seat's points
   and the done flags; a finished game restarts at once from its seeded stream.
-- :class:`LuzVectorEnv`, a Gymnasium ``VectorEnv``: one learning seat per game against the fast core's heuristic,
-  random players, or a linear softmax policy given as arrays.
+- :class:`~luz.research.vector_env.LuzVectorEnv` (in :mod:`.vector_env`: it needs Gymnasium), a ``VectorEnv``
+  with one learning seat per game against the fast core's heuristic, random players, or a :class:`LinearPolicy`.
 
 >>> batch = LuzBatch(8, edition="iello-2024", players=4, seed=1)
 >>> seats, observations, masks = batch.reset()
@@ -178,7 +178,10 @@ class LuzBatch:
 
     def observe(self, seats: object) -> FloatArray:
         """Each game's tensor for ``seats[i]`` (any seat, not only the one to act); also refreshes the masks."""
-        chosen = np.asarray(seats, dtype=np.int64)
+        try:
+            chosen = np.asarray(seats, dtype=np.int64)
+        except (TypeError, ValueError):
+            raise InvalidAction("seats must be an array of seats, one per game") from None
         if chosen.shape != (self.num_games,) or ((chosen < 0) | (chosen >= self.players)).any():
             raise InvalidAction(f"seats must be {self.num_games} seats 0..{self.players - 1}")
         core.observe(
