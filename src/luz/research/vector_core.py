@@ -10,7 +10,7 @@ engine's ``View``. Games are held in arrays with a leading game axis ``N``:
 - ``val``, ``col``: ``int64[N, P, 10]``, ``played``: ``bool[N, P, 10]``, ``st``: ``int64[N, 8]`` (fastsim's
   :data:`~luz.bots.fastsim.LEADER` ... layout), ``trick``: ``int64[N, P, 2]``, ``won``, ``bids``, ``safe``:
   ``int64[N, P]``, ``rules``: ``int64[N, 9]`` (fastsim's layout, this deal's made points);
-- ``gs``: ``int64[N, 4]`` indexed by :data:`DEAL` ... :data:`CLOSING`; ``scores``: ``int64[N, D, P]`` the
+- ``gs``: ``int64[N, 4]`` indexed by :data:`DEAL` ... :data:`LEARNER`; ``scores``: ``int64[N, D, P]`` the
   sheet's points per deal; ``mem``: ``int64[N, 10 * P, 2]`` the deal's plays in order as ``(seat, slot)``;
   ``close``: ``int64[N, P, 3]`` the previous deal's last trick as ``(seat, colour, value)``;
 - ``rng``: ``uint64[N]``, each game's own generator (splitmix64), seeded from the environment's seed and the
