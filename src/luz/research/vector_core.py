@@ -541,7 +541,8 @@ def _advance_to_seat(
         legal_mask(col, played, st, rules, i, mask[i])
 
 
-advance_to_seat: Kernel = njit(cache=True, parallel=True)(_advance_to_seat)
+advance_to_seat_serial: Kernel = njit(cache=True)(_advance_to_seat)
+advance_to_seat_parallel: Kernel = njit(cache=True, parallel=True)(_advance_to_seat)
 
 seed_streams: Kernel = njit(cache=True)(_seed_streams)
 reset_all: Kernel = njit(cache=True)(_reset_all)

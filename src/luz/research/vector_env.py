@@ -105,7 +105,8 @@ class LuzVectorEnv(VectorEnv):
         batch.reset(seed)
         if self.fixed_seat is not None:
             batch._gs[:, core.LEARNER] = self.fixed_seat
-        core.advance_to_seat(*batch._state(), *self._policy(), batch._obs, batch._mask)
+        advance = core.advance_to_seat_parallel if batch.parallel else core.advance_to_seat_serial
+        advance(*batch._state(), *self._policy(), batch._obs, batch._mask)
         batch._seats[:] = batch._gs[:, core.LEARNER]
         return self._result(), self._info()
 
