@@ -33,3 +33,20 @@ def test_bench_adapters_table_and_bad_table() -> None:
     assert "gymnasium" in result.stdout and "ISMCTS" in result.stdout
     refused = runner.invoke(app, ["bench", "adapters", "--edition", "standard-deck", "--players", "5"])
     assert refused.exit_code == 2 and "played by 3, 4 players" in refused.output
+
+
+def test_bench_vector_json_and_table() -> None:
+    result = runner.invoke(app, ["bench", "vector", "--seconds", "2", "--players", "3", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["table"] == "iello-2024/3"
+    names = {"engine", "engine_with_tensors", "openspiel_with_infostate_tensors", "pettingzoo"}
+    batches = {f"batch_{n}" for n in (1, 64, 1024, 4096)} | {"batch_4096_all_cores"}
+    assert set(report["steps_per_s"]) == names | batches == set(report["ratio_to_engine"])
+    assert all(rate > 0 for rate in report["steps_per_s"].values())
+    assert report["ratio_to_pettingzoo"]["pettingzoo"] == 1
+    shown = runner.invoke(app, ["bench", "vector", "--seconds", "2", "--edition", "standard-deck", "--players", "3"])
+    assert shown.exit_code == 0, shown.output
+    assert "batch 4096 all cores" in shown.stdout and "vs PettingZoo" in shown.stdout
+    refused = runner.invoke(app, ["bench", "vector", "--edition", "standard-deck", "--players", "5"])
+    assert refused.exit_code == 2 and "played by 3, 4 players" in refused.output

@@ -7,14 +7,16 @@ import sys
 
 import pytest
 
+import luz.research
 from luz.bench.adapters import bench_adapters
+from luz.bench.vector import bench_vector
 
 FRAMEWORKS = ("pyspiel", "open_spiel", "pettingzoo", "gymnasium")
 
 
 def test_importing_luz_imports_no_framework() -> None:
     code = (
-        "import sys, luz, luz.engine, luz.bots, luz.cli, luz.research, luz.research.encoding; "
+        "import sys, luz, luz.engine, luz.bots, luz.cli, luz.research, luz.research.encoding, luz.research.vector; "
         f"print(sorted(m for m in {FRAMEWORKS!r} if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -28,3 +30,15 @@ def test_bench_adapters_without_the_frameworks(monkeypatch: pytest.MonkeyPatch) 
     report = bench_adapters(seconds=1, players=3)
     assert "luz[research]" in report["missing"] and report["ismcts"] is None
     assert list(report["games_per_s"]) == ["engine"] and report["games_per_s"]["engine"] > 0
+
+
+def test_bench_vector_without_the_frameworks(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in FRAMEWORKS:
+        monkeypatch.setitem(sys.modules, name, None)
+    for adapter in ("openspiel", "pettingzoo", "luz_v0"):  # as if never imported (other tests import them)
+        monkeypatch.delitem(sys.modules, f"luz.research.{adapter}", raising=False)
+        monkeypatch.delattr(luz.research, adapter, raising=False)
+    report = bench_vector(seconds=2, players=3)
+    assert "luz[research]" in report["missing"]
+    assert "pettingzoo" not in report["steps_per_s"] and report["ratio_to_pettingzoo"] == {}
+    assert report["steps_per_s"]["batch_64"] > 0 and report["steps_per_s"]["engine_with_tensors"] > 0

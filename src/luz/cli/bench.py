@@ -214,3 +214,45 @@ def adapters(
             f"{sims['deal_rollouts']:,.0f} simulations/s with rollouts to the end of the deal, "
             f"{sims['game_rollouts']:,.0f} with rollouts to the end of the game"
         )
+
+
+@bench_app.command("vector")
+def vector(
+    seconds: float = typer.Option(20.0, min=2.0, help="Measuring time in all."),
+    seed: int = typer.Option(0, help="Seed of the random games."),
+    edition: str = typer.Option("iello-2024", help="Edition of the table measured."),
+    players: int = typer.Option(4, help="Players at the table measured."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Steps per second of the batched environment (N = 1, 64, 1,024, 4,096) against PettingZoo, OpenSpiel and the
+    engine in the same run, one core each, and N = 4,096 on every core."""
+    from luz.bench.vector import bench_vector  # compiles the batched core: only for this command
+    from luz.engine import LuzError, get_edition
+
+    try:
+        get_edition(edition).check_players(players)
+    except LuzError as error:
+        raise typer.BadParameter(str(error)) from None
+    console = Console(stderr=True)
+    report = bench_vector(
+        seconds, seed, edition, players, progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]")
+    )
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=f"{report['unit']}, {report['table']}")
+    table.add_column("through")
+    table.add_column("steps/s", justify="right")
+    table.add_column("vs PettingZoo", justify="right")
+    table.add_column("vs engine", justify="right")
+    for name, rate in report["steps_per_s"].items():
+        versus = report["ratio_to_pettingzoo"].get(name)
+        table.add_row(
+            name.replace("_", " "),
+            f"{rate:,.0f}",
+            "-" if versus is None else f"{versus:,.2f}",
+            f"{report['ratio_to_engine'][name]:,.2f}",
+        )
+    Console().print(table)
+    if "missing" in report:
+        Console().print(f"not measured: missing {report['missing']}")

@@ -18,7 +18,6 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from itertools import chain
 from typing import Any, NoReturn
 
 from .actions import ALL_BIDS, PLAYS, Action, Bid, Play, check_action
@@ -26,6 +25,15 @@ from .cards import Card
 from .editions import HAND_SIZE, Edition, TableOptions, get_edition
 from .errors import IllegalAction, InvalidAction, InvalidDeal, InvalidOptions
 from .scoring import DealResult, Outcome, ScoreSheet
+
+ALL_SLOTS = (1 << HAND_SIZE) - 1
+"""A hand's slots as a bit mask: slot ``s`` is bit ``s``."""
+_PLAYS_OF: tuple[tuple[Play, ...], ...] = tuple(
+    tuple(PLAYS[slot] for slot in range(HAND_SIZE) if mask >> slot & 1) for mask in range(1 << HAND_SIZE)
+)
+"""The plays of the slots in each bit mask, ascending: legal plays without building them at each turn."""
+_BIDS_UP_TO: tuple[tuple[Bid, ...], ...] = tuple(ALL_BIDS[: 2 * (tricks + 1)] for tricks in range(HAND_SIZE + 1))
+"""The bids of at most ``tricks`` tricks, by ``tricks``."""
 
 
 class Phase(Enum):
@@ -129,6 +137,7 @@ class Game:
                 raise InvalidOptions("without a seed, the first player must be set in the table options")
             first = seeded_rng(seed, "first").randrange(players)
         self._trump = self.edition.trump
+        self._colour_range = range(len(self.edition.colours))
         self._sheet = ScoreSheet(self.edition, players, self.options, first)
         self.deals: list[Deal] = []
         """The deals so far, in order."""
@@ -190,7 +199,7 @@ class Game:
         game.actions = [game._log]
         for seat, slots in enumerate(played):
             for slot in slots:
-                game._by_colour[seat][game._colours[seat][slot]].remove(slot)
+                game._unplayed[seat] &= ~(1 << slot)
         game._bids = list(bids)
         game._bid_total = sum(b.tricks for b in bids if b is not None)
         game._tricks_won = list(tricks_won)
@@ -229,11 +238,12 @@ class Game:
             raise IllegalAction("the game is not waiting for a deal")
         self._start_deal(check_deal(self.edition, self.players, hands, aside))
 
-    def _slots_by_colour(self, colours: list[int]) -> list[list[int]]:
-        by_colour: list[list[int]] = [[] for _ in self.edition.colours]
+    def _colour_masks(self, colours: list[int]) -> list[int]:
+        """Bit ``slot`` set in entry ``colour`` for each slot of that colour."""
+        masks = [0 for _ in self._colour_range]
         for slot, colour in enumerate(colours):
-            by_colour[colour].append(slot)
-        return by_colour
+            masks[colour] |= 1 << slot
+        return masks
 
     def _start_deal(self, deal: Deal) -> None:
         n = self.players
@@ -242,7 +252,10 @@ class Game:
         self.actions.append(self._log)
         self._led = -1
         self._colours = [[card.colour for card in hand] for hand in deal.hands]
-        self._by_colour = [self._slots_by_colour(colours) for colours in self._colours]
+        self._by_colour = [self._colour_masks(colours) for colours in self._colours]
+        """The slots of each colour in each seat's hand, as bit masks (fixed for the deal)."""
+        self._unplayed = [ALL_SLOTS] * n
+        """Each seat's unplayed slots, as a bit mask."""
         self._bids: list[Bid | None] = [None] * n
         self._bid_total = 0
         self._tricks_won = [0] * n
@@ -292,17 +305,19 @@ class Game:
     @property
     def completed_tricks(self) -> tuple[Trick, ...]:
         """The deal's completed tricks (what a view shows of them depends on the table options)."""
+        return tuple(map(self._as_trick, self._completed))
+
+    def _as_trick(self, completed: tuple[int, list[tuple[int, int]], int]) -> Trick:
+        """A completed trick of this deal, from its ``(leader, plays, winner)``."""
+        leader, plays, winner = completed
         hands = self.deals[-1].hands
-        return tuple(
-            Trick(leader, tuple((s, slot, hands[s][slot]) for s, slot in plays), winner)
-            for leader, plays, winner in self._completed
-        )
+        return Trick(leader, tuple([(s, slot, hands[s][slot]) for s, slot in plays]), winner)
 
     def card(self, seat: int, slot: int) -> Card:
         return self.deals[-1].hands[seat][slot]
 
     def is_played(self, seat: int, slot: int) -> bool:
-        return slot not in self._by_colour[seat][self._colours[seat][slot]]
+        return not self._unplayed[seat] >> slot & 1
 
     def outcome(self) -> Outcome | None:
         return self._sheet.outcome()
@@ -311,14 +326,15 @@ class Game:
         """The current player's legal actions, decided from what that player knows (colours, positions)."""
         seat = self.current_player
         if self.phase is _PLAY and seat is not None:
+            unplayed = self._unplayed[seat]
             if self._trick:
-                following = self._by_colour[seat][self._led]
+                following = unplayed & self._by_colour[seat][self._led]
                 if following:
-                    return tuple(map(PLAYS.__getitem__, following))
-            return tuple(map(PLAYS.__getitem__, chain.from_iterable(self._by_colour[seat])))
+                    return _PLAYS_OF[following]
+            return _PLAYS_OF[unplayed]
         if self.phase is _BID:
             left = self.beads_left
-            return ALL_BIDS if left is None or left >= HAND_SIZE else ALL_BIDS[: 2 * (left + 1)]
+            return ALL_BIDS if left is None or left >= HAND_SIZE else _BIDS_UP_TO[left]
         return ()
 
     # -- acting ------------------------------------------------------------------------------------------
@@ -345,17 +361,16 @@ class Game:
         if self.phase is not _PLAY:
             raise IllegalAction("bidding is not over: bid first")
         colour = self._colours[player][slot]
-        by_colour = self._by_colour[player]
-        same_colour = by_colour[colour]
-        if slot not in same_colour:
+        unplayed = self._unplayed[player]
+        if not unplayed >> slot & 1:
             raise IllegalAction(f"slot {slot} was already played")
         trick = self._trick
         if not trick:
             self._led = colour
-        elif colour != self._led and by_colour[self._led]:
+        elif colour != self._led and unplayed & self._by_colour[player][self._led]:
             name = self.edition.colours[self._led].name
             raise IllegalAction(f"you must follow {name}: you hold {name} cards")
-        same_colour.remove(slot)
+        self._unplayed[player] = unplayed ^ (1 << slot)
         trick.append((player, slot))
         if len(trick) < self.players:
             self.current_player = player + 1 if player + 1 < self.players else 0
@@ -400,7 +415,7 @@ class Game:
             self._score_deal()
 
     def _score_deal(self) -> None:
-        self.closing_trick = self.completed_tricks[-1]
+        self.closing_trick = self._as_trick(self._completed[-1])
         bids = [b for b in self._bids if b is not None]
         tricks, safety = [b.tricks for b in bids], [b.safety for b in bids]
         self._sheet = self._sheet.add(tricks, safety, self._tricks_won, check=False)
@@ -424,7 +439,7 @@ class Game:
         other._log = other.actions[-1] if other.actions else []
         if self.deals:
             other._colours = self._colours
-            other._by_colour = [[list(slots) for slots in seat] for seat in self._by_colour]
+            other._unplayed = list(self._unplayed)
             other._bids = list(self._bids)
             other._tricks_won = list(self._tricks_won)
             other._trick = list(self._trick)

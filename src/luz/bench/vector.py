@@ -1,0 +1,164 @@
+"""Batched environment speed: steps per second with observations, against PettingZoo, OpenSpiel and the engine.
+
+A step is one decision of the seat to act, with that seat's observation tensor and legal mask ready for it, and a
+uniformly random legal action applied. Every runner counts steps the same way:
+
+- ``engine``: the engine driven directly, no observation (the floor of the single-game paths' cost);
+- ``engine_with_tensors``: the engine plus the encoder's tensor and mask of the seat to act (``Table.observation``);
+- ``openspiel_with_infostate_tensors``: the OpenSpiel game, the information-state tensor before each decision;
+- ``pettingzoo``: the ``luz_v0`` AEC environment, each agent observing then acting from its mask;
+- ``batch_N``: :class:`luz.research.vector.LuzBatch` with ``N`` games on one core, the random actions drawn for
+  all games at once with numpy (what a batched learner's policy would hand it);
+- ``batch_4096_all_cores``: the same on every core numba may use.
+
+One-core runners are timed in alternating slices so that a noisy machine slows them alike.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from luz.engine import Game, Phase
+
+from .engine import _rate_slices
+
+BATCH_SIZES = (1, 64, 1024, 4096)
+
+
+def engine_steps(edition: str, players: int, seed: int, tensors: bool) -> Iterator[int]:
+    """Random games through the engine (with the acting seat's tensor and mask when ``tensors``), 1 per step."""
+    from luz.research.encoding import Encoder, Table
+
+    rng = random.Random(seed)
+    game_seed = seed
+    while True:
+        table = Table(Game.new(edition, players, seed=game_seed))
+        game = table.game
+        encoder = Encoder(game.edition, players, game.options, perfect_recall=True)
+        game_seed += 1
+        while game.phase is not Phase.GAME_OVER:
+            seat = game.current_player
+            assert seat is not None
+            if tensors:
+                table.observation(encoder, seat)
+            table.apply_id(rng.choice(table.legal_ids()))
+            yield 1
+
+
+def openspiel_steps(edition: str, players: int, seed: int) -> Iterator[int]:
+    import pyspiel  # type: ignore[import-not-found]
+
+    import luz.research.openspiel  # noqa: F401  (registers the game)
+
+    game = pyspiel.load_game("luz", {"edition": edition, "players": players})
+    rng = random.Random(seed)
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.information_state_tensor()
+                state.apply_action(rng.choice(state.legal_actions()))
+                yield 1
+
+
+def pettingzoo_steps(edition: str, players: int, seed: int) -> Iterator[int]:
+    from luz.research import luz_v0
+
+    env = luz_v0.env(edition=edition, players=players)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    while True:
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+            else:
+                env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+                yield 1
+        env.reset()
+
+
+def batch_steps(edition: str, players: int, seed: int, games: int, parallel: bool) -> Iterator[int]:
+    """``games`` steps per call of :meth:`LuzBatch.step`, random legal actions drawn with numpy."""
+    from luz.research.vector import LuzBatch
+
+    batch = LuzBatch(games, edition, players, seed=seed, parallel=parallel)
+    rng = np.random.default_rng(seed)
+    _, _, masks = batch.reset()
+    while True:
+        actions = (rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=1)
+        _, _, masks, _, _ = batch.step(actions)
+        yield games
+
+
+def bench_vector(
+    seconds: float = 20.0,
+    seed: int = 0,
+    edition: str = "iello-2024",
+    players: int = 4,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Steps per second of each runner, and the batched runs' ratios to PettingZoo and to the engine."""
+    import numba
+
+    report: dict[str, Any] = {
+        "benchmark": "vector",
+        "table": f"{edition}/{players}",
+        "unit": "steps per second: a decision of the seat to act, with its observation tensor and legal mask",
+        "seconds": seconds,
+        "steps_per_s": {},
+        "ratio_to_pettingzoo": {},
+        "ratio_to_engine": {},
+        "threads": numba.config.NUMBA_NUM_THREADS,
+    }
+    runners: dict[str, Iterator[int]] = {
+        "engine": engine_steps(edition, players, seed, tensors=False),
+        "engine_with_tensors": engine_steps(edition, players, seed, tensors=True),
+    }
+    runners["openspiel_with_infostate_tensors"] = openspiel_steps(edition, players, seed)
+    runners["pettingzoo"] = pettingzoo_steps(edition, players, seed)
+    for size in BATCH_SIZES:
+        runners[f"batch_{size}"] = batch_steps(edition, players, seed, size, parallel=False)
+    if progress:
+        progress("compiling the batched core and importing the frameworks")
+    for name, runner in list(runners.items()):
+        try:
+            next(runner)  # imports and compiles now, outside the timing
+        except ImportError as error:  # a framework of the research extra is missing: measure the rest
+            report["missing"] = f"{error.name} (pip install 'luz[research]')"
+            del runners[name]
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        if progress:
+            progress(f"{', '.join(runners)} on one core: {seconds * 3 / 4:.1f} s in all")
+        rates = _rate_slices(runners, seconds * 3 / 4)
+    finally:
+        numba.set_num_threads(threads)
+    everywhere = batch_steps(edition, players, seed, BATCH_SIZES[-1], parallel=True)
+    next(everywhere)
+    if progress:
+        progress(f"batch_{BATCH_SIZES[-1]} on {threads} threads: {seconds / 4:.1f} s")
+    name = f"batch_{BATCH_SIZES[-1]}_all_cores"
+    rates[name] = _timed(everywhere, seconds / 4)
+    report["steps_per_s"] = {name: round(rate, 1) for name, rate in rates.items()}
+    for name, rate in rates.items():
+        if "pettingzoo" in rates:
+            report["ratio_to_pettingzoo"][name] = round(rate / rates["pettingzoo"], 2)
+        report["ratio_to_engine"][name] = round(rate / rates["engine"], 2)
+    return report
+
+
+def _timed(runner: Iterator[int], seconds: float) -> float:
+    done = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        done += next(runner)
+    return done / (time.perf_counter() - start)

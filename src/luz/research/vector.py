@@ -1,0 +1,211 @@
+"""Batched LUZ: many independent games of one table stepped together in compiled code (:mod:`.vector_core`).
+
+Two interfaces, the same observations and action ids as the single-game adapters (``docs/RESEARCH.md``):
+
+- :class:`LuzBatch`, every seat controlled by the caller (self-play): each :meth:`~LuzBatch.step` takes one action
+  id per game for its seat to act and returns that next seat, its tensor, its legal mask, every seat's points
+  and the done flags; a finished game restarts at once from its seeded stream.
+- :class:`~luz.research.vector_env.LuzVectorEnv` (in :mod:`.vector_env`: it needs Gymnasium), a ``VectorEnv``
+  with one learning seat per game against the fast core's heuristic, random players, or a :class:`LinearPolicy`.
+
+>>> batch = LuzBatch(8, edition="iello-2024", players=4, seed=1)
+>>> seats, observations, masks = batch.reset()
+>>> observations.shape, masks.shape
+((8, 1499), (8, 32))
+>>> actions = np.array([np.flatnonzero(m)[0] for m in masks])
+>>> seats, observations, masks, rewards, done = batch.step(actions)
+>>> rewards.shape, bool(done.any())
+((8, 4), False)
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from luz.bots.fastsim import CURRENT, rules_array
+from luz.engine import HAND_SIZE, Card, Edition, IllegalAction, InvalidAction, InvalidOptions, TableOptions
+from luz.engine.editions import get_edition
+
+from . import vector_core as core
+from .encoding import ACTION_COUNT, Encoder, points_scale
+
+_OFFSETS = {
+    "seat": core.O_SEAT,
+    "phase": core.O_PHASE,
+    "deal": core.O_DEAL,
+    "first_player": core.O_FIRST,
+    "current_player": core.O_CURRENT,
+    "hands": core.O_HANDS,
+    "bids": core.O_BIDS,
+    "beads_left": core.O_BEADS,
+    "tricks_won": core.O_WON,
+    "trick": core.O_TRICK,
+    "last_trick": core.O_LAST,
+    "plays": core.O_PLAYS,
+    "scores": core.O_SCORES,
+    "totals": core.O_TOTALS,
+}
+PARALLEL_FROM = 256
+"""Batches of at least this many games are stepped on every core numba may use (smaller ones on one)."""
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+
+
+class LuzBatch:
+    """``num_games`` independent games of one table, every seat controlled by the caller.
+
+    Arrays returned by :meth:`reset`, :meth:`step` and :meth:`observe` are buffers that the next call overwrites:
+    copy what you keep. ``seed`` fixes every deal and first player of every game (each game slot has its own
+    stream); ``parallel`` (default: from :data:`PARALLEL_FROM` games) steps the games on numba's threads.
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        edition: Edition | str = "iello-2024",
+        players: int = 4,
+        seed: int = 0,
+        perfect_recall: bool = True,
+        parallel: bool | None = None,
+        options: TableOptions | None = None,
+        **option_overrides: Any,
+    ) -> None:
+        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+            raise InvalidOptions(f"num_games must be a whole number >= 1, not {num_games!r}")
+        self.edition = get_edition(edition)
+        self.edition.check_players(players)
+        if options is None:
+            options = self.edition.options(players, **option_overrides)
+        elif option_overrides:
+            raise InvalidOptions("give either options or option overrides, not both")
+        self.edition.check_options(players, options)
+        self.num_games = num_games
+        self.players = players
+        self.options = options
+        self.encoder = Encoder(self.edition, players, options, perfect_recall)
+        self.parallel = num_games >= PARALLEL_FROM if parallel is None else parallel
+        self.seed = seed
+        self._table = self._table_array(draw_seat=False)
+        self._scale = float(points_scale(self.edition, options))
+        n, p, deals = num_games, players, self.edition.deals(players)
+        self._val = np.zeros((n, p, HAND_SIZE), dtype=np.int64)
+        self._col = np.zeros((n, p, HAND_SIZE), dtype=np.int64)
+        self._played = np.zeros((n, p, HAND_SIZE), dtype=np.bool_)
+        self._st = np.zeros((n, 8), dtype=np.int64)
+        self._trick = np.zeros((n, p, 2), dtype=np.int64)
+        self._won = np.zeros((n, p), dtype=np.int64)
+        self._bids = np.zeros((n, p), dtype=np.int64)
+        self._safe = np.zeros((n, p), dtype=np.int64)
+        self._rules = np.zeros((n, 9), dtype=np.int64)
+        self._gs = np.zeros((n, 4), dtype=np.int64)
+        self._scores = np.zeros((n, deals, p), dtype=np.int64)
+        self._mem = np.zeros((n, HAND_SIZE * p, 2), dtype=np.int64)
+        self._close = np.zeros((n, p, 3), dtype=np.int64)
+        self._rng = np.zeros(n, dtype=np.uint64)
+        self._seats = np.zeros(n, dtype=np.int64)
+        self._obs = np.zeros((n, self.encoder.size), dtype=np.float32)
+        self._mask = np.zeros((n, ACTION_COUNT), dtype=np.int8)
+        self._reward = np.zeros((n, p), dtype=np.float32)
+        self._done = np.zeros(n, dtype=np.bool_)
+        self._rules[:] = rules_array(self.edition, players, options, 1)  # made points: set at each deal
+
+    def _table_array(self, draw_seat: bool) -> IntArray:
+        table = np.zeros(core.TABLE_SIZE, dtype=np.int64)
+        low, high = self.edition.values[self.players]
+        table[core.T_PLAYERS] = self.players
+        table[core.T_COLOURS] = len(self.edition.colours)
+        table[core.T_LOW] = low
+        table[core.T_VALUES] = high - low + 1
+        table[core.T_DEALS] = self.edition.deals(self.players)
+        table[core.T_LEADER_OPENS] = self.edition.leader_opens_last_deal_with_3
+        table[core.T_RECALL] = self.encoder.perfect_recall
+        table[core.T_SIZE] = self.encoder.size
+        for name, index in _OFFSETS.items():
+            table[index] = self.encoder.offsets.get(name, -1)
+        table[core.T_MADE : core.T_MADE + len(self.options.made_points)] = self.options.made_points
+        first = self.options.first_player
+        table[core.T_FIXED_FIRST] = -1 if first is None else first
+        table[core.T_DRAW_SEAT] = draw_seat
+        return table
+
+    def _state(self) -> tuple[Any, ...]:
+        return (
+            self._val, self._col, self._played, self._st, self._trick, self._won, self._bids, self._safe,
+            self._rules, self._gs, self._scores, self._mem, self._close, self._rng, self._table, self._scale,
+        )  # fmt: skip
+
+    def reset(self, seed: int | None = None) -> tuple[IntArray, FloatArray, npt.NDArray[np.int8]]:
+        """Start a new game in every slot (``seed``: a new seed for the streams); the seats to act, their tensors
+        and masks."""
+        if seed is not None:
+            self.seed = seed
+        core.seed_streams(self._rng, self.seed)
+        core.reset_all(
+            self._val, self._col, self._played, self._st, self._trick, self._won, self._bids, self._safe,
+            self._rules, self._gs, self._scores, self._rng, self._table,
+        )  # fmt: skip
+        self._seats[:] = self._st[:, CURRENT]
+        return self._seats, self.observe(self._seats), self._mask
+
+    def _check(self, actions: object) -> IntArray:
+        """``actions`` as int64, one per game, each legal; :class:`InvalidAction` or :class:`IllegalAction` (naming
+        the first bad game) otherwise, before any game changes."""
+        try:
+            array = np.asarray(actions)
+        except (TypeError, ValueError):
+            raise InvalidAction("actions must be an array of action ids, one per game") from None
+        if array.shape != (self.num_games,) or not np.issubdtype(array.dtype, np.integer):
+            raise InvalidAction(f"actions must be {self.num_games} whole action ids, not {array.dtype} {array.shape}")
+        array = array.astype(np.int64, copy=False)
+        bad = core.first_illegal(self._col, self._played, self._st, self._rules, array)
+        if bad >= 0:
+            raise IllegalAction(f"game {bad}: action {int(array[bad])} is not legal for seat {self._seats[bad]} now")
+        return array
+
+    def step(
+        self, actions: object
+    ) -> tuple[IntArray, FloatArray, npt.NDArray[np.int8], FloatArray, npt.NDArray[np.bool_]]:
+        """Play one action id per game for its seat to act. Returns the next seat to act in each game, its tensor,
+        its legal mask, the points each seat scored by this action (``[games, players]``: when it ended a deal)
+        and whether it ended the game (the slot then holds a new game, whose first seat is returned)."""
+        checked = self._check(actions)
+        kernel = core.step_parallel if self.parallel else core.step_serial
+        kernel(*self._state(), checked, self._seats, self._obs, self._mask, self._reward, self._done)
+        return self._seats, self._obs, self._mask, self._reward, self._done
+
+    def observe(self, seats: object) -> FloatArray:
+        """Each game's tensor for ``seats[i]`` (any seat, not only the one to act); also refreshes the masks."""
+        try:
+            chosen = np.asarray(seats, dtype=np.int64)
+        except (TypeError, ValueError):
+            raise InvalidAction("seats must be an array of seats, one per game") from None
+        if chosen.shape != (self.num_games,) or ((chosen < 0) | (chosen >= self.players)).any():
+            raise InvalidAction(f"seats must be {self.num_games} seats 0..{self.players - 1}")
+        core.observe(
+            self._val, self._col, self._played, self._st, self._bids, self._safe, self._won, self._rules, self._gs,
+            self._scores, self._mem, self._close, self._table, self._scale, chosen, self._obs, self._mask,
+        )  # fmt: skip
+        return self._obs
+
+    def hands(self, game: int) -> tuple[tuple[Card, ...], ...]:
+        """The current deal's hands of game ``game`` (for checks and analysis: never give them to an agent)."""
+        return tuple(
+            tuple(Card(int(c), int(v)) for c, v in zip(self._col[game, seat], self._val[game, seat], strict=True))
+            for seat in range(self.players)
+        )
+
+    def first_player(self, game: int) -> int:
+        """The first player of game ``game`` (of its first deal)."""
+        return int(self._gs[game, core.GAME_FIRST])
+
+
+class LinearPolicy(NamedTuple):
+    """A linear softmax policy over legal action ids: ``softmax(tensor @ weights + bias)`` on the mask."""
+
+    weights: FloatArray
+    """``float32[tensor size, 32]``."""
+    bias: FloatArray
+    """``float32[32]``."""
