@@ -59,6 +59,8 @@ def test_the_figures(records: list[GameRecord]) -> None:
             for d in r.deals
         ]
         assert bot["made_rate"] == pytest.approx(np.mean([edition.made(*m) for m in mine]))
+        assert bot["exact_rate"] == pytest.approx(np.mean([tricks == bid for bid, _, tricks in mine]))
+        assert bot["exact_rate"] <= bot["made_rate"]
         assert bot["safety_rate"] == pytest.approx(np.mean([m[1] for m in mine]))
         assert bot["decisions"] > 0 and bot["decision_ms"]["p95"] >= bot["decision_ms"]["median"] > 0
     assert sum(bot["win_rate"] for bot in summary["bots"].values()) == pytest.approx(1.0)
@@ -98,6 +100,7 @@ def test_reports(records: list[GameRecord], tmp_path: Path) -> None:
     assert len(data["games"]) == 6 and set(data["bots"]) == set(SMALL.labels())
     text = paths["markdown"].read_text()
     assert "| strong:iters=4 | random |" in text and "95% CI" in text
+    assert "| made rate | exact rate |" in text and "exact-bid" not in text
     assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
