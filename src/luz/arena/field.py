@@ -103,9 +103,7 @@ def run_field(
     field.check()
     configs = field.tables()
     workers = (os.cpu_count() or 1) if workers is None else workers
-    tasks = [
-        (m, d, r) for d in range(field.deal_sets) for m in range(len(configs)) for r in range(field.players)
-    ]
+    tasks = [(m, d, r) for d in range(field.deal_sets) for m in range(len(configs)) for r in range(field.players)]
     deadline = None if minutes is None else time.monotonic() + 60 * minutes
 
     def scheduled() -> Iterator[tuple[int, int, int]]:
@@ -115,16 +113,24 @@ def run_field(
             yield task
 
     games: dict[int, list[GameRecord]] = {m: [] for m in range(len(configs))}
-    results = (_play(configs, task) for task in scheduled()) if workers == 1 else _in_processes(configs, scheduled(), workers)
+    results = (
+        (_play(configs, task) for task in scheduled()) if workers == 1 else _in_processes(configs, scheduled(), workers)
+    )
     for member, record in results:
         games[member].append(record)
         if progress is not None:
             progress(record)
     complete = min(
-        next((d for d in range(field.deal_sets) if sum(r.deal_set == d for r in records) < field.players), field.deal_sets)
+        next(
+            (d for d in range(field.deal_sets) if sum(r.deal_set == d for r in records) < field.players),
+            field.deal_sets,
+        )
         for records in games.values()
     )
-    return {m: sorted((r for r in rs if r.deal_set < complete), key=lambda r: (r.deal_set, r.rotation)) for m, rs in games.items()}
+    return {
+        m: sorted((r for r in rs if r.deal_set < complete), key=lambda r: (r.deal_set, r.rotation))
+        for m, rs in games.items()
+    }
 
 
 def _in_processes(

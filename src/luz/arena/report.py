@@ -38,7 +38,8 @@ def markdown(summary: dict[str, Any]) -> str:
     for spec, bot in summary["bots"].items():
         ms = bot["decision_ms"]
         lines.append(
-            f"| {spec} | {_ci(bot['score'])} | {_pct(bot['win_rate'])} | {_pct(bot['made_rate'])} | {_pct(bot['exact_rate'])} "
+            f"| {spec} | {_ci(bot['score'])} | {_pct(bot['win_rate'])} "
+            f"| {_pct(bot['made_rate'])} | {_pct(bot['exact_rate'])} "
             f"| {_pct(bot['safety_rate'])} | {_pct(bot['safety_success'])} "
             f"| {ms['mean']:.1f} / {ms['median']:.1f} / {ms['p95']:.1f} | {summary['openskill'][spec]['ordinal']:.2f} |"
         )

@@ -188,7 +188,11 @@ class HeuristicBot(Bot):
     name = "heuristic"
 
     def __init__(self, bias: int = 0, safety: int = 0, greedy: int = 0, noise: float = 0.0) -> None:
-        for key, value, allowed in (("bias", bias, range(-3, 4)), ("safety", safety, (-1, 0, 1)), ("greedy", greedy, (0, 1))):
+        for key, value, allowed in (
+            ("bias", bias, range(-3, 4)),
+            ("safety", safety, (-1, 0, 1)),
+            ("greedy", greedy, (0, 1)),
+        ):
             if isinstance(value, bool) or not isinstance(value, int) or value not in allowed:
                 raise InvalidBotSpec(f"{key} must be one of {', '.join(map(str, allowed))}, not {value!r}")
         if isinstance(noise, bool) or not isinstance(noise, int | float) or not 0 <= noise <= 1:

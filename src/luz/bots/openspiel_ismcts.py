@@ -38,7 +38,14 @@ class HeuristicRolloutEvaluator:
             return totals
         p = Position.from_view(view(game, game.current_player))
         val = np.array([[card.value for card in hand] for hand in game.deals[-1].hands], dtype=np.int64)
-        played, st, trick, won, bids, safe = p.played.copy(), p.st.copy(), p.trick.copy(), p.won.copy(), p.bids.copy(), p.safe.copy()
+        played, st, trick, won, bids, safe = (
+            p.played.copy(),
+            p.st.copy(),
+            p.trick.copy(),
+            p.won.copy(),
+            p.bids.copy(),
+            p.safe.copy(),
+        )
         players = len(won)
         gt = np.zeros((players, fs.H, int(p.rules[fs.HIGH]) + 2), dtype=np.float64)
         fs.world_beliefs(val, p.col, played, p.rules, -1, False, gt)
