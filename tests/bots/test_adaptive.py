@@ -187,3 +187,27 @@ def test_a_later_deal_depends_on_nothing_the_seat_cannot_see(trick_history: bool
         assert bot.choose(view(twin, seat), random.Random(seed)) == bot.choose(view(game, seat), random.Random(seed))
         checked += 1
     assert checked >= 3
+
+
+def test_variant_playouts_with_every_seat_the_heuristic_are_the_strong_bots_playouts() -> None:
+    game = Game.new("standard-deck", 4, seed=6)
+    random_steps(game, random.Random(6), 7)
+    seat = game.current_player
+    assert seat is not None
+    seen = view(game, seat)
+    p, beliefs = Position.from_view(seen), Beliefs(seen)
+    vals = np.repeat(p.val[None], 12, axis=0)
+    vals[:, seat, list(beliefs.slots)] = beliefs.sample_values(12, np.random.default_rng(3))
+    firsts = np.array([a.slot for a in seen.legal_actions if isinstance(a, Play)], dtype=np.int64)
+    state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
+    expected = np.zeros((len(firsts), 12, 4), dtype=np.int64), np.zeros((len(firsts), 12, 4), dtype=np.int64)
+    fs.rollouts(vals, *state, seat, False, firsts, *expected)
+    got = np.zeros_like(expected[0]), np.zeros_like(expected[1])
+    kinds = np.repeat(VARIANTS[:1][None], 12 * 4, axis=0).reshape(12, 4, 4)
+    fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, *got)
+    assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
+    kinds[:, (seat + 1) % 4] = VARIANTS[-1]  # a random player: other results, the same for the same seed
+    again = [np.zeros_like(expected[0]) for _ in range(4)]
+    fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, again[0], again[1])
+    fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, again[2], again[3])
+    assert np.array_equal(again[0], again[2]) and not np.array_equal(again[0], expected[0])
