@@ -21,6 +21,13 @@ def _ci(figure: dict[str, Any]) -> str:
     return f"{figure['mean']:+.1f} [{low:+.1f}, {high:+.1f}]"
 
 
+def _orders(config: dict[str, Any]) -> str:
+    orders = config.get("orders", [config["bots"]])
+    if len(orders) == 1:
+        return f" of the order {', '.join(orders[0])}"
+    return f" of each of the {len(orders)} orders of the bots around the table"
+
+
 def markdown(summary: dict[str, Any]) -> str:
     """The summary as Markdown: one table of bots, one of pairwise differences."""
     config = summary["config"]
@@ -28,8 +35,8 @@ def markdown(summary: dict[str, Any]) -> str:
         f"# Arena: {', '.join(config['bots'])}",
         "",
         f"{config['edition']}, {config['players']} players, {config['deal_sets']} duplicate deal sets "
-        f"({config['distinct_deals']} distinct deals, each played in {config['players']} rotations: "
-        f"{config['games']} games), seed {config['seed']}.",
+        f"({config['distinct_deals']} distinct deals, each played in {config['players']} rotations"
+        f"{_orders(config)}: {config['games']} games), seed {config['seed']}.",
         "",
         "| bot | mean score per game [95% CI] | win rate | made rate | exact rate | safety use | safety success "
         "| decision ms (mean / median / p95) | openskill ordinal |",

@@ -49,6 +49,10 @@ def arena(
     ] = None,
     out: Annotated[Path, typer.Option(help="Directory for report.json, report.md and report.png.")] = Path("arena"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")] = False,
+    seatings: Annotated[
+        bool,
+        typer.Option(help="Play every distinct order of the bots around the table, each in every rotation."),
+    ] = False,
     field: Annotated[
         str | None,
         typer.Option(help=f"Play the one bot of --bots against a field ({', '.join(FIELDS)}): one table per member."),
@@ -65,7 +69,7 @@ def arena(
     if field is not None:
         gauntlet(specs, field, edition, players or 4, games, seed, workers, minutes, out, as_json)
         return
-    config = ArenaConfig(specs, edition, players or len(specs), games, seed)
+    config = ArenaConfig(specs, edition, players or len(specs), games, seed, seatings)
     try:
         config.check()
     except LuzError as error:
