@@ -47,9 +47,9 @@ FIELDS: dict[str, tuple[Member, ...]] = {
     ),
 }
 """The named fields. ``quick`` has every kind but the search anchor; ``full`` adds OpenSpiel's ISMCTS with the
-heuristic's rollouts (300 simulations a decision: about 2 s on a loaded core). Held out of tuning: ``noisy`` (the adaptive
-model's family has no noisy heuristic), today's ``strong`` and the ISMCTS anchor; the other kinds are the
-adaptive bot's policy family, whose result table (:data:`luz.bots.adaptive.RESULTS`) was measured on them."""
+heuristic's rollouts (300 simulations a decision: about 2 s on a loaded core). Held out of tuning: ``noisy`` (the
+adaptive model's family has no noisy heuristic), today's ``strong`` and the ISMCTS anchor; the other kinds are
+the adaptive bot's policy family, whose result table (:data:`luz.bots.adaptive.RESULTS`) was measured on them."""
 FIELDS["full"] = (*FIELDS["quick"], Member("ismcts (heuristic rollouts)", "openspiel-ismcts-h", True))
 
 
