@@ -213,15 +213,19 @@ def field_markdown(summary: dict[str, Any]) -> str:
         "| opponent kind | spec | held out of tuning | margin per game [95% CI] | made rate | exact rate |",
         "|---|---|---|---|---|---|",
     ]
+    one = config["deal_sets"] < 2
+
+    def margin(figure: dict[str, Any]) -> str:
+        low, high = figure["ci95"]
+        return f"{figure['mean']:+.1f} " + ("(one deal set: no interval)" if one else f"[{low:+.1f}, {high:+.1f}]")
+
     for m in summary["members"]:
-        low, high = m["ci95"]
         lines.append(
-            f"| {m['kind']} | {m['spec']} | {'yes' if m['held_out'] else 'no'} | {m['mean']:+.1f} [{low:+.1f}, "
-            f"{high:+.1f}] | {100 * m['made_rate']:.1f}% | {100 * m['exact_rate']:.1f}% |"
+            f"| {m['kind']} | {m['spec']} | {'yes' if m['held_out'] else 'no'} | {margin(m)} "
+            f"| {100 * m['made_rate']:.1f}% | {100 * m['exact_rate']:.1f}% |"
         )
-    low, high = summary["overall"]["ci95"]
     lines += [
-        f"| **overall** | | | **{summary['overall']['mean']:+.1f} [{low:+.1f}, {high:+.1f}]** | | |",
+        f"| **overall** | | | **{margin(summary['overall'])}** | | |",
         "",
         "Margin: the bot's mean score per game minus the mean of its opponents' (all seats but its own), per deal "
         "set; overall: the mean over the members of each deal set's margins. Intervals: percentile bootstrap over "
