@@ -27,7 +27,7 @@ from luz.engine import Action, View
 from luz.engine.beliefs import Beliefs
 
 from . import fastsim as fs
-from .strong import NOISE_BID, NOISE_PLAY, Position, Search, StrongBot
+from .strong import NOISE_BID, NOISE_PLAY, OVERSAMPLE, Position, Search, StrongBot
 
 VARIANT_SPECS = (
     "heuristic",
@@ -153,9 +153,17 @@ def variant_prior(view: View) -> np.ndarray:
 class AdaptiveSearch(Search):
     """The strong bot's search, each other seat playing a variant drawn from its posterior in each world."""
 
-    def __init__(self, position: Position, beliefs: Beliefs, prior: np.ndarray, rng: np.random.Generator) -> None:
-        super().__init__(position, beliefs, rng)
+    def __init__(
+        self,
+        position: Position,
+        beliefs: Beliefs,
+        prior: np.ndarray,
+        rng: np.random.Generator,
+        oversample: int = OVERSAMPLE,
+    ) -> None:
+        super().__init__(position, beliefs, rng, oversample)
         self.prior = prior
+        """``prior[seat, v]``: each seat's variant before this deal's bids and plays (:func:`variant_prior`)."""
 
     def playouts(self, firsts: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         p = self.position
@@ -200,7 +208,7 @@ class AdaptiveBot(StrongBot):
 
     name = "expert"
 
-    def __init__(self, iters: int | None = None, seconds: float | None = None, oversample: int = 4) -> None:
+    def __init__(self, iters: int | None = None, seconds: float | None = None, oversample: int = OVERSAMPLE) -> None:
         super().__init__(iters, seconds, oversample)
 
     def decide(self, view: View, rng: random.Random) -> Action:
@@ -209,6 +217,5 @@ class AdaptiveBot(StrongBot):
         start = time.perf_counter()
         position = Position.from_view(view)
         generator = np.random.default_rng(rng.getrandbits(64))
-        search = AdaptiveSearch(position, Beliefs(view), variant_prior(view), generator)
-        search.oversample = self.oversample
+        search = AdaptiveSearch(position, Beliefs(view), variant_prior(view), generator, self.oversample)
         return search.run(view.legal_actions, self.iters, self.seconds, start)
