@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from luz.arena import ArenaConfig, ArenaError, GameRecord, play_game, run_arena, summarise, write_reports
+from luz.arena import ArenaConfig, ArenaError, GameRecord, markdown, play_game, run_arena, summarise, write_reports
 from luz.arena.stats import deal_set_scores
 from luz.cli import app
 from luz.engine import Game, get_edition
@@ -59,6 +59,8 @@ def test_the_figures(records: list[GameRecord]) -> None:
             for d in r.deals
         ]
         assert bot["made_rate"] == pytest.approx(np.mean([edition.made(*m) for m in mine]))
+        assert bot["exact_rate"] == pytest.approx(np.mean([tricks == bid for bid, _, tricks in mine]))
+        assert bot["exact_rate"] <= bot["made_rate"]
         assert bot["safety_rate"] == pytest.approx(np.mean([m[1] for m in mine]))
         assert bot["decisions"] > 0 and bot["decision_ms"]["p95"] >= bot["decision_ms"]["median"] > 0
     assert sum(bot["win_rate"] for bot in summary["bots"].values()) == pytest.approx(1.0)
@@ -98,6 +100,7 @@ def test_reports(records: list[GameRecord], tmp_path: Path) -> None:
     assert len(data["games"]) == 6 and set(data["bots"]) == set(SMALL.labels())
     text = paths["markdown"].read_text()
     assert "| strong:iters=4 | random |" in text and "95% CI" in text
+    assert "| made rate | exact rate |" in text and "exact-bid" not in text
     assert paths["chart"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -154,3 +157,19 @@ def test_the_command_says_when_the_time_ran_out(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "1 of 40 deal sets played (the same as --games 1)" in result.output
     assert json.loads((tmp_path / "report.json").read_text())["config"]["deal_sets"] == 1
+
+
+def test_seatings_play_every_order_of_the_bots_around_the_table() -> None:
+    assert len(ArenaConfig(("strong", "oracle", "heuristic", "heuristic"), seatings=True).orders()) == 3
+    assert len(ArenaConfig(("a", "b", "c", "d"), seatings=True).orders()) == 6
+    assert ArenaConfig(("a", "b", "c", "d"), seatings=False).orders() == [("a", "b", "c", "d")]
+    assert len(ArenaConfig(("h", "h", "s", "o"), seatings=True).orders()) == 3
+    config = ArenaConfig(("heuristic", "random", "heuristic:bias=1"), "korokorodou-2014", 3, 1, 4, seatings=True)
+    records = run_arena(config, workers=1)
+    assert len(records) == config.games_per_set() == 6
+    followers = {(r.seats[s], r.seats[(s + 1) % 3]) for r in records for s in range(3)}
+    assert len(followers) == 6  # each bot sits right after each other one in some game
+    assert len({r.deals[0]["first_player"] for r in records}) == 1 and len({str(r.deals) for r in records}) > 1
+    summary = summarise(config, records)
+    assert summary["config"]["games"] == 6 and len(summary["config"]["orders"]) == 2
+    assert "each of the 2 orders" in markdown(summary)

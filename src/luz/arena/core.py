@@ -1,7 +1,10 @@
 """Arena games: duplicate deal sets, every rotation of the bots over the seats, on any backend with the same results.
 
 Deal set ``d`` is the game seeded from ``(seed, d)``: the same cards in every rotation, so the luck of the deal
-cancels when the bots' scores are compared. Rotation ``r`` seats bot ``i`` at seat ``(i + r) % players``. Each
+cancels when the bots' scores are compared. Rotation ``r`` seats bot ``i`` at seat ``(i + r) % players``. Rotations
+keep the order of the bots around the table (who sits right after whom); with ``seatings``, every distinct order
+is played too, each in every rotation (game ``r`` of a deal set: order ``r // players``, rotation
+``r % players``). Each
 seat's bot gets its own generator seeded from ``(seed, d, r, seat)``, so a game's result depends on nothing but
 its key and the bots, whichever process or machine plays it and in whatever order.
 """
@@ -9,6 +12,7 @@ its key and the bots, whichever process or machine plays it and in whatever orde
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import random
 import time
@@ -35,6 +39,8 @@ class ArenaConfig:
     players: int = 4
     deal_sets: int = 10
     seed: int = 0
+    seatings: bool = False
+    """Play every distinct order of the bots around the table, not only the order given."""
 
     def check(self) -> None:
         """Refuse a configuration that cannot be played, saying why, before any game starts."""
@@ -56,9 +62,24 @@ class ArenaConfig:
         digest = hashlib.sha256(f"luz-arena:{self.seed}:{deal_set}".encode()).digest()
         return int.from_bytes(digest[:6], "big")
 
+    def orders(self) -> list[tuple[str, ...]]:
+        """The orders of the bots around the table that are played: the one given, or with ``seatings`` every
+        distinct one (the first bot first; orders that are rotations of an earlier one left out)."""
+        if not self.seatings:
+            return [self.bots]
+        found: dict[tuple[str, ...], tuple[str, ...]] = {}
+        for rest in itertools.permutations(self.bots[1:]):
+            order = (self.bots[0], *rest)
+            found.setdefault(min(order[i:] + order[:i] for i in range(len(order))), order)
+        return list(found.values())
+
+    def games_per_set(self) -> int:
+        """Games in each deal set: every rotation of every order played."""
+        return len(self.orders()) * self.players
+
     def tasks(self) -> list[tuple[int, int]]:
         """Every game to play, as ``(deal set, rotation)``, in report order."""
-        return [(d, r) for d in range(self.deal_sets) for r in range(self.players)]
+        return [(d, r) for d in range(self.deal_sets) for r in range(self.games_per_set())]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +126,8 @@ def choose(bot: Any, game: Game, seat: int, rng: random.Random) -> Action:
 def play_game(config: ArenaConfig, deal_set: int, rotation: int) -> GameRecord:
     """Play game ``(deal_set, rotation)`` of the arena: a pure function of its arguments, timings aside."""
     players = config.players
-    seats = tuple(config.bots[(seat - rotation) % players] for seat in range(players))
+    order = config.orders()[rotation // players]
+    seats = tuple(order[(seat - rotation) % players] for seat in range(players))
     bots = [make_arena_bot(spec) for spec in seats]
     rngs = [random.Random(f"luz-arena:{config.seed}:{deal_set}:{rotation}:{seat}") for seat in range(players)]
     seconds: list[list[float]] = [[] for _ in range(players)]
@@ -184,7 +206,7 @@ def run_arena(
         if progress is not None:
             progress(record)
     finished = {d: sum(r.deal_set == d for r in records) for d in range(config.deal_sets)}
-    complete = next((d for d, count in finished.items() if count < config.players), config.deal_sets)
+    complete = next((d for d, count in finished.items() if count < config.games_per_set()), config.deal_sets)
     return sorted((r for r in records if r.deal_set < complete), key=lambda r: (r.deal_set, r.rotation))
 
 

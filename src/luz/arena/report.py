@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .core import GameRecord
 
 
@@ -19,6 +21,13 @@ def _ci(figure: dict[str, Any]) -> str:
     return f"{figure['mean']:+.1f} [{low:+.1f}, {high:+.1f}]"
 
 
+def _orders(config: dict[str, Any]) -> str:
+    orders = config.get("orders", [config["bots"]])
+    if len(orders) == 1:
+        return f" of the order {', '.join(orders[0])}"
+    return f" of each of the {len(orders)} orders of the bots around the table"
+
+
 def markdown(summary: dict[str, Any]) -> str:
     """The summary as Markdown: one table of bots, one of pairwise differences."""
     config = summary["config"]
@@ -26,17 +35,18 @@ def markdown(summary: dict[str, Any]) -> str:
         f"# Arena: {', '.join(config['bots'])}",
         "",
         f"{config['edition']}, {config['players']} players, {config['deal_sets']} duplicate deal sets "
-        f"({config['distinct_deals']} distinct deals, each played in {config['players']} rotations: "
-        f"{config['games']} games), seed {config['seed']}.",
+        f"({config['distinct_deals']} distinct deals, each played in {config['players']} rotations"
+        f"{_orders(config)}: {config['games']} games), seed {config['seed']}.",
         "",
-        "| bot | mean score per game [95% CI] | win rate | exact-bid rate | safety use | safety success "
+        "| bot | mean score per game [95% CI] | win rate | made rate | exact rate | safety use | safety success "
         "| decision ms (mean / median / p95) | openskill ordinal |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for spec, bot in summary["bots"].items():
         ms = bot["decision_ms"]
         lines.append(
-            f"| {spec} | {_ci(bot['score'])} | {_pct(bot['win_rate'])} | {_pct(bot['made_rate'])} "
+            f"| {spec} | {_ci(bot['score'])} | {_pct(bot['win_rate'])} "
+            f"| {_pct(bot['made_rate'])} | {_pct(bot['exact_rate'])} "
             f"| {_pct(bot['safety_rate'])} | {_pct(bot['safety_success'])} "
             f"| {ms['mean']:.1f} / {ms['median']:.1f} / {ms['p95']:.1f} | {summary['openskill'][spec]['ordinal']:.2f} |"
         )
@@ -46,13 +56,14 @@ def markdown(summary: dict[str, Any]) -> str:
     lines += [
         "",
         "Intervals: percentile bootstrap over deal sets (each set's games resampled together). "
-        "Exact-bid rate: deals where the bid was made (the bid, or one more with the safety).",
+        "Made rate: deals where the bid was made (the tricks bid, or one more with the safety). "
+        "Exact rate: deals where the tricks taken equal the bid, safety or not.",
     ]
     return "\n".join(lines) + "\n"
 
 
 def chart(summary: dict[str, Any], path: Path) -> None:
-    """A PNG: each bot's mean score per game with its 95% interval, and its exact-bid rate."""
+    """A PNG: each bot's mean score per game with its 95% interval, its made rate and its exact rate."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -67,9 +78,13 @@ def chart(summary: dict[str, Any], path: Path) -> None:
     left.bar(specs, means, yerr=errors, capsize=6, color="tab:blue")
     left.axhline(0, color="black", linewidth=0.8)
     left.set_title("mean score per game (95% CI)")
-    right.bar(specs, [100 * b["made_rate"] for b in bots], color="tab:green")
+    positions = np.arange(len(specs))
+    right.bar(positions - 0.2, [100 * b["made_rate"] for b in bots], width=0.4, color="tab:green", label="made")
+    right.bar(positions + 0.2, [100 * b["exact_rate"] for b in bots], width=0.4, color="tab:olive", label="exact")
+    right.set_xticks(positions, specs)
     right.set_ylim(0, 100)
-    right.set_title("exact-bid rate (%)")
+    right.legend()
+    right.set_title("bids made / tricks exactly the bid (%)")
     for axis in (left, right):
         axis.tick_params(axis="x", labelrotation=20)
     config = summary["config"]

@@ -126,6 +126,7 @@ def summarise(config: ArenaConfig, records: Sequence[GameRecord]) -> dict[str, A
             "deals_played": sum(len(r.deals) for r in records),
             "distinct_deals": config.deal_sets * get_edition(config.edition).deals(config.players),
             "seed": config.seed,
+            "orders": [list(order) for order in config.orders()],
         },
         "bots": bots,
         "pairs": pairs,

@@ -29,6 +29,12 @@ def _strong(**params: Any) -> Bot:
     return StrongBot(**params)
 
 
+def _expert(**params: Any) -> Bot:
+    from .adaptive import AdaptiveBot
+
+    return AdaptiveBot(**params)
+
+
 def _oracle(**params: Any) -> Any:
     from .oracle import OracleBot
 
@@ -41,12 +47,28 @@ def _openspiel_ismcts(**params: Any) -> Bot:
     return OpenSpielISMCTSBot(**params)
 
 
-BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "heuristic": HeuristicBot, "strong": _strong}
+def _openspiel_ismcts_heuristic(**params: Any) -> Bot:
+    from .openspiel_ismcts import OpenSpielISMCTSHeuristicBot
+
+    return OpenSpielISMCTSHeuristicBot(**params)
+
+
+BOTS: dict[str, Callable[..., Bot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "strong": _strong,
+    "expert": _expert,
+}
 """The bots offered to people (``luz play``, the server's tables): name to a factory taking the spec's parameters."""
 
-REFERENCE_BOTS: dict[str, Callable[..., Any]] = {"oracle": _oracle, "openspiel-ismcts": _openspiel_ismcts}
+REFERENCE_BOTS: dict[str, Callable[..., Any]] = {
+    "oracle": _oracle,
+    "openspiel-ismcts": _openspiel_ismcts,
+    "openspiel-ismcts-h": _openspiel_ismcts_heuristic,
+}
 """Bots for the arena only: ``oracle`` sees its own values (a reference, never an opponent for people), and
-``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external anchor (needs ``luz[research]``)."""
+``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external anchor (needs ``luz[research]``), with random rollouts or
+(``-h``) the heuristic's."""
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, int | float]]:

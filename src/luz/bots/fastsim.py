@@ -349,12 +349,18 @@ def win_chance(val, col, played, st, trick, won, bids, seat, slot, gt, rules):
 def choose_play(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count):
     """The heuristic's card among ``legal[:count]``: while short of its bid the cheapest of the likeliest winners,
     then the costliest of the likeliest losers (a card's cost: its chance to take a trick later)."""
+    return choose_play_variant(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count, False)
+
+
+@njit(cache=True)
+def choose_play_variant(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count, greedy):
+    """:func:`choose_play`, or for a ``greedy`` player always the cheapest of the likeliest winners."""
     cost = np.zeros(H, dtype=np.float64)
     trick_chances(val, col, played, seat, gt, rules, cost)
     chance = np.empty(count, dtype=np.float64)
     for i in range(count):
         chance[i] = win_chance(val, col, played, st, trick, won, bids, seat, legal[i], gt, rules)
-    needs = bids[seat] >= 0 and won[seat] < bids[seat]
+    needs = greedy or (bids[seat] >= 0 and won[seat] < bids[seat])
     if needs:
         best = chance.max()
         pick = -1
@@ -493,6 +499,166 @@ def likelihoods(vals, col, rules, me, first, bids, safe, observed, noise_bid, no
             choice = choose_play(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count)
             likelihood *= (1.0 - noise_play) * (choice == slot) + noise_play / count
         out[k] = likelihood
+
+
+# -- a family of policies: the heuristic's variants, for the field and the adaptive opponent model -----------
+
+BIAS, SAFETY_MODE, GREEDY, NOISE = range(4)
+"""Indices into a variant's ``kind`` row: tricks added to the bid, safety (-1 never, 0 when it pays, 1 always),
+greedy play (0/1), and the chance in thousandths of a uniformly random legal action instead."""
+
+
+@njit(cache=True)
+def variant_bid(values, top, kind):
+    """A variant's bid (``tricks * 2 + safety``) from the heuristic's expected scores ``values`` of bids to ``top``."""
+    best = -1
+    for tricks in range(top + 1):
+        for safety in range(2):
+            if kind[SAFETY_MODE] != 0 and safety != (kind[SAFETY_MODE] > 0):
+                continue
+            if best < 0 or values[tricks, safety] > values[best // 2, best % 2]:
+                best = tricks * 2 + safety
+    tricks = min(max(best // 2 + kind[BIAS], 0), top)
+    return tricks * 2 + best % 2
+
+
+@njit(cache=True)
+def variant_bid_chances(values, top, kind, penalty, noise, out):
+    """Fill ``out[tricks, safety]`` with a variant's chance of each bid to ``top``: the heuristic's choice softened
+    (``exp(expected score / penalty)`` among the bids its safety rule allows), shifted by its bias, mixed with a
+    uniform choice (``noise``, or the variant's own noise if larger)."""
+    out[:] = 0.0
+    best = -1e300
+    for tricks in range(top + 1):
+        for safety in range(2):
+            if kind[SAFETY_MODE] == 0 or safety == (kind[SAFETY_MODE] > 0):
+                best = max(best, values[tricks, safety])
+    norm = 0.0
+    for tricks in range(top + 1):
+        for safety in range(2):
+            if kind[SAFETY_MODE] == 0 or safety == (kind[SAFETY_MODE] > 0):
+                w = np.exp((values[tricks, safety] - best) / penalty)
+                out[min(max(tricks + kind[BIAS], 0), top), safety] += w
+                norm += w
+    mix = max(noise, kind[NOISE] / 1000.0)
+    for tricks in range(top + 1):
+        for safety in range(2):
+            out[tricks, safety] = (1.0 - mix) * out[tricks, safety] / norm + mix / (2 * (top + 1))
+
+
+@njit(cache=True)
+def play_deal_variants(val, col, played, st, trick, won, bids, safe, rules, gt, me, exact_self, opening, kinds):
+    """:func:`play_deal` with each seat playing its variant ``kinds[seat]`` (noise drawn from numba's generator)."""
+    legal = np.empty(H, dtype=np.int64)
+    stale = np.zeros(rules[PLAYERS], dtype=np.bool_)
+    chances = np.zeros(H, dtype=np.float64)
+    values = np.empty((H + 1, 2), dtype=np.float64)
+    forced = opening
+    while st[PHASE] != OVER:
+        seat = st[CURRENT]
+        kind = kinds[seat]
+        noisy = kind[NOISE] > 0 and np.random.random() * 1000.0 < kind[NOISE]
+        if st[PHASE] == BIDDING:
+            top = max_bid(st, rules)
+            if seat == me and forced >= 0:
+                choice = forced
+            elif noisy:
+                choice = np.random.randint(0, 2 * (top + 1))
+            else:
+                trick_chances(val, col, played, seat, gt[seat], rules, chances)
+                bid_values(chances, played, seat, top, rules, values)
+                choice = variant_bid(values, top, kind)
+            apply_bid(st, bids, safe, rules, choice // 2, choice % 2)
+        else:
+            if stale[seat]:
+                own_beliefs(val, col, played, seat, rules, gt[seat])
+                stale[seat] = False
+            count = legal_plays(col, played, seat, st[LED], legal)
+            if seat == me and forced >= 0:
+                choice = forced
+            elif noisy:
+                choice = legal[np.random.randint(0, count)]
+            else:
+                greedy = kind[GREEDY] > 0
+                choice = choose_play_variant(
+                    val, col, played, st, trick, won, bids, seat, gt[seat], rules, legal, count, greedy
+                )
+            apply_play(val, col, played, st, trick, won, rules, choice)
+            stale[seat] = not (seat == me and exact_self)
+        if seat == me:
+            forced = -1
+
+
+@njit(cache=True)
+def rollouts_variants(
+    vals, kinds, col, played, st, trick, won, bids, safe, rules, me, exact_self, firsts, seed, scores, tricks
+):
+    """:func:`rollouts` with the seats of world ``k`` playing the variants ``kinds[k, seat]``; numba's generator
+    is seeded with ``seed`` first, so the result is reproducible."""
+    np.random.seed(seed)
+    players = rules[PLAYERS]
+    gt = np.zeros((players, H, rules[HIGH] + 2), dtype=np.float64)
+    for k in range(vals.shape[0]):
+        val = vals[k]
+        world_beliefs(val, col, played, rules, me, exact_self, gt)
+        for a in range(firsts.shape[0]):
+            p2, st2, trick2, won2 = played.copy(), st.copy(), trick.copy(), won.copy()
+            bids2, safe2 = bids.copy(), safe.copy()
+            play_deal_variants(
+                val, col, p2, st2, trick2, won2, bids2, safe2, rules, gt.copy(), me, exact_self, firsts[a], kinds[k]
+            )
+            for seat in range(players):
+                scores[a, k, seat] = deal_score(bids2[seat], safe2[seat], won2[seat], rules)
+                tricks[a, k, seat] = won2[seat]
+
+
+@njit(cache=True)
+def likelihoods_by_variant(vals, col, rules, me, first, bids, safe, observed, kinds, noise_bid, noise_play, out):
+    """Fill ``out[k, seat, v]`` with how likely ``seat``'s bid and observed plays are in world ``vals[k]`` if it
+    plays variant ``kinds[v]`` (as :func:`likelihoods`, each choice mixed with a uniform one: ``noise_bid``,
+    ``noise_play``, or the variant's own noise if larger). Rows of ``me`` and of seats yet to act stay 1."""
+    players, penalty = rules[PLAYERS], rules[PENALTY]
+    variants = kinds.shape[0]
+    gt = np.zeros((H, rules[HIGH] + 2), dtype=np.float64)
+    chances = np.zeros(H, dtype=np.float64)
+    values = np.empty((H + 1, 2), dtype=np.float64)
+    bid_chances = np.empty((H + 1, 2), dtype=np.float64)
+    legal = np.empty(H, dtype=np.int64)
+    unplayed = np.zeros((players, H), dtype=np.bool_)
+    st = np.zeros(8, dtype=np.int64)
+    out[:] = 1.0
+    for k in range(vals.shape[0]):
+        val = vals[k]
+        total = 0
+        for i in range(players):
+            seat = (first + i) % players
+            if bids[seat] < 0:
+                break
+            if seat != me:
+                own_beliefs(val, col, unplayed, seat, rules, gt)
+                trick_chances(val, col, unplayed, seat, gt, rules, chances)
+                top = H if rules[CAP] < 0 else min(H, rules[CAP] - total)
+                bid_values(chances, unplayed, seat, top, rules, values)
+                for v in range(variants):
+                    variant_bid_chances(values, top, kinds[v], penalty, noise_bid, bid_chances)
+                    out[k, seat, v] *= bid_chances[bids[seat], safe[seat]]
+            total += bids[seat]
+        for o in range(observed.shape[0]):
+            row = observed[o]
+            seat, slot = row[0], row[1]
+            st[LEADER], st[COUNT], st[CURRENT] = row[2], row[3], seat
+            trick = row[4 : 4 + 2 * players].copy().reshape((players, 2))
+            won = row[4 + 2 * players : 4 + 3 * players]
+            played = row[4 + 3 * players :].copy().reshape((players, H)) > 0
+            st[LED] = col[trick[0, 0], trick[0, 1]] if st[COUNT] else -1
+            own_beliefs(val, col, played, seat, rules, gt)
+            count = legal_plays(col, played, seat, st[LED], legal)
+            usual = choose_play_variant(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count, False)
+            greedy = choose_play_variant(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count, True)
+            for v in range(variants):
+                mix = max(noise_play, kinds[v, NOISE] / 1000.0)
+                choice = greedy if kinds[v, GREEDY] > 0 else usual
+                out[k, seat, v] *= (1.0 - mix) * (choice == slot) + mix / count
 
 
 # -- stepping a deal from Python -------------------------------------------------------------------------------

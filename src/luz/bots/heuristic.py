@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from luz.engine import Action, Bid, Card, Phase, Play, View, trick_winner
 from luz.engine.beliefs import Beliefs
 
-from .base import Bot
+from .base import Bot, InvalidBotSpec
 
 NEAR = 0.1
 """Chances of winning within this of the best (or worst) count as equal; then the card's cost decides."""
@@ -100,15 +100,22 @@ def trick_distribution(chances: list[float]) -> list[float]:
     return dist
 
 
-def choose_bid(view: View, chances: dict[int, float]) -> Bid:
-    """The legal bid with the best expected score over the estimated number of tricks."""
+def choose_bid(view: View, chances: dict[int, float], bias: int = 0, safety: int = 0) -> Bid:
+    """The legal bid with the best expected score over the estimated number of tricks.
+
+    A variant: ``safety`` -1 never takes the safety, 1 always does (0: when it pays); ``bias`` tricks are then
+    added to the bid (kept legal).
+    """
     dist = trick_distribution(list(chances.values()))
     score, number, options = view.edition.score, view.deal_number, view.options
 
     def expected_score(bid: Bid) -> float:
         return sum(p * score(bid.tricks, bid.safety, tricks, number, options) for tricks, p in enumerate(dist))
 
-    return max((a for a in view.legal_actions if isinstance(a, Bid)), key=expected_score)
+    bids = [a for a in view.legal_actions if isinstance(a, Bid) and (not safety or a.safety == (safety > 0))]
+    best = max(bids, key=expected_score)
+    top = max(a.tricks for a in bids)
+    return Bid(min(max(best.tricks + bias, 0), top), best.safety)
 
 
 def win_chance(view: View, guess: Guess, opponents: dict[int, list[Card]]) -> float:
@@ -152,10 +159,10 @@ def _beat_chance(card: Card, guess: Guess, trump: int) -> float:
     return 1.0 if card.colour == trump else 0.0
 
 
-def choose_play(view: View, guesses: list[Guess], opponents: dict[int, list[Card]]) -> Play:
+def choose_play(view: View, guesses: list[Guess], opponents: dict[int, list[Card]], greedy: bool = False) -> Play:
     """While short of its bid, the cheapest of the likeliest winners; then the costliest of the likeliest losers.
 
-    A card's cost is its chance to take a trick later.
+    A card's cost is its chance to take a trick later. A ``greedy`` player always plays as if short of its bid.
     """
     assert view.seat is not None
     by_slot = {g.slot: g for g in guesses}
@@ -163,7 +170,7 @@ def choose_play(view: View, guesses: list[Guess], opponents: dict[int, list[Card
     plays = [a for a in view.legal_actions if isinstance(a, Play)]
     chance = {a.slot: win_chance(view, by_slot[a.slot], opponents) for a in plays}
     bid = view.bids[view.seat]
-    if bid is not None and view.tricks_won[view.seat] < bid.tricks:
+    if greedy or (bid is not None and view.tricks_won[view.seat] < bid.tricks):
         best = max(chance.values())
         return min((a for a in plays if chance[a.slot] >= best - NEAR), key=lambda a: cost[a.slot])
     worst = min(chance.values())
@@ -171,13 +178,32 @@ def choose_play(view: View, guesses: list[Guess], opponents: dict[int, list[Card
 
 
 class HeuristicBot(Bot):
-    """Bids for the best expected score, then tries to take exactly its bid."""
+    """Bids for the best expected score, then tries to take exactly its bid.
+
+    Variants for the arena's field (all default to the plain heuristic): ``bias`` tricks added to its bid (an
+    over- or under-bidder), ``safety`` -1 never / 1 always, ``greedy`` 1 always plays to win the trick, and
+    ``noise`` the chance of a uniformly random legal action instead.
+    """
 
     name = "heuristic"
 
+    def __init__(self, bias: int = 0, safety: int = 0, greedy: int = 0, noise: float = 0.0) -> None:
+        for key, value, allowed in (
+            ("bias", bias, range(-3, 4)),
+            ("safety", safety, (-1, 0, 1)),
+            ("greedy", greedy, (0, 1)),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value not in allowed:
+                raise InvalidBotSpec(f"{key} must be one of {', '.join(map(str, allowed))}, not {value!r}")
+        if isinstance(noise, bool) or not isinstance(noise, int | float) or not 0 <= noise <= 1:
+            raise InvalidBotSpec(f"noise must be a number in [0, 1], not {noise!r}")
+        self.bias, self.safety, self.greedy, self.noise = bias, safety, bool(greedy), float(noise)
+
     def decide(self, view: View, rng: random.Random) -> Action:
+        if self.noise and rng.random() < self.noise:
+            return rng.choice(view.legal_actions)
         guesses = guess_own_cards(view)
         opponents = opponents_cards(view)
         if view.phase is Phase.BID:
-            return choose_bid(view, trick_chances(view, guesses, opponents))
-        return choose_play(view, guesses, opponents)
+            return choose_bid(view, trick_chances(view, guesses, opponents), self.bias, self.safety)
+        return choose_play(view, guesses, opponents, self.greedy)

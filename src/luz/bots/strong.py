@@ -200,13 +200,8 @@ class Search:
     def utilities(self, firsts: np.ndarray, count: int, bidding: bool) -> np.ndarray:
         """Summed utility of each first action over ``count`` worlds: ``[action, safety]`` (safety 0 for a play)."""
         p = self.position
-        worlds = self.worlds(count)
+        scores, tricks = self.playouts(firsts, count)
         players = len(p.won)
-        scores = np.zeros((len(firsts), len(worlds), players), dtype=np.int64)
-        tricks = np.zeros_like(scores)
-        exact = self.beliefs is None
-        state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
-        fs.rollouts(worlds, *state, p.seat, exact, firsts, scores, tricks)
         others = self.spite * (scores.sum(axis=2) - scores[:, :, p.seat]) / (players - 1)
         result = np.zeros((len(firsts), 2))
         if not bidding:
@@ -218,6 +213,17 @@ class Search:
                 mine = np.array([fs.deal_score(first // 2, safety, t, p.rules) for t in range(fs.H + 1)])
                 result[a, safety] = (mine[taken[a]] - others[a]).sum()
         return result
+
+    def playouts(self, firsts: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Points and tricks ``[action, world, seat]`` of the deal played out in ``count`` worlds after each first
+        action."""
+        p = self.position
+        worlds = self.worlds(count)
+        scores = np.zeros((len(firsts), len(worlds), len(p.won)), dtype=np.int64)
+        tricks = np.zeros_like(scores)
+        state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
+        fs.rollouts(worlds, *state, p.seat, self.beliefs is None, firsts, scores, tricks)
+        return scores, tricks
 
     def worlds(self, count: int) -> np.ndarray:
         """``count`` worlds as ``val`` arrays: drawn uniformly, weighed by the opponent model, re-sampled."""

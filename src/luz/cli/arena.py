@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from luz.arena import ArenaConfig, GameRecord, markdown, run_arena, summarise, write_reports
+from luz.arena.field import FIELDS, FieldConfig, field_markdown, field_members, run_field, summarise_field
 from luz.bots import BOTS, REFERENCE_BOTS
 from luz.engine import EDITIONS, LuzError
 
@@ -48,6 +49,14 @@ def arena(
     ] = None,
     out: Annotated[Path, typer.Option(help="Directory for report.json, report.md and report.png.")] = Path("arena"),
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")] = False,
+    seatings: Annotated[
+        bool,
+        typer.Option(help="Play every distinct order of the bots around the table, each in every rotation."),
+    ] = False,
+    field: Annotated[
+        str | None,
+        typer.Option(help=f"Play the one bot of --bots against a field ({', '.join(FIELDS)}): one table per member."),
+    ] = None,
 ) -> None:
     """Play BOTS against each other on duplicate deals and report their strength.
 
@@ -57,7 +66,10 @@ def arena(
     """
     use_ray, address = ray_backend(ctx.args)
     specs = tuple(spec.strip() for spec in bots.split(",") if spec.strip())
-    config = ArenaConfig(specs, edition, players or len(specs), games, seed)
+    if field is not None:
+        gauntlet(specs, field, edition, players or 4, games, seed, workers, minutes, out, as_json)
+        return
+    config = ArenaConfig(specs, edition, players or len(specs), games, seed, seatings)
     try:
         config.check()
     except LuzError as error:
@@ -84,3 +96,42 @@ def arena(
         return
     typer.echo(markdown(summary))
     console.print(f"reports: {', '.join(str(p) for p in paths.values())}")
+
+
+def gauntlet(
+    specs: tuple[str, ...],
+    name: str,
+    edition: str,
+    players: int,
+    games: int,
+    seed: int,
+    workers: int | None,
+    minutes: float | None,
+    out: Path,
+    as_json: bool,
+) -> None:
+    """``luz arena --field NAME``: one bot against each member of a field, on the same deal sets."""
+    if len(specs) != 1:
+        raise typer.BadParameter("with --field, give the one bot under test", param_hint="'--bots'")
+    try:
+        config = FieldConfig(specs[0], field_members(name, specs[0]), edition, players, games, seed)
+        config.check()
+    except LuzError as error:
+        raise typer.BadParameter(str(error), param_hint="'--bots' / '--field' / '--edition' / '--players'") from None
+    console = Console(stderr=True)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, TimeRemainingColumn(), console=console, disable=as_json) as progress:
+        task = progress.add_task("games", total=games * players * len(config.members))
+        records = run_field(config, workers, lambda _: progress.advance(task), minutes)
+    summary = summarise_field(config, records)
+    if summary["config"]["deal_sets"] < games:
+        console.print(f"time limit: {summary['config']['deal_sets']} of {games} deal sets played against every member")
+    out.mkdir(parents=True, exist_ok=True)
+    games_json = {config.members[m].kind: [r.to_json() for r in rs] for m, rs in records.items()}
+    (out / "field.json").write_text(json.dumps({**summary, "games": games_json}, indent=1) + "\n")
+    (out / "field.md").write_text(field_markdown(summary))
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    typer.echo(field_markdown(summary))
+    console.print(f"reports: {out / 'field.json'}, {out / 'field.md'}")

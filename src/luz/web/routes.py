@@ -15,6 +15,7 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from luz.bots import BOTS
+from luz.bots.levels import levels as bot_levels
 from luz.cli.score import BadInput, sheet_from_json
 from luz.engine import HAND_SIZE, MAX_BID, Game, LuzError, Phase, get_edition, replay, view
 
@@ -48,8 +49,11 @@ for _path, _file in PAGES.items():
 
 
 @router.get("/api/bots")
-async def bots() -> list[str]:
-    """The bot levels a seat can be given."""
+async def bots(levels: bool = False) -> list[str] | list[dict[str, Any]]:
+    """The bot levels a seat can be given: their names, or with ``?levels=true`` each as ``{"name", "label",
+    "rating"}`` (weakest first; the rating is measured, on one OpenSkill scale: see ``luz.bots.levels``)."""
+    if levels:
+        return bot_levels()
     return list(BOTS)
 
 
