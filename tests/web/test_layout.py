@@ -91,6 +91,10 @@ def test_a_whole_game_fits_each_turn(browser: Any, server: ServerProcess, player
     deals = len(record["deals"])
     assert turns["bid"] == deals and turns["play"] == 10 * deals
     assert page.locator("#ranking li").count() == players
+    clipped = page.evaluate(
+        "(() => { const s = document.querySelector('#sheet .scroll'); return s.scrollWidth - s.clientWidth; })()"
+    )
+    assert clipped <= 0, "the score sheet's columns all fit, on a phone too"
     shoot(player, f"{size}-{players}-game-over", full_page=False)
     assert check_hidden(player, server, table_id, seat=0) > 0
     assert not player.errors, player.errors

@@ -7,6 +7,12 @@ import { t } from "./i18n.js";
 const settings = { title: true, sound: false, notify: false, ...saved.get("alerts", {}) };
 let wasMyTurn = false;
 let audio = null;
+let shown = { mine: false, tableName: "" };
+
+function showTitle() {
+  const { mine, tableName } = shown;
+  document.title = mine && settings.title ? `● ${t("alerts.tab")} · ${tableName} · LUZ` : `${tableName} · LUZ`;
+}
 
 function beep() {
   try {
@@ -35,7 +41,8 @@ function notify(tableName) {
 
 /** Show (or clear) the alerts for the viewer's turn at ``tableName``; sound and notification once a turn. */
 export function turnAlert(mine, tableName) {
-  document.title = mine && settings.title ? `● ${t("alerts.tab")} · ${tableName} · LUZ` : `${tableName} · LUZ`;
+  shown = { mine, tableName };
+  showTitle();
   document.documentElement.dataset.myTurn = String(mine);
   if (mine && !wasMyTurn) {
     if (settings.sound) beep();
@@ -59,6 +66,7 @@ export function alertsStart() {
         settings.notify = box.checked = (await Notification.requestPermission()) === "granted";
       }
       if (key === "sound" && box.checked) beep();
+      if (key === "title") showTitle();
       saved.set("alerts", settings);
     });
   }

@@ -282,6 +282,8 @@ function act(action) {
   if (!canAct()) return;
   const id = ++page.ids;
   page.pending = id;
+  // The player has seen this state and acted: their own card shows as soon as it comes back, without the pause.
+  page.holdUntil = 0;
   send({ type: "action", id, version: page.shown.version, action });
   drawControls();
 }

@@ -1,0 +1,46 @@
+"""What tells you it is your turn and what answers a key: the tab's title (switchable, remembered), your own
+seat's badges, the safety box and its label on one line, and a key for a card you may not play."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from server_support import ServerProcess
+from web_support import create_table, move_once, next_move, open_player
+
+pytestmark = pytest.mark.browser
+
+
+def test_turn_alerts_badges_and_keys(browser: Any, server: ServerProcess) -> None:
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
+    table_id, tokens = create_table(server, players=3, seats=seats, name="Turns", options={"first_player": 0})
+    httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Kay", "token": tokens[0]})
+    player = open_player(browser, f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
+    page = player.page
+    assert next_move(player) == "bid"
+    assert page.title().startswith("● Your turn"), page.title()
+    badges = page.locator("#me-badges .badge").all_inner_texts()
+    assert badges == ["to play", "first"], "your own seat shows the same badges as the others"
+    box = page.locator("#safety").bounding_box()
+    label = page.locator("label.safety-choice span").bounding_box()
+    assert box and label and abs((box["y"] + box["height"] / 2) - (label["y"] + label["height"] / 2)) < 12
+
+    page.uncheck("#alert-title")  # switched off, and remembered
+    page.wait_for_function("!document.title.startsWith('●')")
+    page.reload()
+    assert next_move(player) == "bid"
+    assert not page.is_checked("#alert-title") and not page.title().startswith("●")
+    page.check("#alert-title")
+    page.wait_for_function("document.title.startsWith('●')")
+
+    move_once(player, "bid")
+    assert next_move(player) == "play"
+    played = int(page.locator("#my-hand button.card:not(:disabled)").first.get_attribute("data-slot") or 0)
+    move_once(player, "play")
+    assert next_move(player) == "play"
+    page.keyboard.press(str(played + 1))  # a key for a card already played says so
+    page.wait_for_function("document.querySelector('#refusal').textContent !== ''")
+    assert page.inner_text("#refusal") == f"Your card at position {played + 1} is already played."
+    assert not player.errors, player.errors
