@@ -191,7 +191,12 @@ export function renderTrick(edition, trick, nameOf, previousDeal = false, { plac
         class: `trick-play${winner ? " winner" : ""}${index === 0 ? " led" : ""}${place ? ` pos-${place(play.seat)}` : ""}`,
         dataset: { seat: play.seat, ...(key ? { key: `${key}:${play.seat}`, from: `${play.seat}:${play.slot}` } : {}) },
       },
-      el("span", { class: "who", title: name }, name),
+      el(
+        "span",
+        { class: "who", title: name },
+        el("span", { class: "avatar", "aria-hidden": "true" }, initials(name)),
+        el("span", { class: "who-name" }, name),
+      ),
       cardFace(edition, play.card, { mini: false }),
       winner ? el("span", { class: "badge turn wins" }, t("trick.wins")) : null,
     );
