@@ -74,6 +74,11 @@ def within_caps(spec: str, settings: Settings) -> str:
     return ":".join([name, *(f"{key}={value:g}" for key, value in capped.items())])
 
 
+def is_quick(spec: str) -> bool:
+    """Whether ``spec``'s bot decides in a millisecond or so (then the server process computes its moves)."""
+    return parse_spec(spec)[0] in QUICK_BOTS
+
+
 def release_time(spec: str, settings: Settings) -> float:
     """Seconds after its turn begins at which a bot's move is played, whatever the bot sees: the pace for a quick
     bot, a search bot's (capped) budget otherwise. A move not ready by then is the fallback bot's, at that time."""

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from luz.engine import Action, Game, LuzError, Phase, get_edition, parse_action, view
 from luz.engine.record import to_record
 
-from .bots import BotPool, choose_for, release_time, within_caps
+from .bots import BotPool, choose_for, is_quick, release_time, within_caps
 from .settings import Settings
 from .store import StaleVersion, Store, TableState
 
@@ -435,8 +435,9 @@ class Manager:
             await self.act(runtime, seat, action, expected=version)
 
     async def _think(self, runtime: TableRuntime, bot: str, seen: Any, seed: str, release: float) -> Action:
-        """``bot``'s move if a bot process has it by ``release``, else the quick fallback bot's."""
-        if self.bots is None:
+        """``bot``'s move if a bot process has it by ``release``, else the quick fallback bot's. A quick bot moves
+        here (a millisecond): no table's quick bots wait for the bot processes."""
+        if self.bots is None or is_quick(bot):
             return choose_for(bot, seen, seed)
         loop = asyncio.get_running_loop()
         if runtime.thinking is not None and not runtime.thinking.done():
