@@ -575,7 +575,9 @@ class ServerProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LUZ_")}
         env["PYTHONUNBUFFERED"] = "1"
         env["LUZ_BOT_PACE"] = "0"  # bots move at once (their pacing is tested in-process)
-        env["LUZ_TABLES_PER_MINUTE"] = ""  # tests create tables freely (the limit is tested on its own)
+        # Tests create tables and open connections freely (the limits are tested on their own, tests/abuse).
+        env["LUZ_TABLES_PER_MINUTE"] = ""
+        env["LUZ_CONNECTIONS_PER_SECOND"] = "100000/second"
         env.update(self.env)
         command = [str(LUZ), "serve", "--port", str(self.port), "--database-url", self.database_url]
         command += ["--bot-workers", str(self.bot_workers)]

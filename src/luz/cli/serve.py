@@ -44,7 +44,7 @@ def serve(
     import uvicorn
 
     from luz.server import Settings, create_app
-    from luz.server.http import with_header_timeout
+    from luz.server.http import guarded_http
 
     settings = replace(Settings.from_env(database_url, redis_url), bot_workers=bot_workers)
     if bot_seconds is not None:
@@ -60,7 +60,7 @@ def serve(
         create_app(settings),
         host=host,
         port=port,
-        http=with_header_timeout(settings.header_timeout),
+        http=guarded_http(settings),
         # Frames up to 16 times the message limit reach the server, which answers `too_large`; bigger ones close
         # the connection (1009).
         ws_max_size=16 * settings.max_message_bytes,

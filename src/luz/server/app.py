@@ -158,6 +158,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
     table_creation = RateLimit(settings.tables_per_minute) if settings.tables_per_minute else None
     client_connections = Counter(settings.max_connections_per_client)
+    connection_rate = RateLimit(settings.connections_per_second)
 
     def client_of(request: Request | WebSocket) -> str:
         peer = request.client.host if request.client else None
@@ -333,9 +334,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def play(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
         """Live play: a seat (with its token) or a spectator (without) receives its view after every change."""
         client = client_of(websocket)
-        if not client_connections.take(client):
-            await websocket.accept()
-            await websocket.close(code=4429, reason="too many connections from this address")
+        if connection_rate.hit("connect:" + client) is not None or not client_connections.take(client):
+            # Refused before the handshake (HTTP 403), the cheapest answer to a flood of connections.
+            await websocket.close(code=4429)
             return
         try:
             await connected(websocket, table_id, token)

@@ -96,9 +96,20 @@ def release_time(spec: str, settings: Settings) -> float:
 # -- the pool -------------------------------------------------------------------------------------------------
 
 
+BOT_NICENESS = 10
+"""How much lower the bot processes' CPU priority is than the server's: a busy bot never slows a table's acks."""
+
+
+def _start_bot_process(parent: int) -> None:
+    """In a new bot process: yield the CPU to the server, and watch the server (:func:`_watch_parent`)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(BOT_NICENESS)
+    _watch_parent(parent)
+
+
 def _watch_parent(parent: int) -> None:
-    """In a bot process: exit as soon as the server that started it is gone, however it died (``kill -9``
-    included), rather than live on as an orphan."""
+    """Exit as soon as the server that started this process is gone, however it died (``kill -9`` included),
+    rather than live on as an orphan."""
     if sys.platform == "linux":  # the kernel signals the process at once when its parent dies
         with contextlib.suppress(OSError, AttributeError):
             PR_SET_PDEATHSIG = 1
@@ -125,7 +136,7 @@ class BotPool:
         self._warm: Future[None] = self._executor.submit(warm_up)
 
     def _new_executor(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.workers, initializer=_watch_parent, initargs=(os.getpid(),))
+        return ProcessPoolExecutor(self.workers, initializer=_start_bot_process, initargs=(os.getpid(),))
 
     @property
     def healthy(self) -> bool:

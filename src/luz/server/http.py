@@ -1,5 +1,12 @@
-"""The HTTP protocol of ``luz serve``: uvicorn's, with a time limit on a request's headers (a client sending
-them a byte at a time would otherwise hold its socket for ever)."""
+"""The HTTP protocol of ``luz serve``: uvicorn's, guarded against two cheap attacks on the sockets themselves.
+
+- A client opening sockets faster than ``connections_per_second`` (from its own address, not a trusted proxy's)
+  has them closed as they open, before any of its bytes are read: a flood of connections costs the server
+  microseconds each, not a request's handling (refusing each at the WebSocket handshake cost a millisecond, and
+  a burst of them held every other table up).
+- A request whose headers take over ``header_timeout`` to arrive is cut off (a client sending them a byte at a
+  time would otherwise hold its socket for ever).
+"""
 
 from __future__ import annotations
 
@@ -8,14 +15,26 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from .ratelimit import RateLimit, is_trusted
+from .settings import Settings
 
-def with_header_timeout(seconds: float) -> type[HttpToolsProtocol]:
-    """uvicorn's HTTP protocol closing a connection whose request headers take over ``seconds`` to arrive."""
 
-    class HeaderTimeout(HttpToolsProtocol):
+def guarded_http(settings: Settings) -> type[HttpToolsProtocol]:
+    """uvicorn's HTTP protocol with this server's limits on opening sockets and on slow headers."""
+    opening = RateLimit(settings.connections_per_second)
+    seconds = settings.header_timeout
+
+    class Guarded(HttpToolsProtocol):
         _header_timer: asyncio.TimerHandle | None = None
+        _refused = False
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            peer = transport.get_extra_info("peername")
+            address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+            if address and not is_trusted(address, settings.trusted_proxies) and opening.hit("open:" + address):
+                self._refused = True
+                transport.abort()
+                return
             super().connection_made(transport)
             self._start_header_timer()
 
@@ -28,6 +47,8 @@ def with_header_timeout(seconds: float) -> type[HttpToolsProtocol]:
             super().on_headers_complete()
 
         def connection_lost(self, exc: Exception | None) -> None:
+            if self._refused:
+                return
             self._stop_header_timer()
             super().connection_lost(exc)
 
@@ -45,4 +66,4 @@ def with_header_timeout(seconds: float) -> type[HttpToolsProtocol]:
             if not self.transport.is_closing():
                 self.transport.close()
 
-    return HeaderTimeout
+    return Guarded

@@ -28,6 +28,11 @@ def client_key(peer: str | None, headers: Mapping[str, str], trusted_proxies: It
     return f"addr:{address[:64]}"
 
 
+def is_trusted(address: str, trusted_proxies: Iterable[str]) -> bool:
+    """Whether ``address`` is one of the trusted proxies."""
+    return _in(address, _networks(trusted_proxies))
+
+
 def _networks(specs: Iterable[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
     return [ipaddress.ip_network(spec, strict=False) for spec in specs]
 

@@ -41,6 +41,9 @@ class Settings:
     """Spectator connections of one table; more are refused (code 4429)."""
     max_connections_per_client: int = 256
     """WebSocket connections one client address may have open on this process; more are refused (code 4429)."""
+    connections_per_second: str = "1000/second"
+    """Sockets one client address may open (a ``limits`` rate; ``luz serve``: ``"30/second"``): more are closed
+    as they open (from a trusted proxy: the WebSocket connections of each forwarded address, refused with 403)."""
     tables_per_minute: str | None = None
     """Tables one client may create (a ``limits`` rate; ``luz serve``: ``"10/minute"``); more are refused with
     429 and ``Retry-After``. ``None``: no limit."""
@@ -60,6 +63,9 @@ class Settings:
             bot_seconds=float(os.environ.get("LUZ_BOT_SECONDS", "5")),
             bot_pace=float(os.environ.get("LUZ_BOT_PACE", "0.5")),
             tables_per_minute=os.environ.get("LUZ_TABLES_PER_MINUTE", "10/minute") or None,
+            max_connections_per_client=int(os.environ.get("LUZ_CONNECTIONS_PER_CLIENT", "256")),
+            connections_per_second=os.environ.get("LUZ_CONNECTIONS_PER_SECOND", "30/second"),
+            header_timeout=float(os.environ.get("LUZ_HEADER_TIMEOUT", "10")),
             trusted_proxies=tuple(p for p in os.environ.get("LUZ_TRUSTED_PROXIES", "").replace(",", " ").split() if p),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
         )
