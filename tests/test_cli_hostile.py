@@ -72,7 +72,8 @@ def test_score_with_huge_made_points(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "args", [["view", "x.json", "--seat", "x"], ["view", "x.json", "--seat", "0", "--after", "-1"], ["replay"], ["nope"]]
+    "args",
+    [["view", "x.json", "--seat", "x"], ["view", "x.json", "--seat", "0", "--after", "-1"], ["replay"], ["nope"]],
 )
 def test_usage_errors_are_one_line(args: list[str]) -> None:
     result = run(*args)
