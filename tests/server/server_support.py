@@ -553,8 +553,16 @@ def free_port() -> int:
 class ServerProcess:
     """``luz serve`` in a process of its own, its output in ``log_path``."""
 
-    def __init__(self, database_url: str, log_path: Path, bot_workers: int = 0, port: int | None = None) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        log_path: Path,
+        bot_workers: int = 0,
+        port: int | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.database_url = database_url
+        self.env = env or {}
         self.log_path = log_path
         self.bot_workers = bot_workers
         self.port = port or free_port()
@@ -572,6 +580,10 @@ class ServerProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LUZ_")}
         env["PYTHONUNBUFFERED"] = "1"
         env["LUZ_BOT_PACE"] = "0"  # bots move at once (their pacing is tested in-process)
+        # Tests create tables and open connections freely (the limits are tested on their own, tests/abuse).
+        env["LUZ_TABLES_PER_MINUTE"] = ""
+        env["LUZ_CONNECTIONS_PER_SECOND"] = "100000/second"
+        env.update(self.env)
         command = [str(LUZ), "serve", "--port", str(self.port), "--database-url", self.database_url]
         command += ["--bot-workers", str(self.bot_workers)]
         with self.log_path.open("ab") as log:

@@ -86,6 +86,10 @@ class ServerProcess:
         if redis_url:
             command += ["--redis-url", redis_url]
         env = {k: v for k, v in os.environ.items() if k not in ("LUZ_DATABASE_URL", "LUZ_REDIS_URL")}
+        # The load comes from one address (this machine): the per-client limits are for attackers (--attack).
+        env.setdefault("LUZ_TABLES_PER_MINUTE", "")
+        env.setdefault("LUZ_CONNECTIONS_PER_SECOND", "100000/second")
+        env.setdefault("LUZ_CONNECTIONS_PER_CLIENT", "100000")
         log = log_path.open("w")
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
         return cls(port, process, log_path, log)

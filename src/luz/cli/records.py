@@ -41,10 +41,16 @@ def load(path: str, upto: int | None = None) -> tuple[Game, dict[str, Any]]:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         fail(f"{path} is not JSON: {error}")
+    except RecursionError:
+        fail(f"{path} is not a record: its JSON is nested too deeply")
+    except ValueError as error:  # e.g. an integer over Python's 4,300-digit limit
+        fail(f"{path} is not a record: {error}")
     try:
         return replay(data, upto=upto), data
     except LuzError as error:
         fail(f"{path}: {error}")
+    except RecursionError:
+        fail(f"{path} is not a record: it is nested too deeply")
 
 
 def summary(game: Game) -> dict[str, Any]:

@@ -44,6 +44,7 @@ def serve(
     import uvicorn
 
     from luz.server import Settings, create_app
+    from luz.server.http import guarded_http
 
     settings = replace(Settings.from_env(database_url, redis_url), bot_workers=bot_workers)
     if bot_seconds is not None:
@@ -55,4 +56,14 @@ def serve(
     for name in ("uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).addFilter(RedactTokens())
     typer.echo(f"luz server on http://{host}:{port} (database: {settings.database_url.split('@')[-1]})")
-    uvicorn.run(create_app(settings), host=host, port=port, ws_max_size=settings.max_message_bytes, log_config=None)
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        http=guarded_http(settings),
+        # Frames up to 16 times the message limit reach the server, which answers `too_large`; bigger ones close
+        # the connection (1009).
+        ws_max_size=16 * settings.max_message_bytes,
+        proxy_headers=False,  # the client's address is the server's to work out, from trusted proxies only
+        log_config=None,
+    )

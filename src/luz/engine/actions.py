@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .editions import HAND_SIZE, MAX_BID
-from .errors import InvalidAction
+from .errors import InvalidAction, brief
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ def check_action(action: object) -> Action:
 def parse_action(text: str) -> Action:
     """The action written ``bid:N``, ``bid:N+`` (with safety) or ``play:SLOT``."""
     if not isinstance(text, str):
-        raise InvalidAction(f"an action must be text like 'bid:2', 'bid:2+' or 'play:4', not {text!r}")
+        raise InvalidAction(f"an action must be text like 'bid:2', 'bid:2+' or 'play:4', not {brief(text)}")
     kind, sep, arg = text.strip().lower().partition(":")
     if sep and kind == "bid":
         safety = arg.endswith("+")
@@ -73,12 +73,13 @@ def parse_action(text: str) -> Action:
             return check_action(Bid(int(number), safety))
     elif sep and kind == "play" and _is_number(arg):
         return check_action(Play(int(arg)))
-    raise InvalidAction(f"cannot read action {text!r}: expected 'bid:N', 'bid:N+' or 'play:SLOT'")
+    raise InvalidAction(f"cannot read action {brief(text)}: expected 'bid:N', 'bid:N+' or 'play:SLOT'")
 
 
 def _is_number(text: str) -> bool:
-    """Plain ASCII digits (``str.isdigit`` also accepts digits that ``int`` refuses, like ``²``)."""
-    return text.isascii() and text.isdigit()
+    """Plain ASCII digits (``str.isdigit`` also accepts digits that ``int`` refuses, like ``²``), few enough for
+    ``int`` to read (it refuses over 4,300; no bid or slot has more than two)."""
+    return text.isascii() and text.isdigit() and len(text) <= 9
 
 
 def action_to_json(action: Action) -> dict[str, Any]:

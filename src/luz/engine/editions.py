@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import Card, Colour
-from .errors import InvalidCard, InvalidOptions, UnknownEdition, UnsupportedPlayerCount
+from .errors import InvalidCard, InvalidOptions, UnknownEdition, UnsupportedPlayerCount, brief
 
 HAND_SIZE = 10
 """Cards dealt to each player; also the number of tricks in a deal."""
@@ -128,7 +128,7 @@ class Edition:
         points = overrides.pop("made_points", None)
         if points is not None:
             if not isinstance(points, list | tuple):
-                raise InvalidOptions(f"made_points must be a list of points, one per deal, not {points!r}")
+                raise InvalidOptions(f"made_points must be a list of points, one per deal, not {brief(points)}")
             overrides["made_points"] = tuple(points)
         options = dataclasses.replace(defaults, **overrides)
         self.check_options(players, options)
@@ -137,16 +137,17 @@ class Edition:
     def check_options(self, players: int, options: TableOptions) -> None:
         cap = options.bid_cap
         if cap is not None and (not _is_int(cap) or cap < 0):
-            raise InvalidOptions(f"bid_cap must be a whole number >= 0 or null, not {cap!r}")
+            raise InvalidOptions(f"bid_cap must be a whole number >= 0 or null, not {brief(cap)}")
         if not isinstance(options.trick_history, bool):
             raise InvalidOptions("trick_history must be true or false")
         first = options.first_player
         if first is not None and (not _is_int(first) or not 0 <= first < players):
-            raise InvalidOptions(f"first_player must be a seat 0..{players - 1} or null, not {first!r}")
+            raise InvalidOptions(f"first_player must be a seat 0..{players - 1} or null, not {brief(first)}")
         points = options.made_points
-        if len(points) != self.deals(players) or not all(_is_int(p) and p >= 0 for p in points):
+        if len(points) != self.deals(players) or not all(_is_int(p) and 0 <= p <= MAX_MADE_POINTS for p in points):
             raise InvalidOptions(
-                f"made_points must list {self.deals(players)} whole numbers >= 0 (one per deal), not {points!r}"
+                f"made_points must list {self.deals(players)} whole numbers 0..{MAX_MADE_POINTS} (one per deal), "
+                f"not {brief(points)}"
             )
 
     def options_from_json(self, players: int, data: Any) -> TableOptions:
@@ -180,12 +181,12 @@ class Edition:
 
     def parse_card(self, text: str, players: int) -> Card:
         """The card named by ``text`` in a game of ``players``; :class:`InvalidCard` if there is none."""
-        if not isinstance(text, str) or len(text) < 2:
-            raise InvalidCard(f"not a card of {self.key}: {text!r}")
+        if not isinstance(text, str) or not 2 <= len(text) <= 8:
+            raise InvalidCard(f"not a card of {self.key}: {brief(text)}")
         card = self._parse_card(text.strip().upper())
         low, high = self.values[players]
         if card is None or not low <= card.value <= high:
-            raise InvalidCard(f"not a card of {self.key} with {players} players: {text!r}")
+            raise InvalidCard(f"not a card of {self.key} with {players} players: {brief(text)}")
         return card
 
     def _parse_card(self, text: str) -> Card | None:
@@ -243,6 +244,8 @@ class Korokorodou2014(Edition):
 
 
 _VALUE = re.compile(r"[1-9][0-9]*")
+MAX_MADE_POINTS = 1_000_000
+"""The most points a made bet may be worth (``made_points``): totals stay printable numbers."""
 """A card value in notation: ASCII digits, no leading zero."""
 
 _RANKS = {11: "J", 12: "Q", 13: "K", 14: "A"}

@@ -41,3 +41,13 @@ class InvalidScores(LuzError):
 
 class InvalidRecord(LuzError):
     """A game record that cannot be loaded; says where (deal and action index) and why."""
+
+
+def brief(value: object, limit: int = 40) -> str:
+    """``repr(value)`` for an error message, cut to ``limit`` characters (a hostile value may be a megabyte of
+    text, or a number too long to print)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an integer over Python's 4,300-digit limit for printing
+        return "a number too long to print"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

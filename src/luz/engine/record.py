@@ -20,7 +20,7 @@ from typing import Any
 
 from .actions import parse_action
 from .editions import Edition, get_edition
-from .errors import InvalidRecord, LuzError
+from .errors import InvalidRecord, LuzError, brief
 from .game import Game, Phase, check_deal
 
 FORMAT = "luz-record"
@@ -76,18 +76,18 @@ def replay(data: Any, upto: int | None = None) -> Game:
     if not isinstance(data, dict):
         raise InvalidRecord("a record is a JSON object")
     if data.get("format", FORMAT) != FORMAT:
-        raise InvalidRecord(f"not a LUZ record (format {data.get('format')!r})")
+        raise InvalidRecord(f"not a LUZ record (format {brief(data.get('format'))})")
     if data.get("version") != VERSION:
-        raise InvalidRecord(f"unsupported record version {data.get('version')!r}; this program reads {VERSION}")
+        raise InvalidRecord(f"unsupported record version {brief(data.get('version'))}; this program reads {VERSION}")
     try:
         edition = get_edition(data.get("edition", ""))
         players = data.get("players")
         if isinstance(players, bool) or not isinstance(players, int):
-            raise InvalidRecord(f"players must be a whole number, not {players!r}")
+            raise InvalidRecord(f"players must be a whole number, not {brief(players)}")
         options = edition.options_from_json(players, data.get("options"))
         seed = data.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise InvalidRecord(f"seed must be a whole number or null, not {seed!r}")
+            raise InvalidRecord(f"seed must be a whole number or null, not {brief(seed)}")
         first = data.get("first_player", options.first_player)
         if seed is None and options.first_player is None:
             if first is None:
@@ -95,7 +95,7 @@ def replay(data: Any, upto: int | None = None) -> Game:
             options = edition.options(players, **{**options.to_json(), "first_player": first})
         game = Game(edition, players, options, seed=seed)
         if first is not None and first != game.sheet.first_player:
-            raise InvalidRecord(f"first_player {first!r} is not the first player that seed {seed} draws")
+            raise InvalidRecord(f"first_player {brief(first)} is not the first player that seed {seed} draws")
     except InvalidRecord:
         raise
     except LuzError as error:
@@ -137,7 +137,7 @@ def replay(data: Any, upto: int | None = None) -> Game:
                 game.apply(parse_action(text))
             except LuzError as error:
                 raise InvalidRecord(
-                    f"deal {number}, action {position} (game action {index + 1}) {text!r}: {error}"
+                    f"deal {number}, action {position} (game action {index + 1}) {brief(text)}: {error}"
                 ) from None
             index += 1
     if upto is not None and index < upto:

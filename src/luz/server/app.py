@@ -8,7 +8,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Annotated, Any, Literal, TypeVar
@@ -24,9 +24,10 @@ from luz.engine import EDITIONS, LuzError, action_from_json, get_edition
 from luz.engine.record import to_record
 from luz.web import install as install_web_client
 
-from .bots import warm_up
+from .bots import BotPool, check_caps
 from .db import make_engine, migrate
 from .notes import own_notes, set_note
+from .ratelimit import Counter, RateLimit, client_key
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
 from .settings import Settings
 from .store import Store
@@ -143,10 +144,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             asyncio.get_running_loop().set_default_executor(InlineExecutor())
         await asyncio.to_thread(migrate, engine)
         broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
-        pool = ProcessPoolExecutor(settings.bot_workers) if settings.bot_workers > 0 else None
-        if pool is not None:
-            pool.submit(warm_up)  # the strong bot's compiled core, ready before a table needs it
-        manager = Manager(Store(engine), broker, pool, settings.bot_seconds, settings.bot_pace)
+        pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
+        manager = Manager(Store(engine), broker, pool, settings)
         await broker.start(manager.on_event, manager.on_presence)
         await manager.resume()
         app.state.manager, app.state.engine = manager, engine
@@ -156,10 +155,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await manager.close()
             await broker.close()
             if pool is not None:
-                pool.shutdown(cancel_futures=True)
+                pool.shutdown()
             engine.dispose()
 
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
+    table_creation = RateLimit(settings.tables_per_minute) if settings.tables_per_minute else None
+    client_connections = Counter(settings.max_connections_per_client)
+    connection_rate = RateLimit(settings.connections_per_second)
+
+    def client_of(request: Request | WebSocket) -> str:
+        peer = request.client.host if request.client else None
+        return client_key(peer, request.headers, settings.trusted_proxies)
 
     def manager_of(request: Request | WebSocket) -> Manager:
         manager: Manager = request.app.state.manager
@@ -190,15 +196,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"detail": "internal error"}, status_code=500)
 
     @app.get("/healthz")
-    async def healthz(request: Request) -> dict[str, str]:
-        """Liveness and database reachability."""
+    async def healthz(request: Request) -> dict[str, Any]:
+        """Liveness and database reachability; ``degraded`` while the bot processes are being replaced (a worker
+        died) or warming up: bots move meanwhile, the quick fallback bot for them."""
 
         def ping() -> None:
             with request.app.state.engine.connect() as connection:
                 connection.execute(text("SELECT 1"))
 
         await asyncio.to_thread(ping)
-        return {"status": "ok"}
+        pool = manager_of(request).bots
+        if pool is None:
+            return {"status": "ok"}
+        pool.recover()
+        return {
+            "status": "ok" if pool.healthy else "degraded",
+            "bots": "ready" if pool.healthy else "starting",
+            "bot_pool_replacements": pool.replacements,
+        }
 
     @app.get("/api/editions")
     async def editions() -> list[dict[str, Any]]:
@@ -207,7 +222,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/tables", status_code=201)
     async def create_table(request: Request, spec: TableCreate) -> TableCreated:
-        """Create a table; the answer holds each human seat's secret invite (keep them: they are shown once)."""
+        """Create a table; the answer holds each human seat's secret invite (keep them: they are shown once).
+        A client creates at most ``tables_per_minute`` (429 with ``Retry-After`` beyond)."""
+        wait = table_creation.hit("create:" + client_of(request)) if table_creation else None
+        if wait is not None:
+            raise HTTPException(429, "too many tables created: try again later", headers={"Retry-After": str(wait)})
         try:
             edition = get_edition(spec.edition)
             options = edition.options(spec.players, **spec.options).to_json()
@@ -222,6 +241,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if seat.kind == "bot":
                 try:
                     make_bot(seat.bot or "heuristic")  # a level, with parameters if any: "strong:iters=200"
+                    check_caps(seat.bot or "heuristic", settings)
                 except LuzError as error:
                     raise HTTPException(422, str(error)) from None
         manager = manager_of(request)
@@ -316,6 +336,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.websocket("/ws/tables/{table_id}")
     async def play(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
         """Live play: a seat (with its token) or a spectator (without) receives its view after every change."""
+        client = client_of(websocket)
+        if connection_rate.hit("connect:" + client) is not None or not client_connections.take(client):
+            # Refused before the handshake (HTTP 403), the cheapest answer to a flood of connections.
+            await websocket.close(code=4429)
+            return
+        try:
+            await connected(websocket, table_id, token)
+        except (WebSocketDisconnect, RuntimeError, OSError) as gone:  # the client left while being written to
+            log.info("connection to table ended: %s", type(gone).__name__)
+        except Exception as error:  # one connection's trouble: a line in the log, never a traceback
+            log.warning("connection to table failed: %s", type(error).__name__)
+        finally:
+            client_connections.give_back(client)
+
+    async def connected(websocket: WebSocket, table_id: str, token: str | None) -> None:
         manager = manager_of(websocket)
         runtime = await manager.runtime(table_id)
         seat = await asyncio.to_thread(manager.store.seat_of, table_id, token) if token and runtime else None
@@ -324,12 +359,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await websocket.close(code=4404 if runtime is None else 4401)
             return
         await websocket.accept()
-        manager.attach(runtime, seat, websocket)
+        try:
+            arrived, evicted = manager.attach(runtime, seat, websocket)
+        except Refused as refused:
+            await websocket.close(code=4429, reason=str(refused))
+            return
+        await close_all(set(evicted), code=4409)
         bucket = TokenBucket(settings.messages_per_second)
         try:
             await websocket.send_text(json.dumps(manager.message(runtime, seat)))
             if seat is not None:
                 await send_own_notes(manager, runtime, seat, websocket)
+            if arrived:
                 await manager.broadcast(runtime)  # the others see the seat connected
             replay = manager.replay_message(runtime) if seat is None else None
             if replay:
@@ -342,24 +383,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 reply = await handle(manager, runtime, seat, raw, bucket, websocket)
                 if reply is not None:
                     await websocket.send_text(json.dumps(reply))
-        except WebSocketDisconnect:
-            pass
         finally:
-            manager.detach(runtime, seat, websocket)
-            if seat is not None:
+            if manager.detach(runtime, seat, websocket):
                 await manager.broadcast(runtime)
 
     async def handle(
         manager: Manager, runtime: TableRuntime, seat: int | None, raw: str, bucket: TokenBucket, websocket: WebSocket
     ) -> dict[str, Any] | None:
-        if len(raw.encode()) > settings.max_message_bytes:
+        if len(raw) > settings.max_message_bytes or len(raw.encode()) > settings.max_message_bytes:
             return error(None, "too_large", f"messages are limited to {settings.max_message_bytes} bytes")
         if not bucket.take():
             return error(None, "rate_limited", "too many messages: slow down")
         try:
-            message = ClientMessage.model_validate(json.loads(raw))
-        except (ValueError, ValidationError, RecursionError):
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
             return error(None, "malformed", "not a message: see docs/PROTOCOL.md")
+        try:
+            message = ClientMessage.model_validate(data)
+        except (ValueError, ValidationError):
+            return error(readable_id(data), "malformed", "not a message: see docs/PROTOCOL.md")
         if message.type == "ping":
             return {"type": "pong", "id": message.id}
         if message.type == "sync":
@@ -400,10 +442,16 @@ async def send_own_notes(manager: Manager, runtime: TableRuntime, seat: int, web
         await websocket.send_text(json.dumps(notes))
 
 
-async def close_all(connections: set[Any]) -> None:
+async def close_all(connections: set[Any], code: int = 4401) -> None:
     for connection in connections:
         with contextlib.suppress(Exception):  # already gone
-            await connection.close(code=4401)
+            await connection.close(code=code)
+
+
+def readable_id(data: Any) -> str | int | None:
+    """The ``id`` of a message that is otherwise not valid, if it is one (echoed with the error)."""
+    found = data.get("id") if isinstance(data, dict) else None
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
 
 
 def error(message_id: str | int | None, code: str, text: str) -> dict[str, Any]:

@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Executor
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from luz.engine import Action, Game, LuzError, Phase, get_edition, parse_action, view
 from luz.engine.record import to_record
 
-from .bots import choose_for
+from .bots import BotPool, choose_for, is_quick, release_time, within_caps
+from .settings import Settings
 from .store import StaleVersion, Store, TableState
 
 log = logging.getLogger("luz.server")
@@ -53,6 +56,10 @@ class TableRuntime:
     """Human seats a bot plays for while their player is away."""
     elsewhere: dict[int, float] = field(default_factory=dict)
     """When each seat was last said to be connected to another server process (event loop time)."""
+    opened: dict[Any, int] = field(default_factory=dict)
+    """When each connection was opened (a counter): a seat's oldest is closed when it opens one too many."""
+    thinking: Future[Any] | None = None
+    """This table's bot move in a bot process, if any: a table has at most one there at a time (its fair share)."""
 
     def names(self) -> list[str]:
         return [s.name or (s.bot or "bot" if s.kind == "bot" else f"seat {s.seat}") for s in self.state.seats]
@@ -195,19 +202,15 @@ class RedisBroker:
 class Manager:
     """All live tables of this process."""
 
-    def __init__(
-        self, store: Store, broker: Broker, bots: Executor | None, bot_seconds: float = 5.0, bot_pace: float = 0.0
-    ) -> None:
+    def __init__(self, store: Store, broker: Broker, bots: BotPool | None, settings: Settings) -> None:
         self.store = store
         self.broker = broker
         self.bots = bots
-        self.bot_seconds = bot_seconds
-        """A bot's time for one move; past it, the quick fallback bot moves for it (the table never stalls)."""
-        self.bot_pace = bot_pace
-        """The least time a bot's move takes: how long a bot thinks depends on the values its seat sees, which
-        include the other players' own hidden cards, so its timing must not reach them."""
+        """The bot processes (``None``: bots move in this process)."""
+        self.settings = settings
         self.tables: dict[str, TableRuntime] = {}
         self._load_lock = asyncio.Lock()
+        self._opened = itertools.count()
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- loading -----------------------------------------------------------------------------------------
@@ -399,10 +402,10 @@ class Manager:
     # -- bots --------------------------------------------------------------------------------------------
 
     def bot_for(self, runtime: TableRuntime, seat: int) -> str | None:
-        """The bot that plays ``seat`` now, if any."""
+        """The bot that plays ``seat`` now, if any (within this server's caps, whatever the table stored)."""
         spec = runtime.state.seats[seat]
         if spec.kind == "bot":
-            return spec.bot or "heuristic"
+            return within_caps(spec.bot or "heuristic", self.settings)
         return "heuristic" if seat in runtime.taken_over else None
 
     def schedule_bots(self, runtime: TableRuntime, delay: float = 0.0) -> None:
@@ -416,57 +419,92 @@ class Manager:
             task.add_done_callback(self._tasks.discard)
 
     async def _bot_move(self, runtime: TableRuntime, seat: int, bot: str, version: int, delay: float) -> None:
+        """Play ``bot``'s move at its release time from now: how long a bot thinks depends on what its seat sees,
+        the other players' hidden cards included, so the time its move reaches them must not."""
         if delay:
             await asyncio.sleep(delay)
         game = runtime.game
         if game is None or runtime.state.version != version or game.current_player != seat:
             return
         loop = asyncio.get_running_loop()
-        started = loop.time()
+        release = loop.time() + release_time(bot, self.settings)
         seed = f"{runtime.state.id}:{runtime.state.game_no}:{version}"
         seen = view(game, seat)
-        if self.bots is None:
-            action = choose_for(bot, seen, seed)
-        else:
-            thinking = loop.run_in_executor(self.bots, choose_for, bot, seen, seed)
-            try:
-                action = await asyncio.wait_for(thinking, self.bot_seconds)
-            except TimeoutError:
-                log.warning(
-                    "bot %s went over %.1f s at table %s: %s moves for it",
-                    bot,
-                    self.bot_seconds,
-                    runtime.state.id,
-                    FALLBACK_BOT,
-                )
-                action = choose_for(FALLBACK_BOT, seen, seed)
-        await asyncio.sleep(max(0.0, started + self.bot_pace - loop.time()))
+        action = await self._think(runtime, bot, seen, seed, release)
+        await asyncio.sleep(max(0.0, release - loop.time()))
         with contextlib.suppress(Refused):
             await self.act(runtime, seat, action, expected=version)
 
+    async def _think(self, runtime: TableRuntime, bot: str, seen: Any, seed: str, release: float) -> Action:
+        """``bot``'s move if a bot process has it by ``release``, else the quick fallback bot's. A quick bot moves
+        here (a millisecond): no table's quick bots wait for the bot processes."""
+        if self.bots is None or is_quick(bot):
+            return choose_for(bot, seen, seed)
+        loop = asyncio.get_running_loop()
+        if runtime.thinking is not None and not runtime.thinking.done():
+            # Its bot still thinks about an earlier move: a table never holds more than one bot process.
+            return choose_for(FALLBACK_BOT, seen, seed)
+        for attempt in range(2):
+            runtime.thinking = thinking = self.bots.submit(choose_for, bot, seen, seed)
+            try:
+                action: Action = await asyncio.wait_for(asyncio.wrap_future(thinking), release - loop.time())
+                return action
+            except TimeoutError:  # a queued move is cancelled (no process time spent on it); a running one ends
+                thinking.cancel()
+                log.warning(
+                    "bot %s went over its time at table %s: %s moves for it", bot, runtime.state.id, FALLBACK_BOT
+                )
+                break
+            except BrokenProcessPool:
+                log.error("bot process died during a move at table %s (attempt %d)", runtime.state.id, attempt + 1)
+                self.bots.recover()
+        return choose_for(FALLBACK_BOT, seen, seed)
+
     # -- connections -------------------------------------------------------------------------------------
 
-    def attach(self, runtime: TableRuntime, seat: int | None, connection: Connection) -> None:
+    def attach(self, runtime: TableRuntime, seat: int | None, connection: Connection) -> tuple[bool, list[Connection]]:
+        """Add a connection of ``seat`` (``None``: a spectator). Returns whether the seat has just become connected
+        (the others are told: a presence change costs one message per connection of the table, never more) and the
+        connections to close: a seat's oldest beyond ``max_connections_per_seat``. :class:`Refused` (``full``)
+        for a spectator beyond ``max_spectators_per_table``."""
+        runtime.opened[connection] = next(self._opened)
         if seat is None:
+            if len(runtime.spectators) >= self.settings.max_spectators_per_table:
+                del runtime.opened[connection]
+                raise Refused("full", "this table has as many spectators as it takes")
             runtime.spectators.add(connection)
-            return
-        runtime.seats.setdefault(seat, set()).add(connection)
+            return False, []
+        arrived = not runtime.connected(seat)
+        connections = runtime.seats.setdefault(seat, set())
+        connections.add(connection)
+        evicted = sorted(connections, key=runtime.opened.__getitem__)[: -self.settings.max_connections_per_seat]
+        connections.difference_update(evicted)
         timer = runtime.away.pop(seat, None)
         if timer:
             timer.cancel()
+        arrived |= seat in runtime.taken_over
         runtime.taken_over.discard(seat)
         if self.broker.shared:  # the other processes stop counting down (or playing) for this seat
             self._spawn(self.broker.presence(runtime.state.id, seat, "here"))
+        return arrived, evicted
 
-    def detach(self, runtime: TableRuntime, seat: int | None, connection: Connection) -> None:
+    def detach(self, runtime: TableRuntime, seat: int | None, connection: Connection) -> bool:
+        """Remove a connection; whether its seat is no longer connected (the others are to be told)."""
+        runtime.opened.pop(connection, None)
         if seat is None:
             runtime.spectators.discard(connection)
-            return
-        runtime.seats.get(seat, set()).discard(connection)
-        if runtime.connected(seat) or runtime.state.seats[seat].kind != "human" or seat in runtime.away:
-            return  # still connected elsewhere, a bot seat, or already counting down (a second detach)
+            return False
+        connections = runtime.seats.get(seat, set())
+        if connection not in connections:
+            return False  # already removed (a dropped send, an evicted connection)
+        connections.discard(connection)
+        if runtime.connected(seat):
+            return False
+        if runtime.state.seats[seat].kind != "human" or seat in runtime.away:
+            return True  # a bot seat, or already counting down (a second detach)
         loop = asyncio.get_running_loop()
         runtime.away[seat] = loop.call_later(runtime.state.grace_seconds, self._take_over, runtime, seat)
+        return True
 
     def _take_over(self, runtime: TableRuntime, seat: int) -> None:
         runtime.away.pop(seat, None)

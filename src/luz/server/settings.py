@@ -21,13 +21,36 @@ class Settings:
     bot_workers: int = 1
     """Processes that compute bot moves."""
     bot_seconds: float = 5.0
-    """A bot's time for one move at a table; past it, a quick bot moves for it."""
+    """The most time a bot's move may take: the cap on a bot's ``seconds=`` and on any release time."""
     bot_pace: float = 0.0
-    """The least time a bot's move takes (``luz serve``: 0.5 s), so that its thinking time, which depends on what
-    its seat sees (the others' hidden cards included), tells the players nothing."""
+    """When a quick bot's move is played (``luz serve``: 0.5 s), and the least time of any bot's move."""
+    bot_iteration_seconds: float = 0.004
+    """Time a search bot is given per iteration of an ``iters=`` budget (its default 64: 0.26 s): its moves are
+    played at that fixed time, so that its thinking time, which depends on what its seat sees (the others'
+    hidden cards included), tells the players nothing (``luz.server.bots.release_time``)."""
+    bot_max_iters: int = 256
+    """The most iterations a table's bot may be given (``strong:iters=N``); more is refused (422)."""
+    bot_max_oversample: int = 8
+    """The most ``oversample`` a table's bot may be given."""
     max_message_bytes: int = 4096
     messages_per_second: float = 20.0
     """Sustained rate of messages a connection may send (with a burst of twice as many)."""
+    max_connections_per_seat: int = 4
+    """Connections one seat may have open; a new one beyond closes the oldest (code 4409)."""
+    max_spectators_per_table: int = 64
+    """Spectator connections of one table; more are refused (code 4429)."""
+    max_connections_per_client: int = 256
+    """WebSocket connections one client address may have open on this process; more are refused (code 4429)."""
+    connections_per_second: str = "1000/second"
+    """Sockets one client address may open (a ``limits`` rate; ``luz serve``: ``"30/second"``): more are closed
+    as they open (from a trusted proxy: the WebSocket connections of each forwarded address, refused with 403)."""
+    tables_per_minute: str | None = None
+    """Tables one client may create (a ``limits`` rate; ``luz serve``: ``"10/minute"``); more are refused with
+    429 and ``Retry-After``. ``None``: no limit."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses of reverse proxies whose ``X-Forwarded-For`` names the client; from anyone else it is ignored."""
+    header_timeout: float = 10.0
+    """Seconds a client has to send a request's headers once connected (slow clients hold sockets)."""
     public_url: str = ""
     """Prefix of invite links (e.g. ``https://luz.example``); empty: relative links."""
 
@@ -39,5 +62,10 @@ class Settings:
             bot_workers=int(os.environ.get("LUZ_BOT_WORKERS", "1")),
             bot_seconds=float(os.environ.get("LUZ_BOT_SECONDS", "5")),
             bot_pace=float(os.environ.get("LUZ_BOT_PACE", "0.5")),
+            tables_per_minute=os.environ.get("LUZ_TABLES_PER_MINUTE", "10/minute") or None,
+            max_connections_per_client=int(os.environ.get("LUZ_CONNECTIONS_PER_CLIENT", "256")),
+            connections_per_second=os.environ.get("LUZ_CONNECTIONS_PER_SECOND", "30/second"),
+            header_timeout=float(os.environ.get("LUZ_HEADER_TIMEOUT", "10")),
+            trusted_proxies=tuple(p for p in os.environ.get("LUZ_TRUSTED_PROXIES", "").replace(",", " ").split() if p),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
         )

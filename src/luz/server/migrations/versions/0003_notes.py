@@ -7,7 +7,7 @@ Revises: 0002
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003_notes"
+revision = "0003"
 down_revision = "0002"
 branch_labels = None
 depends_on = None

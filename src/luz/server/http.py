@@ -1,0 +1,69 @@
+"""The HTTP protocol of ``luz serve``: uvicorn's, guarded against two cheap attacks on the sockets themselves.
+
+- A client opening sockets faster than ``connections_per_second`` (from its own address, not a trusted proxy's)
+  has them closed as they open, before any of its bytes are read: a flood of connections costs the server
+  microseconds each, not a request's handling (refusing each at the WebSocket handshake cost a millisecond, and
+  a burst of them held every other table up).
+- A request whose headers take over ``header_timeout`` to arrive is cut off (a client sending them a byte at a
+  time would otherwise hold its socket for ever).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from .ratelimit import RateLimit, is_trusted
+from .settings import Settings
+
+
+def guarded_http(settings: Settings) -> type[HttpToolsProtocol]:
+    """uvicorn's HTTP protocol with this server's limits on opening sockets and on slow headers."""
+    opening = RateLimit(settings.connections_per_second)
+    seconds = settings.header_timeout
+
+    class Guarded(HttpToolsProtocol):
+        _header_timer: asyncio.TimerHandle | None = None
+        _refused = False
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            peer = transport.get_extra_info("peername")
+            address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+            if address and not is_trusted(address, settings.trusted_proxies) and opening.hit("open:" + address):
+                self._refused = True
+                transport.abort()
+                return
+            super().connection_made(transport)
+            self._start_header_timer()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._start_header_timer()  # each request of a kept-alive connection
+
+        def on_headers_complete(self) -> None:
+            self._stop_header_timer()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._refused:
+                return
+            self._stop_header_timer()
+            super().connection_lost(exc)
+
+        def _start_header_timer(self) -> None:
+            if self._header_timer is None:
+                self._header_timer = self.loop.call_later(seconds, self._too_slow)
+
+        def _stop_header_timer(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _too_slow(self, *_: Any) -> None:
+            self._header_timer = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return Guarded

@@ -1,0 +1,81 @@
+"""Who a client is, for limits (its address, or its forwarded one from a trusted proxy), and rate limits on the
+``limits`` library.
+
+A key is ``addr:<address>`` today; an identity (once clients have them) is another key, ``id:<name>``, for the
+same limits.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import time
+from collections.abc import Iterable, Mapping
+
+from limits import parse, storage, strategies
+
+
+def client_key(peer: str | None, headers: Mapping[str, str], trusted_proxies: Iterable[str]) -> str:
+    """The key of the client behind a connection from ``peer``: the peer itself, or, when the peer is a trusted
+    proxy, the last address in ``X-Forwarded-For`` that is not one of the trusted proxies (the earlier ones are
+    whatever the client wrote)."""
+    trusted = _networks(trusted_proxies)
+    address = peer or "unknown"
+    if _in(address, trusted):
+        forwarded = [a.strip() for a in headers.get("x-forwarded-for", "").split(",") if a.strip()]
+        while forwarded and _in(address, trusted):
+            address = forwarded.pop()
+    return f"addr:{address[:64]}"
+
+
+def is_trusted(address: str, trusted_proxies: Iterable[str]) -> bool:
+    """Whether ``address`` is one of the trusted proxies."""
+    return _in(address, _networks(trusted_proxies))
+
+
+def _networks(specs: Iterable[str]) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return [ipaddress.ip_network(spec, strict=False) for spec in specs]
+
+
+def _in(address: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+class RateLimit:
+    """At most ``rate`` (``"10/minute"``) hits per key over a moving window, in this process's memory."""
+
+    def __init__(self, rate: str) -> None:
+        self.rate = parse(rate)
+        self.limiter = strategies.MovingWindowRateLimiter(storage.MemoryStorage())
+
+    def hit(self, key: str) -> int | None:
+        """Count a hit of ``key``: ``None`` if allowed, else the whole seconds to wait (for ``Retry-After``)."""
+        if self.limiter.hit(self.rate, key):
+            return None
+        reset, _ = self.limiter.get_window_stats(self.rate, key)
+        return max(1, math.ceil(reset - time.time()))
+
+
+class Counter:
+    """Open things (connections) per key, refused beyond a cap."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.open: dict[str, int] = {}
+
+    def take(self, key: str) -> bool:
+        if self.open.get(key, 0) >= self.cap:
+            return False
+        self.open[key] = self.open.get(key, 0) + 1
+        return True
+
+    def give_back(self, key: str) -> None:
+        left = self.open.get(key, 0) - 1
+        if left > 0:
+            self.open[key] = left
+        else:
+            self.open.pop(key, None)

@@ -1,0 +1,139 @@
+"""Bots an attacker sets up: capped parameters, a fair share of the bot processes, a fixed release time."""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from server_support import create_table, seats, wait_for
+
+from luz.bots import BOTS, RandomBot
+from luz.engine import Action, View
+from luz.server import Settings, create_app
+from luz.server.bots import release_time, within_caps
+from luz.server.store import Store
+
+FORK = pytest.mark.skipif(
+    multiprocessing.get_start_method() != "fork", reason="the bot processes must inherit the test bots"
+)
+
+
+class HogBot(RandomBot):
+    """A bot that keeps its bot process busy for seconds a move (as ``strong:seconds=600`` would)."""
+
+    name = "hog"
+
+    def decide(self, view: View, rng: random.Random) -> Action:
+        time.sleep(2.0)
+        return super().decide(view, rng)
+
+
+class NapBot(RandomBot):
+    """A bot well within its time (50 ms a move)."""
+
+    name = "nap"
+
+    def decide(self, view: View, rng: random.Random) -> Action:
+        time.sleep(0.05)
+        return super().decide(view, rng)
+
+
+def settings_for(tmp_path: Path, **changes: Any) -> Settings:
+    return Settings(database_url=f"sqlite:///{tmp_path}/luz.sqlite3", messages_per_second=10_000, **changes)
+
+
+@pytest.mark.parametrize(
+    ("bot", "words"),
+    [
+        ("strong:seconds=600", "seconds=600 is over this server's limit of 5 s"),
+        ("strong:iters=100000", "iters=100000 is over this server's limit of 256"),
+        ("strong:iters=64:oversample=1000", "oversample=1000 is over this server's limit of 8"),
+    ],
+)
+def test_bot_parameters_over_the_caps_are_refused(tmp_path: Path, bot: str, words: str) -> None:
+    with TestClient(create_app(settings_for(tmp_path, bot_workers=0))) as client:
+        answer = client.post("/api/tables", json={"players": 3, "seats": seats(bot, "random", "random")})
+        assert answer.status_code == 422
+        assert words in answer.json()["detail"]
+        assert client.get("/api/tables").json() == []  # nothing was created
+
+
+def test_a_stored_table_over_the_caps_plays_within_them(tmp_path: Path) -> None:
+    """A table stored with a bot over today's caps (an older server, higher caps) comes back within them."""
+    settings = settings_for(tmp_path, bot_workers=0)
+    with TestClient(create_app(settings)) as client:
+        store: Store = client.app.state.manager.store
+        table_id, _ = store.create_table(
+            name="poisoned",
+            edition="iello-2024",
+            players=3,
+            options={},
+            public=False,
+            grace_seconds=30,
+            seats=[{"kind": "bot", "bot": "strong:seconds=600:iters=100000", "name": None}] * 3,
+        )
+        manager = client.app.state.manager
+        runtime = client.portal.call(manager.runtime, table_id)
+        assert manager.bot_for(runtime, 0) == "strong:seconds=5:iters=256"
+    assert within_caps("strong:iters=12", settings) == "strong:iters=12"
+    assert release_time("strong:seconds=600:iters=100000", settings) <= settings.bot_seconds
+
+
+@FORK
+def test_a_table_never_holds_more_than_one_bot_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table whose bots go over their time keeps one bot process busy, never both: another table's bots get
+    the other and move on time (before, the timed-out moves went on running and the next ones piled up)."""
+    monkeypatch.setitem(BOTS, "hog", HogBot)
+    monkeypatch.setitem(BOTS, "nap", NapBot)
+    with TestClient(create_app(settings_for(tmp_path, bot_workers=2))) as client:
+        manager = client.app.state.manager
+        wait_for(lambda: manager.bots.healthy, timeout=60, step=0.1)
+        hog_id, _, _ = create_table(client, players=3, seats=seats("hog", "hog", "hog"))
+        time.sleep(1.0)  # the hogs time out a few moves: each would have taken a bot process
+        victim_id, _, _ = create_table(client, players=3, seats=seats("nap", "nap", "nap"))
+        victim = manager.tables[victim_id]
+        wait_for(lambda: victim.state.version >= 20, timeout=30)
+        hog = manager.tables[hog_id]
+        assert hog.state.version > 5  # the hogs' table plays on (its fallback moves for it)
+    over = [r.getMessage() for r in caplog.records if "went over" in r.getMessage()]
+    assert any(hog_id in line for line in over)
+    assert not [line for line in over if victim_id in line], over
+
+
+def test_bot_moves_are_released_at_a_fixed_time_whatever_the_bot_sees(tmp_path: Path) -> None:
+    """The strong bot thinks from under a millisecond to hundreds of them depending on the cards it sees (the
+    other players' own hidden cards among them); its moves must reach the table at the same time after each
+    turn begins, whatever the deal: moves at tables dealt differently take the same time."""
+    settings = settings_for(tmp_path, bot_workers=1, bot_iteration_seconds=0.003)
+    spec = "strong:iters=96"
+    release = release_time(spec, settings)
+    with TestClient(create_app(settings)) as client:
+        manager = client.app.state.manager
+        wait_for(lambda: manager.bots.healthy, timeout=60, step=0.1)
+        stamps: dict[str, list[float]] = {}
+        act = manager.act
+
+        async def timed_act(runtime: Any, seat: int, action: Any, expected: int | None = None) -> int:
+            stamps.setdefault(runtime.state.id, []).append(time.monotonic())
+            return await act(runtime, seat, action, expected)
+
+        manager.act = timed_act
+        tables = [create_table(client, players=4, seats=seats(*[spec] * 4))[0] for _ in range(2)]
+        wait_for(lambda: all(len(stamps.get(t, [])) >= 25 for t in tables), timeout=60, step=0.05)
+    gaps = [[b - a for a, b in zip(stamps[t][1:25], stamps[t][2:25], strict=False)] for t in tables]
+    everything = gaps[0] + gaps[1]
+    # Every move at its release time (plus the store's write and the scheduling, milliseconds)...
+    assert min(everything) >= release - 0.01, (release, sorted(everything))
+    assert statistics.median(everything) < release + 0.1, (release, sorted(everything))
+    # ...at either table: the same distribution (Mann-Whitney: no shift between the deals).
+    from scipy.stats import mannwhitneyu
+
+    assert mannwhitneyu(gaps[0], gaps[1]).pvalue > 0.001, gaps

@@ -1,0 +1,119 @@
+"""Limits per client and per table, in-process: connections per seat and per table, the cost of presence,
+table creation per client, who a client is behind a proxy, and protocol details."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from server_support import Closed, Peer, create_table, join_all
+from starlette.websockets import WebSocketDisconnect
+
+from luz.server import Settings, create_app
+from luz.server.ratelimit import client_key
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Any]:
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/luz.sqlite3",
+        bot_workers=0,
+        messages_per_second=10_000,
+        max_connections_per_seat=3,
+        max_spectators_per_table=5,
+        max_connections_per_client=16,
+        tables_per_minute="4/minute",
+    )
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+@contextlib.contextmanager
+def peers(*made: Any) -> Iterator[list[Peer]]:
+    """Open peers, all closed at the end (the test session waits for open connections)."""
+    opened: list[Peer] = []
+    try:
+        for peer in made:
+            opened.append(peer.__enter__())
+        yield opened
+    finally:
+        for peer in opened:
+            peer.close()
+
+
+def test_a_seat_keeps_its_newest_connections_and_presence_costs_one_message(client: Any) -> None:
+    table_id, tokens, _ = create_table(client, players=3)
+    join_all(client, table_id, tokens)
+    # One token, a dozen connections (the other seat's peer first).
+    made = [Peer(client, table_id, tokens[1], 1, None)] + [
+        Peer(client, table_id, tokens[0], 0, None) for _ in range(12)
+    ]
+    with peers(*made) as (other, *mine):
+        time.sleep(0.2)
+        runtime = client.app.state.manager.tables[table_id]
+        assert len(runtime.seats[0]) == 3  # the newest three
+        for peer in mine[:-3]:
+            with pytest.raises(Closed) as ended:
+                while True:
+                    peer.receive(timeout=2)
+            assert ended.value.code == 4409
+            peer.ws = None  # closed by the server: only the test session is left to end
+            peer._stack.close()
+        # The others heard of seat 0 connecting once, not once per connection (before: 12 messages, and each
+        # connection of the seat got one per later connection: a cost growing with the square of their number).
+        heard = [m for m in other.pump() if m["type"] == "state"]
+        assert len(heard) <= 2, len(heard)
+
+
+def test_spectators_per_table_are_capped(client: Any) -> None:
+    table_id, _, _ = create_table(client, players=3)
+    with peers(*[Peer(client, table_id, None, None, None) for _ in range(5)]):
+        with pytest.raises(WebSocketDisconnect) as refused, client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+            ws.receive_text()
+        assert refused.value.code == 4429
+
+
+def test_connections_per_client_are_capped(client: Any) -> None:
+    ids = [create_table(client, players=3)[0] for _ in range(4)]
+    with peers(*[Peer(client, ids[n % 4], None, None, None) for n in range(16)]):
+        # Table 0's fifth spectator (within the table's cap), but the client's seventeenth connection: refused.
+        with pytest.raises(WebSocketDisconnect) as refused, client.websocket_connect(f"/ws/tables/{ids[0]}") as ws:
+            ws.receive_text()
+        assert refused.value.code == 4429
+
+
+def test_table_creation_is_rate_limited_with_retry_after(client: Any) -> None:
+    for _ in range(4):
+        assert client.post("/api/tables", json={"players": 3}).status_code == 201
+    refused = client.post("/api/tables", json={"players": 3})
+    assert refused.status_code == 429
+    assert 0 < int(refused.headers["retry-after"]) <= 60
+    assert "too many tables" in refused.json()["detail"]
+
+
+def test_the_client_behind_a_trusted_proxy_is_the_forwarded_address() -> None:
+    forwarded = {"x-forwarded-for": "6.6.6.6, 203.0.113.7, 10.0.0.2"}
+    # From a trusted proxy: the last address that is not a trusted proxy (what the client wrote comes first).
+    assert client_key("10.0.0.1", forwarded, ["10.0.0.0/24"]) == "addr:203.0.113.7"
+    # From anyone else, the header is the client's own writing: ignored.
+    assert client_key("198.51.100.4", forwarded, ["10.0.0.0/24"]) == "addr:198.51.100.4"
+    assert client_key("10.0.0.1", {}, ["10.0.0.0/24"]) == "addr:10.0.0.1"
+
+
+def test_an_invalid_message_gets_its_id_back(client: Any) -> None:
+    table_id, tokens, _ = create_table(client, players=3)
+    with Peer(client, table_id, tokens[0], 0, None) as peer:
+        peer.send({"type": "action", "id": "m-1", "action": "bid:2", "extra": True})
+        reply = peer.receive()
+        while reply["type"] == "state":
+            reply = peer.receive()
+        assert reply == {"type": "error", "id": "m-1", "code": "malformed", "message": reply["message"]}
+        peer.send(json.dumps({"type": "ping", "id": ["not", "an", "id"]}))
+        reply = peer.receive()
+        assert reply["code"] == "malformed" and reply["id"] is None
