@@ -1,6 +1,6 @@
 """Notes: what a player thinks each of their own cards is, stored for that seat only.
 
-Revision ID: 0003_notes
+Revision ID: 0003
 Revises: 0002
 """
 
