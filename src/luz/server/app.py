@@ -27,7 +27,7 @@ from luz.web import install as install_web_client
 from .bots import BotPool, check_caps
 from .db import make_engine, migrate
 from .ratelimit import Counter, RateLimit, client_key
-from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
+from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game, dumps
 from .settings import Settings
 from .store import Store
 
@@ -364,12 +364,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await close_all(set(evicted), code=4409)
         bucket = TokenBucket(settings.messages_per_second)
         try:
-            await websocket.send_text(json.dumps(manager.message(runtime, seat)))
+            await websocket.send_text(dumps(manager.message(runtime, seat)))
             if arrived:
                 await manager.broadcast(runtime)  # the others see the seat connected
             replay = manager.replay_message(runtime) if seat is None else None
             if replay:
-                await websocket.send_text(json.dumps(replay))
+                await websocket.send_text(dumps(replay))
             while True:
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":
@@ -377,7 +377,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 raw = frame.get("text") or ""  # a binary frame is no message: refused as malformed
                 reply = await handle(manager, runtime, seat, raw, bucket, websocket)
                 if reply is not None:
-                    await websocket.send_text(json.dumps(reply))
+                    await websocket.send_text(dumps(reply))
         finally:
             if manager.detach(runtime, seat, websocket):
                 await manager.broadcast(runtime)
@@ -400,7 +400,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if message.type == "ping":
             return {"type": "pong", "id": message.id}
         if message.type == "sync":
-            await websocket.send_text(json.dumps(manager.message(runtime, seat)))
+            await websocket.send_text(dumps(manager.message(runtime, seat)))
             return None
         if seat is None:
             return error(message.id, "spectator", "spectators cannot act")

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -254,23 +254,31 @@ class Store:
             return self._state(session, row)
 
     def append_action(self, table_id: str, expected_version: int, seat: int, action: str, game_over: bool) -> int:
-        """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved."""
-        with self._locked(table_id) as (session, row):
-            if row.version != expected_version:
+        """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved.
+
+        One transaction of two statements (the hot path: every action): the version-checked update of the table's
+        row, which takes its write lock (PostgreSQL: row lock; SQLite: the database's), then the action's insert.
+        """
+        bump = (
+            update(TableRow)
+            .where(TableRow.id == table_id, TableRow.version == expected_version)
+            .values(version=TableRow.version + 1, **({"status": "over"} if game_over else {}))
+            .returning(TableRow.game_no, TableRow.version)
+        )
+        with self.engine.begin() as connection:
+            bumped = connection.execute(bump).one_or_none()
+            if bumped is None:
                 raise StaleVersion
-            count = (
-                session.scalars(
-                    select(ActionRow.seq)
-                    .where(ActionRow.table_id == table_id, ActionRow.game_no == row.game_no)
-                    .order_by(ActionRow.seq.desc())
-                    .limit(1)
-                ).one_or_none()
-                or 0
+            game_no, version = bumped
+            seq = (
+                select(func.coalesce(func.max(ActionRow.seq), 0) + 1)
+                .where(ActionRow.table_id == table_id, ActionRow.game_no == game_no)
+                .scalar_subquery()
             )
-            session.add(ActionRow(table_id=table_id, game_no=row.game_no, seq=count + 1, seat=seat, action=action))
-            if game_over:
-                row.status = "over"
-            return self._bump(session, row)
+            connection.execute(
+                insert(ActionRow).values(table_id=table_id, game_no=game_no, seq=seq, seat=seat, action=action)
+            )
+            return int(version)
 
     def record_of(self, table_id: str, game_no: int) -> tuple[int, list[str]] | None:
         """A game's seed and actions."""
