@@ -28,6 +28,13 @@ def check(report: dict, processes: int) -> None:
         latency = report["latency_ms"][who]
         assert latency["count"] > 0
         assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"] <= latency["max"]
+    server_cpu = sum(v for k, v in report["timings_s"].items() if k.startswith("server") and k.endswith("_cpu_s"))
+    assert report["server_cpu_ms_per_action"] > 0
+    assert abs(report["server_cpu_ms_per_action"] - 1000 * server_cpu / report["actions"]) <= 10 / report["actions"] + 1
+    pinned = report["pinned_cores"]
+    if pinned:  # the servers' cores and the clients' are apart
+        servers = {core for name, cores in pinned.items() if name != "client" for core in cores}
+        assert len(pinned) == processes + 1 and servers and not servers & set(pinned["client"])
 
 
 def test_bench_server_sqlite() -> None:

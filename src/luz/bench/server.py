@@ -178,6 +178,28 @@ def machine_cpu_seconds() -> float | None:
     return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
+def pin_cores(servers: list[ServerProcess]) -> dict[str, list[int]]:
+    """Run the server processes on cores of their own, apart from the bench's clients (Linux, with at least one
+    core more than there are servers); the cores each got (empty where pinning is not possible)."""
+    if not hasattr(os, "sched_setaffinity"):
+        return {}
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) <= len(servers):
+        return {}
+    client_cores, server_cores = cores[-1:], cores[:-1]
+    pinned: dict[str, list[int]] = {}
+    try:
+        for number, server in enumerate(servers):
+            share = server_cores[number :: len(servers)] if len(server_cores) >= len(servers) else server_cores
+            os.sched_setaffinity(server.process.pid, share)
+            pinned[f"server{number}"] = share
+        os.sched_setaffinity(0, client_cores)
+    except OSError:
+        return {}
+    pinned["client"] = client_cores
+    return pinned
+
+
 def raise_open_files(needed: int) -> int:
     """Raise this process's soft limit of open files towards ``needed`` (children inherit it); the new limit."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -606,6 +628,7 @@ def bench_server(
     edition: str = "iello-2024",
     compression: bool = True,
     progress: Callable[[str], None] | None = None,
+    pin: bool = True,
 ) -> dict[str, Any]:
     """Run the load and return the report (see the module's docstring)."""
     say = progress or (lambda _: None)
@@ -618,6 +641,7 @@ def bench_server(
     try:
         say(f"starting {processes} server process(es) ({url.split('://')[0]}{', redis' if redis_url else ''})")
         with running_servers(processes, url, redis_url, folder) as servers:
+            pinned = pin_cores(servers) if pin else {}
             figures, seat_clients, runs, timings = asyncio.run(
                 _drive(
                     servers,
@@ -639,6 +663,8 @@ def bench_server(
         shutil.rmtree(folder, ignore_errors=True)
     window = timings.pop("window_s")
     errors = sum(figures.errors.values())
+    server_cpu = [v for k, v in timings.items() if k.startswith("server") and k.endswith("_cpu_s")]
+    cpu_per_action = sum(server_cpu) / figures.acks_in_window if server_cpu and figures.acks_in_window else None
     return {
         "benchmark": "server",
         "tables": tables,
@@ -668,6 +694,8 @@ def bench_server(
         "states_received": figures.states,
         "timings_s": {k: round(v, 2) for k, v in timings.items()},
         "cpu_percent": cpu_percent(timings, window),
+        "server_cpu_ms_per_action": None if cpu_per_action is None else round(1000 * cpu_per_action, 3),
+        "pinned_cores": pinned,
         "crashed_servers": logs,
         "server_errors": len(trouble),
         "server_error_lines": trouble[:20],

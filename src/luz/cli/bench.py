@@ -112,6 +112,10 @@ def server(
     compression: bool = typer.Option(
         True, help="Clients offer permessage-deflate, as browsers do (--no-compression: the server sends plain)."
     ),
+    pin: bool = typer.Option(
+        True,
+        help="Run the server processes on cores of their own, apart from the clients, where the machine has enough.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Load the game server: tables x clients-per-table WebSocket clients playing random legal actions.
@@ -135,6 +139,7 @@ def server(
         seed=seed,
         compression=compression,
         progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]"),
+        pin=pin,
     )
     if as_json:
         typer.echo(json.dumps(report))
@@ -158,6 +163,7 @@ def server(
     totals.add_column("figure")
     totals.add_column("value", justify="right")
     errors = report["errors"]
+    per_action = report["server_cpu_ms_per_action"]
     kinds = ", ".join(f"{k} {v}" for k, v in report["error_kinds"].items())
     rows = [
         ("actions/s", f"{report['actions_per_s']:,.1f} ({report['actions']:,} acknowledged)"),
@@ -168,6 +174,8 @@ def server(
         ("games finished", str(report["games_finished"])),
         ("server log errors", str(report["server_errors"])),
         ("CPU % over the window", ", ".join(f"{k} {v:g}" for k, v in report["cpu_percent"].items())),
+        ("server CPU per action (ms)", "-" if per_action is None else f"{per_action:.2f}"),
+        ("pinned cores", ", ".join(f"{k} {v}" for k, v in report["pinned_cores"].items()) or "no"),
     ]
     for label, value in rows:
         totals.add_row(label, value)

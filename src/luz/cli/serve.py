@@ -64,6 +64,9 @@ def serve(
         # Frames up to 16 times the message limit reach the server, which answers `too_large`; bigger ones close
         # the connection (1009).
         ws_max_size=16 * settings.max_message_bytes,
+        # No permessage-deflate: compressing each view for each connection was 8-9 % of the server's CPU and
+        # holds a zlib context per connection, for messages of a few KB (docs/DEPLOY.md).
+        ws_per_message_deflate=False,
         proxy_headers=False,  # the client's address is the server's to work out, from trusted proxies only
         log_config=None,
     )

@@ -28,7 +28,7 @@ from .bots import BotPool, check_caps
 from .db import make_engine, migrate
 from .notes import own_notes, set_note
 from .ratelimit import Counter, RateLimit, client_key
-from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
+from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game, dumps
 from .settings import Settings
 from .store import Store
 
@@ -367,14 +367,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await close_all(set(evicted), code=4409)
         bucket = TokenBucket(settings.messages_per_second)
         try:
-            await websocket.send_text(json.dumps(manager.message(runtime, seat)))
+            await websocket.send_text(dumps(manager.message(runtime, seat)))
             if seat is not None:
                 await send_own_notes(manager, runtime, seat, websocket)
             if arrived:
                 await manager.broadcast(runtime)  # the others see the seat connected
             replay = manager.replay_message(runtime) if seat is None else None
             if replay:
-                await websocket.send_text(json.dumps(replay))
+                await websocket.send_text(dumps(replay))
             while True:
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":
@@ -382,7 +382,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 raw = frame.get("text") or ""  # a binary frame is no message: refused as malformed
                 reply = await handle(manager, runtime, seat, raw, bucket, websocket)
                 if reply is not None:
-                    await websocket.send_text(json.dumps(reply))
+                    await websocket.send_text(dumps(reply))
         finally:
             if manager.detach(runtime, seat, websocket):
                 await manager.broadcast(runtime)
@@ -405,7 +405,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if message.type == "ping":
             return {"type": "pong", "id": message.id}
         if message.type == "sync":
-            await websocket.send_text(json.dumps(manager.message(runtime, seat)))
+            await websocket.send_text(dumps(manager.message(runtime, seat)))
             if seat is not None:
                 await send_own_notes(manager, runtime, seat, websocket)
             return None
