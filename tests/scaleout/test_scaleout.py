@@ -95,6 +95,13 @@ class Client:
 
         await asyncio.wait_for(poll(), timeout)
 
+async def guest(http: Any, server: ServerProcess) -> dict[str, str]:
+    """The header of a new guest (one seat per identity at a table: each player needs one)."""
+    answer = await http.post(f"{server.url}/api/me/guest")
+    assert answer.status_code == 201, answer.text
+    return {"X-Luz-Session": answer.json()["session"]}
+
+
 
 def over(client: Client) -> bool:
     latest = client.latest
@@ -214,6 +221,7 @@ async def _play_game(one: ServerProcess, two: ServerProcess) -> dict[str, Any]:
                 joined = await http.post(
                     f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
                     json={"name": f"player {seat}", "token": tokens[seat]},
+                    headers=await guest(http, server),
                 )
                 assert joined.status_code == 200, joined.text
             for client in (c0, c1):
@@ -269,7 +277,9 @@ async def _race(servers: list[ServerProcess], with_version: bool, rounds: int) -
             for seat, token in tokens.items():
                 server = servers[seat % 2]
                 joined = await http.post(
-                    f"{server.url}/api/tables/{table_id}/seats/{seat}/join", json={"name": f"p{seat}", "token": token}
+                    f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
+                    json={"name": f"p{seat}", "token": token},
+                    headers=await guest(http, server),
                 )
                 assert joined.status_code == 200, joined.text
             for _ in range(rounds):

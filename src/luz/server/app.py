@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import FastAPI, Header, HTTPException, Path, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Header, HTTPException, Path, Query, Request, Response, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -26,9 +26,10 @@ from luz.web import install as install_web_client
 
 from .bots import warm_up
 from .db import make_engine, migrate
+from .identity import Identities, Players, identity_router
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
 from .settings import Settings
-from .store import Store
+from .store import SecondSeat, Store
 
 log = logging.getLogger("luz.server")
 T = TypeVar("T")
@@ -70,7 +71,9 @@ class TableCreate(BaseModel):
 
 class JoinRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(..., min_length=1, max_length=40, pattern=NO_NUL)
+    name: str | None = Field(
+        None, min_length=1, max_length=40, pattern=NO_NUL, description="Default: your identity's display name."
+    )
     token: str | None = Field(None, max_length=100, description="The seat's invite token (needed for a private table).")
 
 
@@ -147,9 +150,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await broker.start(manager.on_event, manager.on_presence)
         await manager.resume()
         app.state.manager, app.state.engine = manager, engine
+        # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
+        players = Players(engine)
+        app.state.identities = Identities(
+            players,
+            await asyncio.to_thread(players.signing_key, settings.secret_key),
+            settings.redis_url or "memory://",
+            secure_cookies=settings.public_url.startswith("https://"),
+        )
         try:
             yield
         finally:
+            app.state.identities.close()
             await manager.close()
             await broker.close()
             if pool is not None:
@@ -253,16 +265,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/tables/{table_id}/seats/{seat}/join")
     async def join(
-        request: Request, table_id: str, seat: Annotated[int, Path(ge=0, lt=DB_INT)], body: JoinRequest
+        request: Request,
+        response: Response,
+        table_id: str,
+        seat: Annotated[int, Path(ge=0, lt=DB_INT)],
+        body: JoinRequest,
     ) -> Joined:
-        """Take a seat: with its invite token, or an open seat of a public table (a token is issued)."""
+        """Take a seat: with its invite token, or an open seat of a public table (a token is issued). The seat
+        becomes your identity's (a new guest's when the request has none): one seat per identity at a table."""
         runtime = await table_or_404(request, table_id)
         manager = manager_of(request)
+        identity = await request.app.state.identities.require(request, response, create=True, changes=True)
         async with runtime.lock:
             try:
                 token, runtime.state = await asyncio.to_thread(
-                    manager.store.join, table_id, seat, body.name, body.token
+                    manager.store.join, table_id, seat, body.name or identity.name, body.token, identity.player_id
                 )
+            except SecondSeat as error:
+                raise HTTPException(409, str(error)) from None
             except PermissionError as error:
                 raise HTTPException(403, str(error)) from None
             runtime.game = build_game(runtime.state)
@@ -320,6 +340,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await websocket.accept()  # the close code reaches a client only once the handshake is done
             await websocket.close(code=4404 if runtime is None else 4401)
             return
+        held = await second_seat(websocket, table_id, seat)
+        if held is not None:  # one seat per identity: this identity holds another seat of the table
+            await websocket.accept()
+            await websocket.send_text(json.dumps(error(None, "second_seat", str(SecondSeat(held)))))
+            await websocket.close(code=4409)
+            return
         await websocket.accept()
         manager.attach(runtime, seat, websocket)
         bucket = TokenBucket(settings.messages_per_second)
@@ -344,6 +370,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             manager.detach(runtime, seat, websocket)
             if seat is not None:
                 await manager.broadcast(runtime)
+
+    async def second_seat(websocket: WebSocket, table_id: str, seat: int | None) -> int | None:
+        """The other seat of this table that the connection's identity holds, when it asks for a seat."""
+        if seat is None:
+            return None
+        identity, _ = await websocket.app.state.identities.current(websocket)
+        if identity is None:
+            return None
+        held = await asyncio.to_thread(manager_of(websocket).store.player_seat, table_id, identity.player_id)
+        return held if held is not None and held != seat else None
 
     async def handle(
         manager: Manager, runtime: TableRuntime, seat: int | None, raw: str, bucket: TokenBucket, websocket: WebSocket
@@ -380,6 +416,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return error(message.id, refused.code, str(refused))
         return {"type": "ack", "id": message.id, "version": version}
 
+    app.include_router(identity_router())
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app
 

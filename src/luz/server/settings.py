@@ -30,6 +30,8 @@ class Settings:
     """Sustained rate of messages a connection may send (with a burst of twice as many)."""
     public_url: str = ""
     """Prefix of invite links (e.g. ``https://luz.example``); empty: relative links."""
+    secret_key: str = ""
+    """Signs the session cookies (``LUZ_SECRET_KEY``); empty: a key stored once in the database for every process."""
 
     @classmethod
     def from_env(cls, database_url: str | None = None, redis_url: str | None = None) -> Settings:
@@ -40,4 +42,5 @@ class Settings:
             bot_seconds=float(os.environ.get("LUZ_BOT_SECONDS", "5")),
             bot_pace=float(os.environ.get("LUZ_BOT_PACE", "0.5")),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
+            secret_key=os.environ.get("LUZ_SECRET_KEY", ""),
         )
