@@ -26,6 +26,7 @@ from luz.web import install as install_web_client
 
 from .bots import warm_up
 from .db import make_engine, migrate
+from .history import history_router
 from .identity import Identities, Players, identity_router
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game
 from .settings import Settings
@@ -417,6 +418,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"type": "ack", "id": message.id, "version": version}
 
     app.include_router(identity_router())
+    app.include_router(history_router())
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app
 

@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from .db import ActionRow, GameRow, SeatRow, TableRow
+from .db import ActionRow, GameRow, ResultRow, SeatRow, TableRow
 
 
 def new_token() -> str:
@@ -293,8 +293,18 @@ class Store:
             self._bump(session, row)
             return self._state(session, row)
 
-    def append_action(self, table_id: str, expected_version: int, seat: int, action: str, game_over: bool) -> int:
-        """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved."""
+    def append_action(
+        self,
+        table_id: str,
+        expected_version: int,
+        seat: int,
+        action: str,
+        game_over: bool,
+        results: list[dict[str, Any]] | None = None,
+    ) -> int:
+        """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved.
+        ``results``: each seat's result of the game this action ends (history.py), stored in the same
+        transaction, so exactly once."""
         with self._locked(table_id) as (session, row):
             if row.version != expected_version:
                 raise StaleVersion
@@ -310,6 +320,8 @@ class Store:
             session.add(ActionRow(table_id=table_id, game_no=row.game_no, seq=count + 1, seat=seat, action=action))
             if game_over:
                 row.status = "over"
+                for result in results or []:
+                    session.add(ResultRow(table_id=table_id, game_no=row.game_no, **result))
             return self._bump(session, row)
 
     def record_of(self, table_id: str, game_no: int) -> tuple[int, list[str]] | None:
