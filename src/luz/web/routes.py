@@ -26,6 +26,8 @@ PAGES = {
     "/replay": "replay.html",
     "/replay/{table_id}": "replay.html",
     "/score": "score.html",
+    "/u/{player_id}": "profile.html",
+    "/account": "account.html",
 }
 
 
