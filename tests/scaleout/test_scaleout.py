@@ -95,12 +95,12 @@ class Client:
 
         await asyncio.wait_for(poll(), timeout)
 
+
 async def guest(http: Any, server: ServerProcess) -> dict[str, str]:
     """The header of a new guest (one seat per identity at a table: each player needs one)."""
     answer = await http.post(f"{server.url}/api/me/guest")
     assert answer.status_code == 201, answer.text
     return {"X-Luz-Session": answer.json()["session"]}
-
 
 
 def over(client: Client) -> bool:

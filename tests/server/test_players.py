@@ -238,7 +238,8 @@ def test_the_migration_keeps_the_tables_and_records_stored_before(database_url: 
             )
             connection.execute(
                 text(
-                    "INSERT INTO actions (table_id, game_no, seq, seat, action, created_at) VALUES ('t1', 1, 1, 0, 'b1', CURRENT_TIMESTAMP)"
+                    "INSERT INTO actions (table_id, game_no, seq, seat, action, created_at)"
+                    " VALUES ('t1', 1, 1, 0, 'b1', CURRENT_TIMESTAMP)"
                 )
             )
         migrate(engine)
