@@ -143,14 +143,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # the GIL and for SQLite's lock (sleeping in its busy handler: p99 over a second under load).
             asyncio.get_running_loop().set_default_executor(InlineExecutor())
         await asyncio.to_thread(migrate, engine)
-        broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
-        pool = ProcessPoolExecutor(settings.bot_workers) if settings.bot_workers > 0 else None
-        if pool is not None:
-            pool.submit(warm_up)  # the strong bot's compiled core, ready before a table needs it
-        manager = Manager(Store(engine), broker, pool, settings.bot_seconds, settings.bot_pace)
-        await broker.start(manager.on_event, manager.on_presence)
-        await manager.resume()
-        app.state.manager, app.state.engine = manager, engine
         # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
         players = Players(engine)
         app.state.identities = Identities(
@@ -159,6 +151,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             settings.redis_url or "memory://",
             secure_cookies=settings.public_url.startswith("https://"),
         )
+        broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
+        pool = ProcessPoolExecutor(settings.bot_workers) if settings.bot_workers > 0 else None
+        if pool is not None:
+            pool.submit(warm_up)  # the strong bot's compiled core, ready before a table needs it
+        manager = Manager(Store(engine), broker, pool, settings.bot_seconds, settings.bot_pace)
+        await broker.start(manager.on_event, manager.on_presence)
+        await manager.resume()
+        app.state.manager, app.state.engine = manager, engine
         try:
             yield
         finally:

@@ -245,8 +245,13 @@ class Identities:
         self.limiter = MovingWindowRateLimiter(storage_from_string(limiter_storage))
         self.login_rate = RateLimitItemPerMinute(LOGIN_ATTEMPTS_PER_MINUTE)
         self.secure_cookies = secure_cookies
-        self.dummy_hash = self.hasher.hash(secrets.token_urlsafe(16))
-        """Checked when a username is unknown, so that the answer takes as long as for a wrong password."""
+        self._dummy_hash: str | None = None
+
+    async def dummy_hash(self) -> str:
+        """A hash checked when a username is unknown, so that the answer takes as long as for a wrong password."""
+        if self._dummy_hash is None:
+            self._dummy_hash = await self.hash_password(secrets.token_urlsafe(16))
+        return self._dummy_hash
 
     def close(self) -> None:
         self.hashing.shutdown(wait=False)
@@ -399,7 +404,8 @@ def identity_router() -> APIRouter:
         if not await identities.allow_login(client, body.username):
             raise HTTPException(429, "too many login attempts: wait a minute")
         account = await asyncio.to_thread(players.password_hash_of, body.username)
-        valid = await identities.verify_password(body.password, account[1] if account else identities.dummy_hash)
+        hashed = account[1] if account else await identities.dummy_hash()
+        valid = await identities.verify_password(body.password, hashed)
         if account is None or not valid:
             raise HTTPException(401, "wrong username or password")
         secret = await asyncio.to_thread(

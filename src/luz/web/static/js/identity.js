@@ -2,20 +2,24 @@
 // first visit). Its name fills the name fields of the join forms, so there is nothing to fill in before playing,
 // and the header links to your profile and account.
 
-import { api, el } from "./common.js";
+import { api, el, saved } from "./common.js";
 import { t } from "./i18n.js";
 
 /** The identity (``{id, name, username, guest}``), or ``null`` when the server cannot be reached. */
 export const identity = api("/api/me").catch(() => null);
 
 const NAME_FIELDS = ["#player-name", "#join-name", "#take-name"];
-const filled = new WeakSet();
+const typed = new WeakSet(); // fields the person typed in: left as they are
 
 function fillNames(me) {
+  if (!saved.get("name")) saved.set("name", me.name); // the pages' remembered name, where they read it
   for (const selector of NAME_FIELDS) {
     const field = document.querySelector(selector);
-    if (!field || filled.has(field)) continue;
-    filled.add(field);
+    if (!field || typed.has(field)) continue;
+    if (!field.dataset.identity) {
+      field.dataset.identity = "1";
+      field.addEventListener("input", () => typed.add(field));
+    }
     if (!field.value.trim()) field.value = me.name;
   }
 }
@@ -42,6 +46,7 @@ async function start() {
   apply();
   // The header and some forms are built after this script runs: fill them when they appear.
   new MutationObserver(apply).observe(document.body, { childList: true, subtree: true });
+  for (const delay of [100, 500, 1500]) setTimeout(apply, delay);
 }
 
 start();
