@@ -46,6 +46,7 @@ ERROR_CODES = {
     "not_your_turn",
     "illegal",
     "busy",
+    "second_seat",
 }
 LIVE = ("bid", "play")
 
