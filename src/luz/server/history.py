@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import StreamingResponse
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 from starlette.concurrency import iterate_in_threadpool
@@ -54,17 +54,33 @@ def results_of(game: Game, state: TableState, names: list[str], bots: set[int]) 
     return results
 
 
-def _stats(rows: list[ResultRow]) -> dict[str, Any]:
-    games = len(rows)
-    deals = sum(r.deals for r in rows)
+def _stats(games: int, wins: int, deals: int, points: int, exact: int, safeties: int) -> dict[str, Any]:
     return {
         "games": games,
-        "wins": sum(r.rank == 1 for r in rows),
-        "win_rate": sum(r.rank == 1 for r in rows) / games if games else None,
-        "points_per_deal": sum(r.points for r in rows) / deals if deals else None,
-        "exact_bid_rate": sum(r.exact_bids for r in rows) / deals if deals else None,
-        "safety_rate": sum(r.safeties for r in rows) / deals if deals else None,
+        "wins": wins,
+        "win_rate": wins / games if games else None,
+        "points_per_deal": points / deals if deals else None,
+        "exact_bid_rate": exact / deals if deals else None,
+        "safety_rate": safeties / deals if deals else None,
     }
+
+
+def _totals(session: Session, player_id: str) -> dict[bool, tuple[int, ...]]:
+    """Sums of a player's results, by whether a bot played in the game (computed by the database)."""
+    rows = session.execute(
+        select(
+            ResultRow.against_bots,
+            func.count(),
+            func.sum(case((ResultRow.rank == 1, 1), else_=0)),
+            func.sum(ResultRow.deals),
+            func.sum(ResultRow.points),
+            func.sum(ResultRow.exact_bids),
+            func.sum(ResultRow.safeties),
+        )
+        .where(ResultRow.player_id == player_id)
+        .group_by(ResultRow.against_bots)
+    ).all()
+    return {bool(row[0]): tuple(int(x or 0) for x in row[1:]) for row in rows}
 
 
 def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[str, Any] | None:
@@ -74,8 +90,13 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
         player = session.get(PlayerRow, player_id)
         if player is None:
             return None
-        mine = session.scalars(select(ResultRow).where(ResultRow.player_id == player_id)).all()
-        newest = sorted(mine, key=lambda r: r.finished_at, reverse=True)[:limit]
+        totals = _totals(session, player_id)
+        newest = session.scalars(
+            select(ResultRow)
+            .where(ResultRow.player_id == player_id)
+            .order_by(ResultRow.finished_at.desc(), ResultRow.table_id, ResultRow.game_no)
+            .limit(limit)
+        ).all()
         keys = [(r.table_id, r.game_no) for r in newest]
         others: dict[tuple[str, int], list[ResultRow]] = {key: [] for key in keys}
         editions: dict[str, str] = {}
@@ -113,9 +134,9 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
         "account": player.username is not None,
         "since": player.created_at.isoformat(),
         "stats": {
-            "all": _stats(list(mine)),
-            "against_humans": _stats([r for r in mine if not r.against_bots]),
-            "against_bots": _stats([r for r in mine if r.against_bots]),
+            "all": _stats(*(sum(t[k] for t in totals.values()) for k in range(6))),
+            "against_humans": _stats(*totals.get(False, (0,) * 6)),
+            "against_bots": _stats(*totals.get(True, (0,) * 6)),
         },
         "games": games,
     }
