@@ -96,6 +96,13 @@ class Client:
         await asyncio.wait_for(poll(), timeout)
 
 
+async def guest(http: Any, server: ServerProcess) -> dict[str, str]:
+    """The header of a new guest (one seat per identity at a table: each player needs one)."""
+    answer = await http.post(f"{server.url}/api/me/guest")
+    assert answer.status_code == 201, answer.text
+    return {"X-Luz-Session": answer.json()["session"]}
+
+
 def over(client: Client) -> bool:
     latest = client.latest
     return latest is not None and latest["table"]["status"] == "over"
@@ -214,6 +221,7 @@ async def _play_game(one: ServerProcess, two: ServerProcess) -> dict[str, Any]:
                 joined = await http.post(
                     f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
                     json={"name": f"player {seat}", "token": tokens[seat]},
+                    headers=await guest(http, server),
                 )
                 assert joined.status_code == 200, joined.text
             for client in (c0, c1):
@@ -269,7 +277,9 @@ async def _race(servers: list[ServerProcess], with_version: bool, rounds: int) -
             for seat, token in tokens.items():
                 server = servers[seat % 2]
                 joined = await http.post(
-                    f"{server.url}/api/tables/{table_id}/seats/{seat}/join", json={"name": f"p{seat}", "token": token}
+                    f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
+                    json={"name": f"p{seat}", "token": token},
+                    headers=await guest(http, server),
                 )
                 assert joined.status_code == 200, joined.text
             for _ in range(rounds):
@@ -371,3 +381,29 @@ async def _come_back_elsewhere(servers: list[ServerProcess], database_url: str, 
         while not [a for a in stored_actions(database_url, table_id) if a[1] == 0]:
             assert time.monotonic() < deadline, "no bot took the seat of a player gone for good"
             await asyncio.sleep(0.5)
+
+
+def test_one_seat_per_identity_across_two_processes(servers: list[ServerProcess]) -> None:
+    """A guest holding seat 0 through process 1 is refused seat 1 through process 2, by HTTP and WebSocket."""
+    one, two = servers
+    spec = {"players": 3, "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]}
+    with httpx.Client(timeout=30) as http:
+        created = http.post(f"{one.url}/api/tables", json=spec).json()
+        table_id, tokens = created["table"]["id"], {i["seat"]: i["token"] for i in created["invites"]}
+        me = {"X-Luz-Session": http.post(f"{one.url}/api/me/guest").json()["session"]}
+        seat0 = http.post(f"{one.url}/api/tables/{table_id}/seats/0/join", json={"token": tokens[0]}, headers=me)
+        assert seat0.status_code == 200, seat0.text
+        seat1 = http.post(f"{two.url}/api/tables/{table_id}/seats/1/join", json={"token": tokens[1]}, headers=me)
+        assert seat1.status_code == 409 and "one seat per player" in seat1.json()["detail"]
+        other = {"X-Luz-Session": http.post(f"{two.url}/api/me/guest").json()["session"]}
+        taken = http.post(f"{two.url}/api/tables/{table_id}/seats/1/join", json={"token": tokens[1]}, headers=other)
+        assert taken.status_code == 200, taken.text
+
+    async def refused() -> tuple[dict[str, Any], int | None]:
+        async with connect(f"{two.ws_url}/ws/tables/{table_id}?token={tokens[1]}", additional_headers=me) as ws:
+            message = json.loads(await ws.recv())
+            await ws.wait_closed()
+            return message, ws.close_code
+
+    message, code = asyncio.run(refused())
+    assert message["code"] == "second_seat" and code == 4409

@@ -46,6 +46,7 @@ ERROR_CODES = {
     "not_your_turn",
     "illegal",
     "busy",
+    "second_seat",
 }
 LIVE = ("bid", "play")
 
@@ -318,7 +319,16 @@ class Peer:
         self.ws: Any = None
 
     def __enter__(self) -> Peer:
-        self.ws = self._stack.enter_context(self.client.websocket_connect(self.url))
+        # A peer is a client of its own: without the cookies (identities) the test client picked up elsewhere.
+        cookies = getattr(self.client, "cookies", None)
+        kept = list(cookies.jar) if cookies is not None else []
+        if cookies is not None:
+            cookies.clear()
+        try:
+            self.ws = self._stack.enter_context(self.client.websocket_connect(self.url))
+        finally:
+            for cookie in kept:
+                cookies.jar.set_cookie(cookie)
         self.receive()
         return self
 
@@ -467,11 +477,21 @@ def create_table(http: Any, **spec: Any) -> tuple[str, dict[int, str], Message]:
     return answer["table"]["id"], {i["seat"]: i["token"] for i in answer["invites"]}, answer
 
 
+def guest(http: Any) -> dict[str, str]:
+    """The header of a new guest identity (one seat per identity at a table: each player needs one)."""
+    response = http.post("/api/me/guest")
+    assert response.status_code == 201, response.text
+    return {"X-Luz-Session": response.json()["session"]}
+
+
 def join_all(http: Any, table_id: str, tokens: dict[int, str]) -> Message:
+    """Every seat of ``tokens`` joined, each by a guest of its own."""
     table: Message = {}
     for seat, token in tokens.items():
         response = http.post(
-            f"/api/tables/{table_id}/seats/{seat}/join", json={"name": f"player {seat}", "token": token}
+            f"/api/tables/{table_id}/seats/{seat}/join",
+            json={"name": f"player {seat}", "token": token},
+            headers=guest(http),
         )
         assert response.status_code == 200, response.text
         assert response.json()["token"] == token

@@ -14,6 +14,7 @@ seeds give the two deals, and the table ids are fixed (they are in the messages)
 from __future__ import annotations
 
 import random
+import re
 import secrets
 import types
 from collections.abc import Iterator
@@ -178,7 +179,8 @@ def pump_all(tables: list[dict[str, Any]]) -> None:
 
 
 def raw(table: dict[str, Any], who: int | None) -> list[str]:
-    return table["peers"][who].check.raw
+    """What ``who`` was sent, with the seats' player ids (random per database, the same for any deal) masked."""
+    return [re.sub(r'"player": "[0-9a-f]+"', '"player": "?"', text) for text in table["peers"][who].check.raw]
 
 
 def drive(seat: int, swapped: int, tables: list[dict[str, Any]]) -> None:

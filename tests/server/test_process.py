@@ -23,6 +23,7 @@ from server_support import (
     assert_log_has_no_gap,
     assert_stored,
     backend_urls,
+    guest,
     is_over,
     open_store,
     play_wire,
@@ -43,7 +44,11 @@ def create_and_join(server: ServerProcess, **spec: Any) -> tuple[str, dict[int, 
         table_id = answer.json()["table"]["id"]
         tokens = {i["seat"]: i["token"] for i in answer.json()["invites"]}
         for seat, token in tokens.items():
-            joined = http.post(f"/api/tables/{table_id}/seats/{seat}/join", json={"name": f"p{seat}", "token": token})
+            joined = http.post(
+                f"/api/tables/{table_id}/seats/{seat}/join",
+                json={"name": f"p{seat}", "token": token},
+                headers=guest(http),  # one seat per identity: a guest each
+            )
             assert joined.status_code == 200, joined.text
     return table_id, tokens
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from server_support import create_table, join_all, seats, wait_for
+from server_support import create_table, guest, join_all, seats, wait_for
 
 from luz.engine import EDITIONS, replay
 
@@ -140,7 +140,7 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "version",
         "seats",
     }
-    assert all(set(s) == {"seat", "kind", "bot", "name", "joined"} for s in info["seats"])
+    assert all(set(s) == {"seat", "kind", "bot", "name", "joined", "player"} for s in info["seats"])
     text = response.text
     assert not any(token in text for token in tokens.values())
     assert str(seed) not in text
@@ -188,7 +188,7 @@ def test_join_an_open_seat_of_a_public_table(client: Any) -> None:
         (True, 2**31, {"name": "Eve"}, 422, "less than 2147483648"),
         (True, 0, {"name": ""}, 422, "at least 1 character"),
         (True, 0, {"name": "Eve", "seat": 1}, 422, "Extra inputs are not permitted"),
-        (True, 0, {}, 422, "Field required"),
+        (True, 0, {"name": None, "token": 7}, 422, "valid string"),
     ],
 )
 def test_join_refusals(
@@ -211,7 +211,9 @@ def test_the_game_starts_when_every_seat_is_joined(client: Any) -> None:
     table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "random", "human"))
     first = client.post(f"/api/tables/{table_id}/seats/0/join", json={"name": "A", "token": tokens[0]}).json()
     assert first["table"]["status"] == "waiting" and first["table"]["game_no"] == 0
-    last = client.post(f"/api/tables/{table_id}/seats/2/join", json={"name": "C", "token": tokens[2]}).json()
+    last = client.post(
+        f"/api/tables/{table_id}/seats/2/join", json={"name": "C", "token": tokens[2]}, headers=guest(client)
+    ).json()
     assert last["table"]["game_no"] == 1
     info = client.get(f"/api/tables/{table_id}").json()
     assert info["status"] == "playing" and info["game_no"] == 1

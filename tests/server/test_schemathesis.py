@@ -86,6 +86,16 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/bots",
             "/api/score",
             "/api/replay",
+            "/api/me",
+            "/api/me/guest",
+            "/api/me/name",
+            "/api/account/register",
+            "/api/account/login",
+            "/api/account/logout",
+            "/api/account/logout-all",
+            "/api/account/password",
+            "/api/players/{player_id}",
+            "/api/export",
         }
     finally:
         asgi.shutdown_lifespans()

@@ -473,10 +473,10 @@ async def _drive(
     started = time.perf_counter()
     async with httpx.AsyncClient(timeout=60, limits=limits) as http:
 
-        async def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
+        async def post(url: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
             for attempt in range(4):  # a kept-alive connection the server just closed is an error to retry
                 try:
-                    answer = await http.post(url, json=body)
+                    answer = await http.post(url, json=body, headers=headers)
                     answer.raise_for_status()
                     reply: dict[str, Any] = answer.json()
                     return reply
@@ -505,9 +505,11 @@ async def _drive(
                     min_interval,
                 )
                 clients.append(client)
+                guest = await post(f"{server.url}/api/me/guest", {})  # one seat per identity: a guest each
                 await post(
                     f"{server.url}/api/tables/{run.id}/seats/{seat}/join",
                     {"name": f"bench{seat}", "token": invite["token"]},
+                    {"X-Luz-Session": guest["session"]},
                 )
 
         progress(f"creating {tables} tables of {players} seats")

@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import FastAPI, Header, HTTPException, Path, Query, Request, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, Header, HTTPException, Path, Query, Request, Response, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -26,11 +26,13 @@ from luz.web import install as install_web_client
 
 from .bots import BotPool, check_caps
 from .db import make_engine, migrate
+from .history import history_router
+from .identity import Identities, Players, identity_router
 from .notes import own_notes, set_note
 from .ratelimit import Counter, RateLimit, client_key
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game, dumps
 from .settings import Settings
-from .store import Store
+from .store import SecondSeat, Store
 
 log = logging.getLogger("luz.server")
 T = TypeVar("T")
@@ -72,7 +74,9 @@ class TableCreate(BaseModel):
 
 class JoinRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(..., min_length=1, max_length=40, pattern=NO_NUL)
+    name: str | None = Field(
+        None, min_length=1, max_length=40, pattern=NO_NUL, description="Default: your identity's display name."
+    )
     token: str | None = Field(None, max_length=100, description="The seat's invite token (needed for a private table).")
 
 
@@ -143,6 +147,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # the GIL and for SQLite's lock (sleeping in its busy handler: p99 over a second under load).
             asyncio.get_running_loop().set_default_executor(InlineExecutor())
         await asyncio.to_thread(migrate, engine)
+        # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
+        players = Players(engine)
+        app.state.identities = Identities(
+            players,
+            await asyncio.to_thread(players.signing_key, settings.secret_key),
+            settings.redis_url or "memory://",
+            secure_cookies=settings.public_url.startswith("https://"),
+        )
         broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
         manager = Manager(Store(engine), broker, pool, settings)
@@ -152,6 +164,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            app.state.identities.close()
             await manager.close()
             await broker.close()
             if pool is not None:
@@ -276,16 +289,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.post("/api/tables/{table_id}/seats/{seat}/join")
     async def join(
-        request: Request, table_id: str, seat: Annotated[int, Path(ge=0, lt=DB_INT)], body: JoinRequest
+        request: Request,
+        response: Response,
+        table_id: str,
+        seat: Annotated[int, Path(ge=0, lt=DB_INT)],
+        body: JoinRequest,
     ) -> Joined:
-        """Take a seat: with its invite token, or an open seat of a public table (a token is issued)."""
+        """Take a seat: with its invite token, or an open seat of a public table (a token is issued). The seat
+        becomes your identity's (a new guest's when the request has none): one seat per identity at a table."""
         runtime = await table_or_404(request, table_id)
         manager = manager_of(request)
+        identity = await request.app.state.identities.require(request, response, create=True, changes=True)
         async with runtime.lock:
             try:
                 token, runtime.state = await asyncio.to_thread(
-                    manager.store.join, table_id, seat, body.name, body.token
+                    manager.store.join, table_id, seat, body.name or identity.name, body.token, identity.player_id
                 )
+            except SecondSeat as error:
+                raise HTTPException(409, str(error)) from None
             except PermissionError as error:
                 raise HTTPException(403, str(error)) from None
             runtime.game = build_game(runtime.state)
@@ -358,6 +379,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await websocket.accept()  # the close code reaches a client only once the handshake is done
             await websocket.close(code=4404 if runtime is None else 4401)
             return
+        held = await second_seat(websocket, table_id, seat)
+        if held is not None:  # one seat per identity: this identity holds another seat of the table
+            await websocket.accept()
+            await websocket.send_text(json.dumps(error(None, "second_seat", str(SecondSeat(held)))))
+            await websocket.close(code=4409)
+            return
         await websocket.accept()
         try:
             arrived, evicted = manager.attach(runtime, seat, websocket)
@@ -386,6 +413,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             if manager.detach(runtime, seat, websocket):
                 await manager.broadcast(runtime)
+
+    async def second_seat(websocket: WebSocket, table_id: str, seat: int | None) -> int | None:
+        """The other seat of this table that the connection's identity holds, when it asks for a seat."""
+        if seat is None:
+            return None
+        identity, _ = await websocket.app.state.identities.current(websocket)
+        if identity is None:
+            return None
+        held = await asyncio.to_thread(manager_of(websocket).store.player_seat, table_id, identity.player_id)
+        return held if held is not None and held != seat else None
 
     async def handle(
         manager: Manager, runtime: TableRuntime, seat: int | None, raw: str, bucket: TokenBucket, websocket: WebSocket
@@ -431,6 +468,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return error(message.id, refused.code, str(refused))
         return {"type": "ack", "id": message.id, "version": version}
 
+    app.include_router(identity_router())
+    app.include_router(history_router())
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app
 

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Integer,
     String,
     Text,
+    UniqueConstraint,
     create_engine,
     event,
     text,
@@ -57,6 +58,7 @@ class TableRow(Base):
 
 class SeatRow(Base):
     __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("table_id", "player_id", name="one_seat_per_player"),)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(8))
@@ -65,6 +67,8 @@ class SeatRow(Base):
     name: Mapped[str | None] = mapped_column(String(40), nullable=True)
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     joined: Mapped[bool] = mapped_column(Boolean, default=False)
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"), nullable=True)
+    """The identity that took the seat (one seat per identity at a table); ``None``: a bot or an open seat."""
 
 
 class GameRow(Base):
@@ -97,6 +101,62 @@ class NoteRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     slot: Mapped[int] = mapped_column(Integer, primary_key=True)
     text: Mapped[str] = mapped_column(String(16))
+
+
+# -- players (docs/PROTOCOL.md, "Players") ----------------------------------------------------------------------
+
+
+class PlayerRow(Base):
+    """An identity: a guest (no username) or an account (a username and an Argon2 password hash)."""
+
+    __tablename__ = "players"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40))
+    """The display name, as the player chose it."""
+    username: Mapped[str | None] = mapped_column(String(40), nullable=True, unique=True)
+    """An account's login name, lower-cased; ``None`` for a guest."""
+    password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class SessionRow(Base):
+    """A signed-in browser or client: the cookie carries the token, the database only its hash (revocable)."""
+
+    __tablename__ = "sessions"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class ServerKeyRow(Base):
+    """Secrets shared by every server process (the cookie-signing key when ``LUZ_SECRET_KEY`` is not set)."""
+
+    __tablename__ = "server_keys"
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
+
+
+class ResultRow(Base):
+    """One seat's result in a finished game, written in the transaction that stores the game's last action."""
+
+    __tablename__ = "results"
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str | None] = mapped_column(
+        ForeignKey("players.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    kind: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str] = mapped_column(String(40))
+    rank: Mapped[int] = mapped_column(Integer)
+    """1 for the winner."""
+    points: Mapped[int] = mapped_column(Integer)
+    deals: Mapped[int] = mapped_column(Integer)
+    exact_bids: Mapped[int] = mapped_column(Integer)
+    safeties: Mapped[int] = mapped_column(Integer)
+    against_bots: Mapped[bool] = mapped_column(Boolean)
+    """Whether a bot held another seat of the game."""
+    finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
 
 
 def make_engine(url: str) -> Engine:

@@ -24,6 +24,7 @@ from luz.engine import Action, Game, LuzError, Phase, get_edition, parse_action,
 from luz.engine.record import to_record
 
 from .bots import BotPool, choose_for, is_quick, release_time, within_caps
+from .history import results_of
 from .settings import Settings
 from .store import StaleVersion, Store, TableState
 
@@ -347,6 +348,10 @@ class Manager:
                         raise Refused(
                             "illegal" if "Illegal" in type(error).__name__ else "malformed", str(error)
                         ) from None
+                    over = trial.phase is Phase.GAME_OVER
+                    results = (
+                        results_of(trial, runtime.state, runtime.names(), self._bot_seats(runtime)) if over else None
+                    )
                     try:
                         version = await asyncio.to_thread(
                             self.store.append_action,
@@ -354,7 +359,8 @@ class Manager:
                             runtime.state.version,
                             seat,
                             str(action),
-                            trial.phase is Phase.GAME_OVER,
+                            over,
+                            results,
                         )
                     except StaleVersion:
                         caught_up += await self.refresh(runtime)
@@ -372,6 +378,10 @@ class Manager:
             raise
         await self.changed(runtime, *caught_up, change=Change(runtime.state.game_no, str(action)))
         return version
+
+    @staticmethod
+    def _bot_seats(runtime: TableRuntime) -> set[int]:
+        return {s.seat for s in runtime.state.seats if s.kind == "bot"} | runtime.taken_over
 
     @staticmethod
     def _may_act(runtime: TableRuntime, seat: int, expected: int | None) -> bool:

@@ -53,6 +53,8 @@ class Settings:
     """Seconds a client has to send a request's headers once connected (slow clients hold sockets)."""
     public_url: str = ""
     """Prefix of invite links (e.g. ``https://luz.example``); empty: relative links."""
+    secret_key: str = ""
+    """Signs the session cookies (``LUZ_SECRET_KEY``); empty: a key stored once in the database for every process."""
 
     @classmethod
     def from_env(cls, database_url: str | None = None, redis_url: str | None = None) -> Settings:
@@ -68,4 +70,5 @@ class Settings:
             header_timeout=float(os.environ.get("LUZ_HEADER_TIMEOUT", "10")),
             trusted_proxies=tuple(p for p in os.environ.get("LUZ_TRUSTED_PROXIES", "").replace(",", " ").split() if p),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
+            secret_key=os.environ.get("LUZ_SECRET_KEY", ""),
         )

@@ -13,11 +13,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import bindparam, insert, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from .db import ActionRow, GameRow, NoteRow, SeatRow, TableRow, now
+from .db import ActionRow, GameRow, NoteRow, ResultRow, SeatRow, TableRow, now
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
@@ -48,9 +48,18 @@ class SeatState:
     bot: str | None
     name: str | None
     joined: bool
+    player: str | None = None
+    """The id of the identity that took the seat (public: it links to the player's profile)."""
 
     def public(self) -> dict[str, Any]:
-        return {"seat": self.seat, "kind": self.kind, "bot": self.bot, "name": self.name, "joined": self.joined}
+        return {
+            "seat": self.seat,
+            "kind": self.kind,
+            "bot": self.bot,
+            "name": self.name,
+            "joined": self.joined,
+            "player": self.player,
+        }
 
 
 @dataclass
@@ -91,6 +100,14 @@ class TableState:
 
 class StaleVersion(Exception):
     """The table changed since the caller last read it."""
+
+
+class SecondSeat(PermissionError):
+    """The identity already holds another seat at the table: one seat per identity."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(f"you already hold seat {seat + 1} at this table: one seat per player")
+        self.seat = seat
 
 
 class Store:
@@ -186,7 +203,7 @@ class Store:
             status=row.status,
             game_no=row.game_no,
             version=row.version,
-            seats=[SeatState(s.seat, s.kind, s.bot, s.name, s.joined) for s in seats],
+            seats=[SeatState(s.seat, s.kind, s.bot, s.name, s.joined, s.player_id) for s in seats],
             hints=row.hints,
         )
         if row.game_no:
@@ -225,12 +242,33 @@ class Store:
         with Session(self.engine) as session:
             return list(session.scalars(select(TableRow.id).where(TableRow.status == "playing")))
 
-    def join(self, table_id: str, seat: int, name: str, token: str | None) -> tuple[str, TableState]:
-        """Take ``seat`` (with its invite token, or an open seat of a public table); returns the seat's token."""
+    def player_seat(self, table_id: str, player_id: str) -> int | None:
+        """The seat ``player_id`` holds at ``table_id``, if any."""
+        with Session(self.engine) as session:
+            return session.scalars(
+                select(SeatRow.seat).where(SeatRow.table_id == table_id, SeatRow.player_id == player_id)
+            ).one_or_none()
+
+    def join(
+        self, table_id: str, seat: int, name: str, token: str | None, player_id: str | None = None
+    ) -> tuple[str, TableState]:
+        """Take ``seat`` for ``player_id`` (with its invite token, or an open seat of a public table); returns the
+        seat's token. :class:`SecondSeat` when the player holds another seat of the table (checked under the
+        table's lock, and by the database's unique constraint on (table, player))."""
         with self._locked(table_id) as (session, row):
             seat_row = session.get(SeatRow, (table_id, seat))
             if seat_row is None or seat_row.kind != "human":
                 raise PermissionError("there is no human seat with that number")
+            if player_id is not None:
+                held = session.scalars(
+                    select(SeatRow.seat).where(
+                        SeatRow.table_id == table_id, SeatRow.player_id == player_id, SeatRow.seat != seat
+                    )
+                ).first()
+                if held is not None:
+                    raise SecondSeat(held)
+                if seat_row.joined and seat_row.player_id not in (None, player_id):
+                    raise PermissionError("this seat belongs to another player")
             if token is not None:
                 if seat_row.token_hash != token_hash(token):
                     raise PermissionError("that invite token does not open this seat")
@@ -240,6 +278,8 @@ class Store:
                 token = new_token()
                 seat_row.token_hash = token_hash(token)
             seat_row.name, seat_row.joined = name, True
+            if player_id is not None:
+                seat_row.player_id = player_id
             self._bump(session, row)
             return token, self._state(session, row)
 
@@ -249,7 +289,7 @@ class Store:
             seat_row = session.get(SeatRow, (table_id, seat))
             assert seat_row is not None
             if row.status == "waiting":
-                seat_row.joined, seat_row.name, seat_row.token_hash = False, None, None
+                seat_row.joined, seat_row.name, seat_row.token_hash, seat_row.player_id = False, None, None, None
             else:
                 seat_row.joined = False
             self._bump(session, row)
@@ -266,11 +306,20 @@ class Store:
             self._bump(session, row)
             return self._state(session, row)
 
-    def append_action(self, table_id: str, expected_version: int, seat: int, action: str, game_over: bool) -> int:
+    def append_action(
+        self,
+        table_id: str,
+        expected_version: int,
+        seat: int,
+        action: str,
+        game_over: bool,
+        results: list[dict[str, Any]] | None = None,
+    ) -> int:
         """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved.
 
-        One transaction of two statements (the hot path: every action): the version-checked update of the table's
-        row, which takes its write lock (PostgreSQL: the row's; SQLite: the database's), then the action's insert.
+        One transaction (the hot path: every action): the version-checked update of the table's row, which takes
+        its write lock (PostgreSQL: the row's; SQLite: the database's), then the action's insert; with the game's
+        last action, each seat's ``results`` (history.py) too, so they are stored exactly once.
         """
         with self.engine.begin() as connection:
             bumped = connection.execute(
@@ -291,6 +340,10 @@ class Store:
                     "created_at": now(),
                 },
             )
+            if game_over and results:
+                connection.execute(
+                    insert(ResultRow), [{"table_id": table_id, "game_no": game_no, **result} for result in results]
+                )
             return int(version)
 
     def record_of(self, table_id: str, game_no: int) -> tuple[int, list[str]] | None:

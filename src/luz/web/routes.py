@@ -30,6 +30,8 @@ PAGES = {
     "/replay/{table_id}": "replay.html",
     "/score": "score.html",
     "/how-to-play": "how-to-play.html",
+    "/u/{player_id}": "profile.html",
+    "/account": "account.html",
 }
 
 TUTORIAL_SEED = 1

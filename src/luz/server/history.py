@@ -1,0 +1,225 @@
+"""Players' memory: each finished game's results (written with its last action, so exactly once, whichever
+process stores it), profiles with their games and statistics, and the export of finished games as JSON Lines of
+records (docs/RECORD.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, Query, Request
+from fastapi.responses import StreamingResponse
+from sqlalchemy import case, func, select
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+from starlette.concurrency import iterate_in_threadpool
+
+from luz.engine import Game
+from luz.engine.record import to_record
+
+from .db import ActionRow, GameRow, PlayerRow, ResultRow, TableRow
+from .store import TableState
+
+PROFILE_GAMES = 50
+"""Games listed on a profile page (the newest); the statistics count every game."""
+
+
+def results_of(game: Game, state: TableState, names: list[str], bots: set[int]) -> list[dict[str, Any]]:
+    """One result per seat of a finished ``game``: rank, points, deals, exact bids, safeties used.
+    ``bots``: the seats a bot played (a bot seat, or a player's seat taken over)."""
+    outcome = game.outcome()
+    assert outcome is not None
+    deals = game.sheet.deals
+    results = []
+    for seat in range(game.players):
+        spec = state.seats[seat]
+        results.append(
+            {
+                "seat": seat,
+                "player_id": spec.player if spec.kind == "human" else None,
+                "kind": spec.kind,
+                "name": names[seat][:40],
+                "rank": outcome.ranking.index(seat) + 1,
+                "points": outcome.totals[seat],
+                "deals": len(deals),
+                "exact_bids": sum(d.bids[seat] == d.tricks[seat] for d in deals),
+                "safeties": sum(d.safety[seat] for d in deals),
+                "against_bots": bool(bots - {seat}),
+            }
+        )
+    return results
+
+
+def _stats(games: int, wins: int, deals: int, points: int, exact: int, safeties: int) -> dict[str, Any]:
+    return {
+        "games": games,
+        "wins": wins,
+        "win_rate": wins / games if games else None,
+        "points_per_deal": points / deals if deals else None,
+        "exact_bid_rate": exact / deals if deals else None,
+        "safety_rate": safeties / deals if deals else None,
+    }
+
+
+def _totals(session: Session, player_id: str) -> dict[bool, tuple[int, ...]]:
+    """Sums of a player's results, by whether a bot played in the game (computed by the database)."""
+    rows = session.execute(
+        select(
+            ResultRow.against_bots,
+            func.count(),
+            func.sum(case((ResultRow.rank == 1, 1), else_=0)),
+            func.sum(ResultRow.deals),
+            func.sum(ResultRow.points),
+            func.sum(ResultRow.exact_bids),
+            func.sum(ResultRow.safeties),
+        )
+        .where(ResultRow.player_id == player_id)
+        .group_by(ResultRow.against_bots)
+    ).all()
+    return {bool(row[0]): tuple(int(x or 0) for x in row[1:]) for row in rows}
+
+
+def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[str, Any] | None:
+    """A player's public profile: name, whether an account, the newest games (with everyone's names and
+    results), and statistics against humans only and against bots."""
+    with Session(engine) as session:
+        player = session.get(PlayerRow, player_id)
+        if player is None:
+            return None
+        totals = _totals(session, player_id)
+        newest = session.scalars(
+            select(ResultRow)
+            .where(ResultRow.player_id == player_id)
+            .order_by(ResultRow.finished_at.desc(), ResultRow.table_id, ResultRow.game_no)
+            .limit(limit)
+        ).all()
+        keys = [(r.table_id, r.game_no) for r in newest]
+        others: dict[tuple[str, int], list[ResultRow]] = {key: [] for key in keys}
+        editions: dict[str, str] = {}
+        if keys:
+            table_ids = {t for t, _ in keys}
+            for row in session.scalars(
+                select(ResultRow).where(ResultRow.table_id.in_(table_ids)).order_by(ResultRow.seat)
+            ):
+                if (row.table_id, row.game_no) in others:
+                    others[(row.table_id, row.game_no)].append(row)
+            editions = {
+                row.id: row.edition
+                for row in session.execute(select(TableRow.id, TableRow.edition).where(TableRow.id.in_(table_ids)))
+            }
+    games = [
+        {
+            "table": r.table_id,
+            "game": r.game_no,
+            "finished_at": r.finished_at.isoformat(),
+            "edition": editions.get(r.table_id),
+            "seat": r.seat,
+            "rank": r.rank,
+            "points": r.points,
+            "players": [
+                {"name": o.name, "kind": o.kind, "player": o.player_id, "rank": o.rank, "points": o.points}
+                for o in others[(r.table_id, r.game_no)]
+            ],
+            "replay": f"/replay/{r.table_id}?game={r.game_no}",
+        }
+        for r in newest
+    ]
+    return {
+        "id": player.id,
+        "name": player.name,
+        "account": player.username is not None,
+        "since": player.created_at.isoformat(),
+        "stats": {
+            "all": _stats(*(sum(t[k] for t in totals.values()) for k in range(6))),
+            "against_humans": _stats(*totals.get(False, (0,) * 6)),
+            "against_bots": _stats(*totals.get(True, (0,) * 6)),
+        },
+        "games": games,
+    }
+
+
+def finished_games(engine: Engine, since: datetime) -> Iterator[dict[str, Any]]:
+    """The record (docs/RECORD.md) of every game finished at or after ``since``, oldest first, with each seat's
+    name as its player chose it."""
+    with Session(engine) as session:
+        finished = session.execute(
+            select(ResultRow.table_id, ResultRow.game_no, ResultRow.finished_at)
+            .where(ResultRow.seat == 0, ResultRow.finished_at >= since)
+            .order_by(ResultRow.finished_at, ResultRow.table_id, ResultRow.game_no)
+        ).all()
+    for table_id, game_no, finished_at in finished:
+        with Session(engine) as session:
+            table = session.get(TableRow, table_id)
+            game_row = session.get(GameRow, (table_id, game_no))
+            if table is None or game_row is None:
+                continue
+            names = list(
+                session.scalars(
+                    select(ResultRow.name)
+                    .where(ResultRow.table_id == table_id, ResultRow.game_no == game_no)
+                    .order_by(ResultRow.seat)
+                )
+            )
+            actions = list(
+                session.scalars(
+                    select(ActionRow.action)
+                    .where(ActionRow.table_id == table_id, ActionRow.game_no == game_no)
+                    .order_by(ActionRow.seq)
+                )
+            )
+            edition, players, options, seed = table.edition, table.players, dict(table.options), game_row.seed
+        from .runtime import build_game  # (runtime imports this module)
+
+        state = TableState(
+            id=table_id,
+            name="",
+            edition=edition,
+            players=players,
+            options=options,
+            public=False,
+            grace_seconds=0,
+            status="over",
+            game_no=game_no,
+            version=0,
+            seats=[],
+            seed=seed,
+            actions=actions,
+        )
+        game = build_game(state)
+        if game is None or game.outcome() is None:
+            continue
+        record = to_record(game, names)
+        record["site"] = {"table": table_id, "game": game_no, "finished_at": finished_at.isoformat()}
+        yield record
+
+
+def history_router() -> APIRouter:
+    """``/api/players/{id}`` (a profile) and ``/api/export`` (finished games as JSON Lines)."""
+    router = APIRouter()
+
+    @router.get("/api/players/{player_id}")
+    async def player_profile(
+        request: Request, player_id: Annotated[str, Path(max_length=32, pattern=r"^[0-9a-f]+$")]
+    ) -> dict[str, Any]:
+        """A player's profile: the newest games (each with its replay) and statistics against humans and bots."""
+        found = await asyncio.to_thread(profile, request.app.state.engine, player_id)
+        if found is None:
+            raise HTTPException(404, "no such player")
+        return found
+
+    @router.get("/api/export", response_class=StreamingResponse)
+    async def export(
+        request: Request, since: Annotated[date, Query(description="YYYY-MM-DD (UTC)")]
+    ) -> StreamingResponse:
+        """Every game finished since ``since``, one record (docs/RECORD.md) per line (``application/x-ndjson``)."""
+        start = datetime.combine(since, time(), tzinfo=UTC)
+        lines = iterate_in_threadpool(
+            json.dumps(r, separators=(",", ":")) + "\n" for r in finished_games(request.app.state.engine, start)
+        )
+        return StreamingResponse(lines, media_type="application/x-ndjson")
+
+    return router

@@ -1,0 +1,52 @@
+// Who you are: this browser's guest or account identity (a signed, HttpOnly cookie set by the server on the
+// first visit). Its name fills the name fields of the join forms, so there is nothing to fill in before playing,
+// and the header links to your profile and account.
+
+import { api, el, saved } from "./common.js";
+import { t } from "./i18n.js";
+
+/** The identity (``{id, name, username, guest}``), or ``null`` when the server cannot be reached. */
+export const identity = api("/api/me").catch(() => null);
+
+const NAME_FIELDS = ["#player-name", "#join-name", "#take-name"];
+const typed = new WeakSet(); // fields the person typed in: left as they are
+
+function fillNames(me) {
+  if (!saved.get("name")) saved.set("name", me.name); // the pages' remembered name, where they read it
+  for (const selector of NAME_FIELDS) {
+    const field = document.querySelector(selector);
+    if (!field || typed.has(field)) continue;
+    if (!field.dataset.identity) {
+      field.dataset.identity = "1";
+      field.addEventListener("input", () => typed.add(field));
+    }
+    if (!field.value.trim()) field.value = me.name;
+  }
+}
+
+function placeLinks(me) {
+  const nav = document.querySelector("header.top nav");
+  if (!nav) return false;
+  if (!nav.querySelector("#me-link")) {
+    nav.append(
+      el("a", { id: "me-link", href: `/u/${encodeURIComponent(me.id)}`, text: me.name }),
+      el("a", { id: "account-link", href: "/account", text: me.guest ? t("player.sign_in") : t("player.account") }),
+    );
+  }
+  return true;
+}
+
+async function start() {
+  const me = await identity;
+  if (!me) return;
+  const apply = () => {
+    fillNames(me);
+    return placeLinks(me);
+  };
+  apply();
+  // The header and some forms are built after this script runs: fill them when they appear.
+  new MutationObserver(apply).observe(document.body, { childList: true, subtree: true });
+  for (const delay of [100, 500, 1500]) setTimeout(apply, delay);
+}
+
+start();

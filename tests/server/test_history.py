@@ -1,0 +1,88 @@
+"""History: a finished game's results are stored once with its last action; profiles list the games (with their
+replays) and statistics; ``luz export`` and ``/api/export`` write finished games as records that replay."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+from server_support import LUZ, Peer, Truth, create_table, guest, play, seats
+from sqlalchemy import text
+
+from luz.engine import replay
+
+HEADER = "X-Luz-Session"
+
+
+def finished_table(client: Any, truth: Truth) -> tuple[str, list[str]]:
+    """A 3-player game of two guests and a bot, played to its end; the guests' player ids."""
+    table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    players = []
+    for seat in (0, 1):
+        headers = guest(client)
+        players.append(client.get("/api/me", headers=headers).json()["id"])
+        joined = client.post(
+            f"/api/tables/{table_id}/seats/{seat}/join",
+            json={"name": ("Ann", "Bob")[seat], "token": tokens[seat]},
+            headers=headers,
+        )
+        assert joined.status_code == 200
+    with Peer(client, table_id, tokens[0], 0, truth) as zero, Peer(client, table_id, tokens[1], 1, truth) as one:
+        final = play([zero, one])
+    assert final["table"]["status"] == "over"
+    return table_id, players
+
+
+def test_a_finished_game_is_in_its_players_profiles_and_exports(client: Any, truth: Truth, database_url: str) -> None:
+    table_id, (first, second) = finished_table(client, truth)
+    record = client.get(f"/api/tables/{table_id}/record").json()
+    outcome = replay(record).outcome()
+    assert outcome is not None
+    with client.app.state.engine.connect() as connection:
+        stored = connection.execute(text("SELECT seat, player_id, rank, points FROM results ORDER BY seat")).all()
+    assert [tuple(r) for r in stored] == [
+        (seat, (first, second, None)[seat], outcome.ranking.index(seat) + 1, outcome.totals[seat]) for seat in range(3)
+    ]
+
+    profile = client.get(f"/api/players/{first}").json()
+    assert profile["id"] == first and profile["account"] is False
+    [game] = profile["games"]
+    assert game["table"] == table_id and game["game"] == 1 and game["seat"] == 0
+    assert game["replay"] == f"/replay/{table_id}?game=1" and game["edition"] == "iello-2024"
+    assert [p["name"] for p in game["players"]] == ["Ann", "Bob", "random"]
+    stats = profile["stats"]
+    assert stats["all"]["games"] == 1 and stats["against_bots"]["games"] == 1 and stats["against_humans"]["games"] == 0
+    deals = len(record["deals"])
+    assert stats["all"]["points_per_deal"] == outcome.totals[0] / deals
+    assert stats["all"]["win_rate"] == (1.0 if outcome.winner == 0 else 0.0)
+    assert client.get("/api/players/0123456789abcdef").status_code == 404
+
+    lines = client.get("/api/export", params={"since": "2000-01-01"})
+    assert lines.status_code == 200 and lines.headers["content-type"].startswith("application/x-ndjson")
+    [exported] = [json.loads(line) for line in lines.text.splitlines()]
+    assert exported["site"]["table"] == table_id and exported["names"] == ["Ann", "Bob", "random"]
+    assert {k: v for k, v in exported.items() if k not in ("site", "names")} == {
+        k: v for k, v in record.items() if k != "names"
+    }
+    assert client.get("/api/export", params={"since": "2999-01-01"}).text == ""
+    assert client.get("/api/export", params={"since": "yesterday"}).status_code == 422
+
+    cli = subprocess.run(
+        [str(LUZ), "export", "--since", "2000-01-01", "--database-url", database_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert [json.loads(line) for line in cli.stdout.splitlines()] == [exported]
+
+
+def test_export_refuses_a_bad_day_in_one_line() -> None:
+    cli = subprocess.run(
+        [str(LUZ), "export", "--since", "1st of May"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert cli.returncode == 2 and cli.stderr.strip().splitlines() == [
+        "error: --since must be a day as YYYY-MM-DD, not '1st of May'"
+    ]

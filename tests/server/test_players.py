@@ -1,0 +1,258 @@
+"""Players: guests by cookie with no form, one seat per identity at a table (HTTP and WebSocket), accounts with
+Argon2 passwords, sessions that end, CSRF, the login rate limit, and a migration that keeps what was stored."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from server_support import Peer, create_table, guest, seats
+from sqlalchemy import text
+
+from luz.server.identity import COOKIE, HEADER, LOGIN_ATTEMPTS_PER_MINUTE
+
+PASSWORD = "correct horse battery"
+
+
+def join(client: Any, table_id: str, seat: int, token: str | None = None, **headers: str) -> Any:
+    body = {"token": token} if token else {}
+    return client.post(f"/api/tables/{table_id}/seats/{seat}/join", json=body, headers=headers)
+
+
+def test_a_first_visit_gets_a_guest_by_a_signed_http_only_cookie(client: Any) -> None:
+    first = client.get("/api/me")
+    assert first.status_code == 200
+    me = first.json()
+    assert me["guest"] is True and me["username"] is None and len(me["name"]) >= 3
+    cookie = first.headers["set-cookie"]
+    assert cookie.startswith(f"{COOKIE}=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
+    assert client.get("/api/me").json() == me  # the cookie keeps the identity
+    assert "set-cookie" not in client.get("/api/me").headers
+    # A cookie that was not signed by the server is nobody: the request gets a new guest.
+    value = client.cookies[COOKIE]
+    client.cookies.set(COOKIE, value[:-2] + ("AA" if not value.endswith("AA") else "BB"))
+    assert client.get("/api/me").json()["id"] != me["id"]
+
+
+def test_a_guest_joins_with_no_form_under_its_own_name(client: Any) -> None:
+    table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    me = client.get("/api/me").json()
+    joined = join(client, table_id, 0, tokens[0])
+    assert joined.status_code == 200
+    seat = joined.json()["table"]["seats"][0]
+    assert seat["name"] == me["name"] and seat["player"] == me["id"]
+
+
+def test_one_identity_cannot_take_two_open_seats(client: Any) -> None:
+    """The reproduction of the issue: one client took two open seats of a public table. Now refused."""
+    table_id, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    assert join(client, table_id, 0).status_code == 200
+    second = join(client, table_id, 1)
+    assert second.status_code == 409
+    assert second.json()["detail"] == "you already hold seat 1 at this table: one seat per player"
+    assert not client.get(f"/api/tables/{table_id}").json()["seats"][1]["joined"]
+    # Another identity takes it.
+    assert join(client, table_id, 1, **guest(client)).status_code == 200
+
+
+def test_one_identity_cannot_take_a_second_seat_by_its_invite(client: Any) -> None:
+    table_id, tokens, _ = create_table(client, players=3, public=False, seats=seats("human", "human", "random"))
+    assert join(client, table_id, 0, tokens[0]).status_code == 200
+    assert join(client, table_id, 1, tokens[1]).status_code == 409
+    # Invite links keep working for guests: a guest of its own takes seat 1 with the invite.
+    assert join(client, table_id, 1, tokens[1], **guest(client)).status_code == 200
+    # A seat that is someone else's is not taken over by another identity with its invite.
+    assert join(client, table_id, 0, tokens[0], **guest(client)).status_code == 403
+
+
+def test_one_identity_cannot_play_a_second_seat_over_the_websocket(client: Any) -> None:
+    """Holding seat 0, the browser opens seat 1 with its token (got from someone): the connection is refused."""
+    table_id, tokens, _ = create_table(client, players=3, public=False, seats=seats("human", "human", "random"))
+    assert join(client, table_id, 0, tokens[0]).status_code == 200  # the cookie's identity holds seat 0
+    assert join(client, table_id, 1, tokens[1], **guest(client)).status_code == 200
+    with client.websocket_connect(f"/ws/tables/{table_id}?token={tokens[1]}") as ws:
+        refusal = ws.receive_json()
+        assert refusal["type"] == "error" and refusal["code"] == "second_seat"
+        assert refusal["message"] == "you already hold seat 1 at this table: one seat per player"
+        assert "view" not in refusal
+        with pytest.raises(Exception) as closed:
+            ws.receive_json()
+        assert getattr(closed.value, "code", None) == 4409
+    # Its own seat opens; without a cookie the token alone opens seat 1 (another device of its player).
+    with client.websocket_connect(f"/ws/tables/{table_id}?token={tokens[0]}") as ws:
+        assert ws.receive_json()["seat"] == 0
+    with Peer(client, table_id, tokens[1], 1, None) as peer:
+        assert peer.state["seat"] == 1
+
+
+def test_spectators_stay_anonymous(client: Any) -> None:
+    table_id, _, _ = create_table(client, players=3, seats=seats("random", "random", "random"))
+    client.cookies.clear()
+    with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+        assert ws.receive_json()["seat"] is None
+    assert COOKIE not in client.cookies
+
+
+def register(client: Any, username: str, password: str = PASSWORD, **headers: str) -> Any:
+    return client.post("/api/account/register", json={"username": username, "password": password}, headers=headers)
+
+
+def login(client: Any, username: str, password: str = PASSWORD, **headers: str) -> Any:
+    return client.post("/api/account/login", json={"username": username, "password": password}, headers=headers)
+
+
+def test_a_guest_becomes_an_account_and_keeps_its_seats(client: Any) -> None:
+    table_id, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    assert join(client, table_id, 0).status_code == 200
+    guest_id = client.get("/api/me").json()["id"]
+    made = register(client, "Ada")
+    assert made.status_code == 201, made.text
+    assert made.json() == {**made.json(), "id": guest_id, "username": "ada", "guest": False}
+    assert client.get(f"/api/tables/{table_id}").json()["seats"][0]["player"] == guest_id
+    assert register(client, "ada", **guest(client)).status_code == 409  # taken, whatever the case
+    assert register(client, "other").status_code == 409  # already an account
+
+
+def test_session_fixation_a_session_does_not_survive_a_sign_in(client: Any) -> None:
+    register(client, "bea")
+    client.post("/api/account/logout")
+    client.get("/api/me")
+    planted = client.cookies[COOKIE]  # a session an attacker could have planted in the victim's browser
+    assert login(client, "bea").status_code == 200
+    signed_in = client.cookies[COOKIE]
+    assert signed_in != planted
+    client.cookies.set(COOKIE, planted)
+    assert client.get("/api/me").json()["username"] is None  # the planted session is gone: a new guest
+    client.cookies.set(COOKIE, signed_in)
+    assert client.get("/api/me").json()["username"] == "bea"
+
+
+def test_logout_logout_everywhere_and_password_change_end_sessions(client: Any) -> None:
+    session = register(client, "cyd", **{HEADER: guest(client)[HEADER]}).json()["session"]
+    second = login(client, "cyd", **{HEADER: guest(client)[HEADER]}).json()["session"]
+    third = login(client, "cyd", **{HEADER: guest(client)[HEADER]}).json()["session"]
+    for value in (session, second, third):
+        assert client.get("/api/me", headers={HEADER: value}).json()["username"] == "cyd"
+    assert client.post("/api/account/logout", headers={HEADER: session}).status_code == 200
+    assert client.post("/api/account/logout", headers={HEADER: session}).status_code == 401
+    wrong = client.post("/api/account/password", json={"current": "nope", "new": "n" * 9}, headers={HEADER: second})
+    assert wrong.status_code == 403
+    changed = client.post("/api/account/password", json={"current": PASSWORD, "new": "n" * 9}, headers={HEADER: second})
+    assert changed.status_code == 200
+    renewed = changed.json()["session"]
+    assert client.post("/api/account/logout", headers={HEADER: third}).status_code == 401  # ended by the change
+    fourth = login(client, "cyd", "n" * 9, **{HEADER: guest(client)[HEADER]}).json()["session"]
+    client.cookies.clear()
+    assert login(client, "cyd").status_code == 401 and login(client, "cyd", "n" * 9).status_code == 200
+    ended = client.post("/api/account/logout-all")  # by the cookie of that last login
+    assert ended.status_code == 200 and ended.json()["sessions"] == 3
+    for value in (renewed, fourth):
+        assert client.post("/api/account/logout", headers={HEADER: value}).status_code == 401
+    assert client.get("/api/me").json()["username"] is None
+
+
+def test_cross_site_state_changes_by_cookie_are_refused(client: Any) -> None:
+    table_id, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    client.get("/api/me")
+    for headers in ({"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+        refused = join(client, table_id, 0, **headers)
+        assert refused.status_code == 403 and "another site" in refused.json()["detail"]
+        assert client.post("/api/me/name", json={"name": "x"}, headers=headers).status_code == 403
+        assert login(client, "nobody", **headers).status_code == 403
+    assert not client.get(f"/api/tables/{table_id}").json()["seats"][0]["joined"]
+    assert join(client, table_id, 0, Origin="http://testserver").status_code == 200
+
+
+def test_a_password_is_never_logged_nor_answered(client: Any, caplog: pytest.LogCaptureFixture) -> None:
+    secret = "Sw0rdfish-never-shown"
+    with caplog.at_level(logging.DEBUG):
+        answers = [
+            register(client, "dee", secret),
+            login(client, "dee", secret),
+            login(client, "dee", secret + "x"),
+            client.post("/api/account/login", json={"username": "dee", "password": secret, "extra": secret}),
+            client.post("/api/account/login", json={"username": secret + "!", "password": secret}),
+            client.post("/api/account/password", json={"current": secret, "new": "short"}),
+        ]
+    assert [a.status_code for a in answers] == [201, 200, 401, 422, 422, 422]
+    for answer in answers:
+        assert secret not in answer.text and secret not in str(answer.headers)
+    assert secret not in caplog.text
+    with client.app.state.engine.connect() as connection:
+        stored = connection.execute(text("SELECT password_hash FROM players WHERE username = 'dee'")).scalar_one()
+    assert stored.startswith("$argon2id$") and secret not in stored
+
+
+def test_login_attempts_are_rate_limited(client: Any) -> None:
+    register(client, "eve")
+    statuses = [login(client, "eve", "wrong password").status_code for _ in range(LOGIN_ATTEMPTS_PER_MINUTE)]
+    assert statuses == [401] * LOGIN_ATTEMPTS_PER_MINUTE
+    limited = login(client, "eve")  # even the right password, until the minute is over
+    assert limited.status_code == 429 and limited.json()["detail"] == "too many login attempts: wait a minute"
+
+
+def test_a_guest_cannot_act_as_another(client: Any) -> None:
+    one = guest(client)[HEADER]
+    other_id = client.get("/api/me", headers={HEADER: one}).json()["id"]
+    # The session's secret without the server's signature, or signed by another key, is nobody.
+    from itsdangerous import URLSafeSerializer
+
+    raw_secret = URLSafeSerializer("x", salt="luz-session").loads_unsafe(one)[1]
+    forged = URLSafeSerializer("not the server's key", salt="luz-session").dumps(raw_secret)
+    for value in (raw_secret, forged, one + "x"):
+        assert client.post("/api/account/logout", headers={HEADER: value}).status_code == 401
+        client.cookies.clear()
+        assert client.get("/api/me", headers={HEADER: value}).json()["id"] != other_id
+
+
+def test_the_migration_keeps_the_tables_and_records_stored_before(database_url: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    from luz.server.db import MIGRATIONS, make_engine, migrate
+
+    engine = make_engine(database_url)
+    try:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0002")
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO tables (id, name, edition, players, options, public, grace_seconds, status, game_no,"
+                    " version, created_at, hints) VALUES ('t1', 'old', 'iello-2024', 3, '{}', true, 30, 'playing', 1,"
+                    " 4, CURRENT_TIMESTAMP, false)"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO seats (table_id, seat, kind, bot, name, token_hash, joined) VALUES"
+                    " ('t1', 0, 'human', NULL, 'Old Ann', 'abc', true), ('t1', 1, 'bot', 'random', NULL, NULL, true)"
+                )
+            )
+            connection.execute(
+                text("INSERT INTO games (table_id, game_no, seed, started_at) VALUES ('t1', 1, 7, CURRENT_TIMESTAMP)")
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO actions (table_id, game_no, seq, seat, action, created_at)"
+                    " VALUES ('t1', 1, 1, 0, 'b1', CURRENT_TIMESTAMP)"
+                )
+            )
+        migrate(engine)
+        with engine.connect() as connection:
+            seats_after = connection.execute(
+                text("SELECT seat, kind, name, token_hash, joined, player_id FROM seats ORDER BY seat")
+            ).all()
+            assert [tuple(row) for row in seats_after] == [
+                (0, "human", "Old Ann", "abc", True, None),
+                (1, "bot", None, None, True, None),
+            ]
+            assert connection.execute(text("SELECT seed FROM games")).scalar_one() == 7
+            assert connection.execute(text("SELECT action FROM actions")).scalar_one() == "b1"
+            assert connection.execute(text("SELECT name, version FROM tables")).one() == ("old", 4)
+    finally:
+        engine.dispose()
