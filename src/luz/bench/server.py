@@ -79,17 +79,19 @@ class ServerProcess:
         *,
         port: int | None = None,
         bot_workers: int = 0,
+        client_limits: bool = False,
     ) -> ServerProcess:
+        """``client_limits``: keep ``luz serve``'s per-client limits (else off: the load comes from one address)."""
         port = port or free_port()
         command = [*luz_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
         command += ["--database-url", database_url, "--bot-workers", str(bot_workers)]
         if redis_url:
             command += ["--redis-url", redis_url]
         env = {k: v for k, v in os.environ.items() if k not in ("LUZ_DATABASE_URL", "LUZ_REDIS_URL")}
-        # The load comes from one address (this machine): the per-client limits are for attackers (--attack).
-        env.setdefault("LUZ_TABLES_PER_MINUTE", "")
-        env.setdefault("LUZ_CONNECTIONS_PER_SECOND", "100000/second")
-        env.setdefault("LUZ_CONNECTIONS_PER_CLIENT", "100000")
+        if not client_limits:
+            env.setdefault("LUZ_TABLES_PER_MINUTE", "")
+            env.setdefault("LUZ_CONNECTIONS_PER_SECOND", "100000/second")
+            env.setdefault("LUZ_CONNECTIONS_PER_CLIENT", "100000")
         log = log_path.open("w")
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
         return cls(port, process, log_path, log)
@@ -148,7 +150,12 @@ class ServerProcess:
 
 @contextlib.contextmanager
 def running_servers(
-    count: int, database_url: str, redis_url: str | None, folder: Path, bot_workers: int = 0
+    count: int,
+    database_url: str,
+    redis_url: str | None,
+    folder: Path,
+    bot_workers: int = 0,
+    client_limits: bool = False,
 ) -> Iterator[list[ServerProcess]]:
     """``count`` healthy server processes on one database, stopped (killed if need be) on exit.
 
@@ -158,7 +165,11 @@ def running_servers(
     try:
         for number in range(count):
             server = ServerProcess.start(
-                database_url, redis_url, folder / f"server-{number}.log", bot_workers=bot_workers
+                database_url,
+                redis_url,
+                folder / f"server-{number}.log",
+                bot_workers=bot_workers,
+                client_limits=client_limits,
             )
             servers.append(server)
             server.wait_healthy()
@@ -238,7 +249,9 @@ class SeatClient:
         rng: random.Random,
         think: float,
         min_interval: float,
+        local_address: str | None = None,
     ) -> None:
+        self.local_address = local_address
         self.table, self.seat, self.url, self.figures, self.rng = table, seat, url, figures, rng
         self.think, self.min_interval = think, min_interval
         self.ws: Any = None
@@ -265,6 +278,7 @@ class SeatClient:
             ping_interval=None,
             max_size=2**22,
             compression="deflate" if compression else None,
+            **({"local_addr": (self.local_address, 0)} if self.local_address else {}),
         )
 
     async def receive(self, stop: asyncio.Event) -> None:
@@ -435,7 +449,8 @@ async def _drive(
     edition: str,
     compression: bool,
     progress: Callable[[str], None],
-) -> tuple[Figures, list[SeatClient], list[TableRun], dict[str, float]]:
+    attacks: list[str],
+) -> tuple[Figures, list[SeatClient], list[TableRun], dict[str, float], list[dict[str, Any]]]:
     import httpx
     from websockets.asyncio.client import connect
 
@@ -451,10 +466,10 @@ async def _drive(
     started = time.perf_counter()
     async with httpx.AsyncClient(timeout=60, limits=limits) as http:
 
-        async def post(url: str, body: dict[str, Any]) -> dict[str, Any]:
+        async def post(url: str, body: dict[str, Any], client: httpx.AsyncClient = http) -> dict[str, Any]:
             for attempt in range(4):  # a kept-alive connection the server just closed is an error to retry
                 try:
-                    answer = await http.post(url, json=body)
+                    answer = await client.post(url, json=body)
                     answer.raise_for_status()
                     reply: dict[str, Any] = answer.json()
                     return reply
@@ -465,15 +480,24 @@ async def _drive(
             raise AssertionError("not reached")
 
         async def create(number: int) -> None:
+            if attacks:  # each table its own client address, as real players are, under the server's limits
+                address = honest_address(number)
+                transport = httpx.AsyncHTTPTransport(local_address=address)
+                async with httpx.AsyncClient(timeout=60, transport=transport) as own:
+                    await create_from(number, own, address)
+            else:
+                await create_from(number, http, None)
+
+        async def create_from(number: int, client: httpx.AsyncClient, address: str | None) -> None:
             home = servers[number % len(servers)]
             spec = {"edition": edition, "players": players, "name": f"bench {number}", "grace_seconds": 3600}
-            body = await post(f"{home.url}/api/tables", spec)
+            body = await post(f"{home.url}/api/tables", spec, client)
             run = TableRun(body["table"]["id"], players)
             runs.append(run)
             for invite in body["invites"]:
                 seat = invite["seat"]
                 server = servers[(number + seat) % len(servers)]
-                client = SeatClient(
+                seat_client = SeatClient(
                     run,
                     seat,
                     f"{server.ws_url}/ws/tables/{run.id}?token={invite['token']}",
@@ -481,11 +505,13 @@ async def _drive(
                     random.Random(rng.getrandbits(64)),
                     think,
                     min_interval,
+                    address,
                 )
-                clients.append(client)
+                clients.append(seat_client)
                 await post(
                     f"{server.url}/api/tables/{run.id}/seats/{seat}/join",
                     {"name": f"bench{seat}", "token": invite["token"]},
+                    client,
                 )
 
         progress(f"creating {tables} tables of {players} seats")
@@ -510,6 +536,9 @@ async def _drive(
     for client in clients:
         client.turn.set()
     await asyncio.sleep(seconds)
+    phases = [phase_figures(figures, None, time.perf_counter() - started)]
+    for kind in attacks:
+        phases.append(await _attacked_phase(kind, servers[0], figures, seconds, progress))
     figures.measuring = False
     stop.set()
     timings["window_s"] = elapsed = time.perf_counter() - started
@@ -537,7 +566,45 @@ async def _drive(
     if machine_before is not None and machine_after is not None:
         timings["machine_cpu_s"] = machine_after - machine_before
     timings["window_s"] = elapsed
-    return figures, clients, runs, timings
+    return figures, clients, runs, timings, phases
+
+
+def honest_address(table: int) -> str:
+    """The loopback source address of honest table ``table``'s clients (127.1.0.1 onwards; never the attacker's)."""
+    return f"127.1.{table // 250}.{table % 250 + 1}"
+
+
+def phase_figures(figures: Figures, attack: str | None, window: float) -> dict[str, Any]:
+    """The honest clients' figures since the last phase (then cleared for the next one)."""
+    phase = {
+        "attack": attack,
+        "seconds": round(window, 2),
+        "actions": figures.acks_in_window,
+        "actions_per_s": round(figures.acks_in_window / window, 1) if window else 0.0,
+        "latency_ms": {"self": percentiles(figures.self_latency), "others": percentiles(figures.others_latency)},
+        "games_finished": figures.games_finished,
+    }
+    figures.self_latency, figures.others_latency = [], []
+    figures.acks_in_window = figures.games_finished = 0
+    return phase
+
+
+async def _attacked_phase(
+    kind: str, server: ServerProcess, figures: Figures, seconds: float, progress: Callable[[str], None]
+) -> dict[str, Any]:
+    """The honest load measured ``seconds`` while attacker ``kind`` runs (from its own process and address)."""
+    from luz.bench.attacks import Attacker
+
+    progress(f"attack {kind}: playing for {seconds:g} s more")
+    attack = await asyncio.to_thread(Attacker, kind, server.url, server.ws_url, seconds + 1, "spawn")
+    await asyncio.to_thread(attack.start)
+    await asyncio.sleep(0.5)  # the attack is under way
+    phase_figures(figures, None, 1.0)  # what came before it is not this phase's
+    started = time.perf_counter()
+    await asyncio.sleep(seconds)
+    phase = phase_figures(figures, kind, time.perf_counter() - started)
+    phase["attacker"] = await asyncio.to_thread(attack.finish)
+    return phase
 
 
 def check_log(database_url: str, clients: list[SeatClient], runs: list[TableRun]) -> dict[str, int]:
@@ -606,8 +673,15 @@ def bench_server(
     edition: str = "iello-2024",
     compression: bool = True,
     progress: Callable[[str], None] | None = None,
+    attacks: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Run the load and return the report (see the module's docstring)."""
+    """Run the load and return the report (see the module's docstring).
+
+    ``attacks``: after the window without attacker, one more window of the same load per attacker kind (see
+    ``luz.bench.attacks``), in that order on the same server; the figures of each are in the report's ``phases``.
+    The server then keeps ``luz serve``'s per-client limits, and each honest table comes from its own loopback
+    address (``honest_address``), as real players do; the attacker from 127.0.0.2.
+    """
     say = progress or (lambda _: None)
     if processes > 1 and not (database_url and database_url.startswith("postgresql") and redis_url):
         raise ValueError("several processes need a shared PostgreSQL database and Redis (--database-url, --redis-url)")
@@ -617,8 +691,10 @@ def bench_server(
     url = database_url or f"sqlite:///{folder / 'luz.sqlite3'}"
     try:
         say(f"starting {processes} server process(es) ({url.split('://')[0]}{', redis' if redis_url else ''})")
-        with running_servers(processes, url, redis_url, folder) as servers:
-            figures, seat_clients, runs, timings = asyncio.run(
+        # Attacked, the server runs as deployed: luz serve's limits and its default of one bot worker process.
+        deployed = {"client_limits": True, "bot_workers": 1} if attacks else {}
+        with running_servers(processes, url, redis_url, folder, **deployed) as servers:
+            figures, seat_clients, runs, timings, phases = asyncio.run(
                 _drive(
                     servers,
                     tables=tables,
@@ -629,6 +705,7 @@ def bench_server(
                     edition=edition,
                     compression=compression,
                     progress=say,
+                    attacks=list(attacks),
                 )
             )
             logs = [s.log_tail(10) for s in servers if s.process.poll() is not None]
@@ -639,6 +716,7 @@ def bench_server(
         shutil.rmtree(folder, ignore_errors=True)
     window = timings.pop("window_s")
     errors = sum(figures.errors.values())
+    unattacked = phases[0]
     return {
         "benchmark": "server",
         "tables": tables,
@@ -647,16 +725,13 @@ def bench_server(
         "processes": processes,
         "database": url.split("://")[0].split("+")[0],
         "redis": bool(redis_url),
-        "seconds": round(window, 2),
+        "seconds": unattacked["seconds"],
         "think_s": think,
         "compression": compression,
         "open_files_limit": open_files,
-        "actions": figures.acks_in_window,
-        "actions_per_s": round(figures.acks_in_window / window, 1) if window else 0.0,
-        "latency_ms": {
-            "self": percentiles(figures.self_latency),
-            "others": percentiles(figures.others_latency),
-        },
+        "actions": unattacked["actions"],
+        "actions_per_s": unattacked["actions_per_s"],
+        "latency_ms": unattacked["latency_ms"],
         "errors": errors,
         "error_kinds": dict(sorted(figures.errors.items())),
         "stale_refusals": figures.stale,
@@ -664,11 +739,12 @@ def bench_server(
         "lost_actions": log["lost"],
         "unacknowledged_actions": log["unacknowledged"],
         "stored_actions": log["stored"],
-        "games_finished": figures.games_finished,
+        "games_finished": sum(phase["games_finished"] for phase in phases),
         "states_received": figures.states,
         "timings_s": {k: round(v, 2) for k, v in timings.items()},
         "cpu_percent": cpu_percent(timings, window),
         "crashed_servers": logs,
         "server_errors": len(trouble),
         "server_error_lines": trouble[:20],
+        "phases": phases,
     }
