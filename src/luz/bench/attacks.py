@@ -12,7 +12,7 @@ import contextlib
 import multiprocessing
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -112,9 +112,14 @@ class Attacker:
     """
 
     def __init__(
-        self, kind: str, http_url: str, ws_url: str, hold: float | None = None, start_method: str = "fork"
+        self,
+        kind: str,
+        http_url: str,
+        ws_url: str,
+        hold: float | None = None,
+        start_method: Literal["fork", "spawn"] = "fork",
     ) -> None:
-        context = multiprocessing.get_context(start_method)
+        context: Any = multiprocessing.get_context(start_method)  # (typeshed: BaseContext has no Process)
         self.manager = context.Manager()
         self.results = self.manager.dict()
         self.process = context.Process(target=_run, args=(kind, http_url, ws_url, hold, self.results))

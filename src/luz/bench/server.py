@@ -11,7 +11,8 @@ legal action whenever its view says it is its turn. It measures, for every actio
 and counts acknowledgements, refusals (a ``stale`` refusal is benign, anything else is an error), games finished,
 and at the end compares every acknowledged action with the database's action log (``lost`` when an acknowledged
 action is missing there). Clients pace themselves under the server's per-connection message rate, so that a
-fast table is not refused for flooding.
+fast table is not refused for flooding. With attackers (``bench_server(attacks=...)``), the same load is measured
+again while each attacker of ``luz.bench.attacks`` runs.
 """
 
 from __future__ import annotations
@@ -235,6 +236,11 @@ class Figures:
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def clear_window(self) -> None:
+        """Forget the measuring window's latencies, acknowledgements and games (a new phase begins)."""
+        self.self_latency, self.others_latency = [], []
+        self.acks_in_window = self.games_finished = 0
 
 
 class SeatClient:
@@ -584,8 +590,7 @@ def phase_figures(figures: Figures, attack: str | None, window: float) -> dict[s
         "latency_ms": {"self": percentiles(figures.self_latency), "others": percentiles(figures.others_latency)},
         "games_finished": figures.games_finished,
     }
-    figures.self_latency, figures.others_latency = [], []
-    figures.acks_in_window = figures.games_finished = 0
+    figures.clear_window()
     return phase
 
 
@@ -599,7 +604,7 @@ async def _attacked_phase(
     attack = await asyncio.to_thread(Attacker, kind, server.url, server.ws_url, seconds + 1, "spawn")
     await asyncio.to_thread(attack.start)
     await asyncio.sleep(0.5)  # the attack is under way
-    phase_figures(figures, None, 1.0)  # what came before it is not this phase's
+    figures.clear_window()
     started = time.perf_counter()
     await asyncio.sleep(seconds)
     phase = phase_figures(figures, kind, time.perf_counter() - started)
@@ -692,8 +697,10 @@ def bench_server(
     try:
         say(f"starting {processes} server process(es) ({url.split('://')[0]}{', redis' if redis_url else ''})")
         # Attacked, the server runs as deployed: luz serve's limits and its default of one bot worker process.
-        deployed = {"client_limits": True, "bot_workers": 1} if attacks else {}
-        with running_servers(processes, url, redis_url, folder, **deployed) as servers:
+        deployed = bool(attacks)
+        with running_servers(
+            processes, url, redis_url, folder, bot_workers=1 if deployed else 0, client_limits=deployed
+        ) as servers:
             figures, seat_clients, runs, timings, phases = asyncio.run(
                 _drive(
                     servers,
