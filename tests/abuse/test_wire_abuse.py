@@ -13,9 +13,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from abuse_support import attacker, percentile, victim_moves
+from abuse_support import percentile, victim_moves
 from server_support import ServerProcess, wait_for
 from websockets.asyncio.client import connect
+
+from luz.bench.attacks import attacker
 
 pytestmark = pytest.mark.slow
 

@@ -47,3 +47,24 @@ def test_bench_server_two_processes(postgres_url: str, redis_url: str) -> None:
     report = run_bench("--processes", "2", "--database-url", postgres_url, "--redis-url", redis_url)
     check(report, processes=2)
     assert report["database"] == "postgresql" and report["redis"] is True
+
+
+def test_bench_server_attack_measures_with_and_without_the_attacker() -> None:
+    report = run_bench("--seconds", "2", "--attack", "tables")
+    check(report, processes=1)
+    unattacked, attacked = report["phases"]
+    assert unattacked["attack"] is None and attacked["attack"] == "tables"
+    assert report["latency_ms"] == unattacked["latency_ms"] and report["actions"] == unattacked["actions"]
+    for phase in (unattacked, attacked):
+        assert phase["actions"] > 0 and phase["actions_per_s"] > 0
+        assert phase["latency_ms"]["self"]["count"] > 0
+    # The attacker meets luz serve's own limit on table creation (10 a minute per address), the honest tables don't.
+    statuses = attacked["attacker"]["statuses"]
+    assert statuses["429"] >= 50 and statuses["201"] + statuses["429"] == 60, statuses
+
+
+def test_bench_server_attack_of_an_unknown_kind_is_one_line() -> None:
+    command = [*luz_command(), "bench", "server", "--attack", "sockets"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "--attack must be one of connections, bots, tables, all" in done.stderr

@@ -11,7 +11,8 @@ legal action whenever its view says it is its turn. It measures, for every actio
 and counts acknowledgements, refusals (a ``stale`` refusal is benign, anything else is an error), games finished,
 and at the end compares every acknowledged action with the database's action log (``lost`` when an acknowledged
 action is missing there). Clients pace themselves under the server's per-connection message rate, so that a
-fast table is not refused for flooding.
+fast table is not refused for flooding. With attackers (``bench_server(attacks=...)``), the same load is measured
+again while each attacker of ``luz.bench.attacks`` runs.
 """
 
 from __future__ import annotations
@@ -79,17 +80,19 @@ class ServerProcess:
         *,
         port: int | None = None,
         bot_workers: int = 0,
+        client_limits: bool = False,
     ) -> ServerProcess:
+        """``client_limits``: keep ``luz serve``'s per-client limits (else off: the load comes from one address)."""
         port = port or free_port()
         command = [*luz_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
         command += ["--database-url", database_url, "--bot-workers", str(bot_workers)]
         if redis_url:
             command += ["--redis-url", redis_url]
         env = {k: v for k, v in os.environ.items() if k not in ("LUZ_DATABASE_URL", "LUZ_REDIS_URL")}
-        # The load comes from one address (this machine): the per-client limits are for attackers (--attack).
-        env.setdefault("LUZ_TABLES_PER_MINUTE", "")
-        env.setdefault("LUZ_CONNECTIONS_PER_SECOND", "100000/second")
-        env.setdefault("LUZ_CONNECTIONS_PER_CLIENT", "100000")
+        if not client_limits:
+            env.setdefault("LUZ_TABLES_PER_MINUTE", "")
+            env.setdefault("LUZ_CONNECTIONS_PER_SECOND", "100000/second")
+            env.setdefault("LUZ_CONNECTIONS_PER_CLIENT", "100000")
         log = log_path.open("w")
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
         return cls(port, process, log_path, log)
@@ -148,7 +151,12 @@ class ServerProcess:
 
 @contextlib.contextmanager
 def running_servers(
-    count: int, database_url: str, redis_url: str | None, folder: Path, bot_workers: int = 0
+    count: int,
+    database_url: str,
+    redis_url: str | None,
+    folder: Path,
+    bot_workers: int = 0,
+    client_limits: bool = False,
 ) -> Iterator[list[ServerProcess]]:
     """``count`` healthy server processes on one database, stopped (killed if need be) on exit.
 
@@ -158,7 +166,11 @@ def running_servers(
     try:
         for number in range(count):
             server = ServerProcess.start(
-                database_url, redis_url, folder / f"server-{number}.log", bot_workers=bot_workers
+                database_url,
+                redis_url,
+                folder / f"server-{number}.log",
+                bot_workers=bot_workers,
+                client_limits=client_limits,
             )
             servers.append(server)
             server.wait_healthy()
@@ -247,6 +259,11 @@ class Figures:
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
 
+    def clear_window(self) -> None:
+        """Forget the measuring window's latencies, acknowledgements and games (a new phase begins)."""
+        self.self_latency, self.others_latency = [], []
+        self.acks_in_window = self.games_finished = 0
+
 
 class SeatClient:
     """One seat's WebSocket client: a random legal action whenever its view says it is its turn."""
@@ -260,7 +277,9 @@ class SeatClient:
         rng: random.Random,
         think: float,
         min_interval: float,
+        local_address: str | None = None,
     ) -> None:
+        self.local_address = local_address
         self.table, self.seat, self.url, self.figures, self.rng = table, seat, url, figures, rng
         self.think, self.min_interval = think, min_interval
         self.ws: Any = None
@@ -287,6 +306,7 @@ class SeatClient:
             ping_interval=None,
             max_size=2**22,
             compression="deflate" if compression else None,
+            **({"local_addr": (self.local_address, 0)} if self.local_address else {}),
         )
 
     async def receive(self, stop: asyncio.Event) -> None:
@@ -457,7 +477,8 @@ async def _drive(
     edition: str,
     compression: bool,
     progress: Callable[[str], None],
-) -> tuple[Figures, list[SeatClient], list[TableRun], dict[str, float]]:
+    attacks: list[str],
+) -> tuple[Figures, list[SeatClient], list[TableRun], dict[str, float], list[dict[str, Any]]]:
     import httpx
     from websockets.asyncio.client import connect
 
@@ -473,10 +494,12 @@ async def _drive(
     started = time.perf_counter()
     async with httpx.AsyncClient(timeout=60, limits=limits) as http:
 
-        async def post(url: str, body: dict[str, Any], headers: dict[str, str] | None = None) -> dict[str, Any]:
+        async def post(
+            url: str, body: dict[str, Any], client: httpx.AsyncClient = http, headers: dict[str, str] | None = None
+        ) -> dict[str, Any]:
             for attempt in range(4):  # a kept-alive connection the server just closed is an error to retry
                 try:
-                    answer = await http.post(url, json=body, headers=headers)
+                    answer = await client.post(url, json=body, headers=headers)
                     answer.raise_for_status()
                     reply: dict[str, Any] = answer.json()
                     return reply
@@ -487,15 +510,24 @@ async def _drive(
             raise AssertionError("not reached")
 
         async def create(number: int) -> None:
+            if attacks:  # each table its own client address, as real players are, under the server's limits
+                address = honest_address(number)
+                transport = httpx.AsyncHTTPTransport(local_address=address)
+                async with httpx.AsyncClient(timeout=60, transport=transport) as own:
+                    await create_from(number, own, address)
+            else:
+                await create_from(number, http, None)
+
+        async def create_from(number: int, client: httpx.AsyncClient, address: str | None) -> None:
             home = servers[number % len(servers)]
             spec = {"edition": edition, "players": players, "name": f"bench {number}", "grace_seconds": 3600}
-            body = await post(f"{home.url}/api/tables", spec)
+            body = await post(f"{home.url}/api/tables", spec, client)
             run = TableRun(body["table"]["id"], players)
             runs.append(run)
             for invite in body["invites"]:
                 seat = invite["seat"]
                 server = servers[(number + seat) % len(servers)]
-                client = SeatClient(
+                seat_client = SeatClient(
                     run,
                     seat,
                     f"{server.ws_url}/ws/tables/{run.id}?token={invite['token']}",
@@ -503,12 +535,14 @@ async def _drive(
                     random.Random(rng.getrandbits(64)),
                     think,
                     min_interval,
+                    address,
                 )
-                clients.append(client)
-                guest = await post(f"{server.url}/api/me/guest", {})  # one seat per identity: a guest each
+                clients.append(seat_client)
+                guest = await post(f"{server.url}/api/me/guest", {}, client)  # one seat per identity: a guest each
                 await post(
                     f"{server.url}/api/tables/{run.id}/seats/{seat}/join",
                     {"name": f"bench{seat}", "token": invite["token"]},
+                    client,
                     {"X-Luz-Session": guest["session"]},
                 )
 
@@ -534,6 +568,9 @@ async def _drive(
     for client in clients:
         client.turn.set()
     await asyncio.sleep(seconds)
+    phases = [phase_figures(figures, None, time.perf_counter() - started)]
+    for kind in attacks:
+        phases.append(await _attacked_phase(kind, servers[0], figures, seconds, progress))
     figures.measuring = False
     stop.set()
     timings["window_s"] = elapsed = time.perf_counter() - started
@@ -561,7 +598,44 @@ async def _drive(
     if machine_before is not None and machine_after is not None:
         timings["machine_cpu_s"] = machine_after - machine_before
     timings["window_s"] = elapsed
-    return figures, clients, runs, timings
+    return figures, clients, runs, timings, phases
+
+
+def honest_address(table: int) -> str:
+    """The loopback source address of honest table ``table``'s clients (127.1.0.1 onwards; never the attacker's)."""
+    return f"127.1.{table // 250}.{table % 250 + 1}"
+
+
+def phase_figures(figures: Figures, attack: str | None, window: float) -> dict[str, Any]:
+    """The honest clients' figures since the last phase (then cleared for the next one)."""
+    phase = {
+        "attack": attack,
+        "seconds": round(window, 2),
+        "actions": figures.acks_in_window,
+        "actions_per_s": round(figures.acks_in_window / window, 1) if window else 0.0,
+        "latency_ms": {"self": percentiles(figures.self_latency), "others": percentiles(figures.others_latency)},
+        "games_finished": figures.games_finished,
+    }
+    figures.clear_window()
+    return phase
+
+
+async def _attacked_phase(
+    kind: str, server: ServerProcess, figures: Figures, seconds: float, progress: Callable[[str], None]
+) -> dict[str, Any]:
+    """The honest load measured ``seconds`` while attacker ``kind`` runs (from its own process and address)."""
+    from luz.bench.attacks import Attacker
+
+    progress(f"attack {kind}: playing for {seconds:g} s more")
+    attack = await asyncio.to_thread(Attacker, kind, server.url, server.ws_url, seconds + 1, "spawn")
+    await asyncio.to_thread(attack.start)
+    await asyncio.sleep(0.5)  # the attack is under way
+    figures.clear_window()
+    started = time.perf_counter()
+    await asyncio.sleep(seconds)
+    phase = phase_figures(figures, kind, time.perf_counter() - started)
+    phase["attacker"] = await asyncio.to_thread(attack.finish)
+    return phase
 
 
 def check_log(database_url: str, clients: list[SeatClient], runs: list[TableRun]) -> dict[str, int]:
@@ -631,8 +705,15 @@ def bench_server(
     compression: bool = True,
     progress: Callable[[str], None] | None = None,
     pin: bool = True,
+    attacks: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Run the load and return the report (see the module's docstring)."""
+    """Run the load and return the report (see the module's docstring).
+
+    ``attacks``: after the window without attacker, one more window of the same load per attacker kind (see
+    ``luz.bench.attacks``), in that order on the same server; the figures of each are in the report's ``phases``.
+    The server then keeps ``luz serve``'s per-client limits, and each honest table comes from its own loopback
+    address (``honest_address``), as real players do; the attacker from 127.0.0.2.
+    """
     say = progress or (lambda _: None)
     if processes > 1 and not (database_url and database_url.startswith("postgresql") and redis_url):
         raise ValueError("several processes need a shared PostgreSQL database and Redis (--database-url, --redis-url)")
@@ -642,9 +723,13 @@ def bench_server(
     url = database_url or f"sqlite:///{folder / 'luz.sqlite3'}"
     try:
         say(f"starting {processes} server process(es) ({url.split('://')[0]}{', redis' if redis_url else ''})")
-        with running_servers(processes, url, redis_url, folder) as servers:
+        # Attacked, the server runs as deployed: luz serve's limits and its default of one bot worker process.
+        deployed = bool(attacks)
+        with running_servers(
+            processes, url, redis_url, folder, bot_workers=1 if deployed else 0, client_limits=deployed
+        ) as servers:
             pinned = pin_cores(servers) if pin else {}
-            figures, seat_clients, runs, timings = asyncio.run(
+            figures, seat_clients, runs, timings, phases = asyncio.run(
                 _drive(
                     servers,
                     tables=tables,
@@ -655,6 +740,7 @@ def bench_server(
                     edition=edition,
                     compression=compression,
                     progress=say,
+                    attacks=list(attacks),
                 )
             )
             logs = [s.log_tail(10) for s in servers if s.process.poll() is not None]
@@ -665,8 +751,10 @@ def bench_server(
         shutil.rmtree(folder, ignore_errors=True)
     window = timings.pop("window_s")
     errors = sum(figures.errors.values())
+    unattacked = phases[0]
     server_cpu = [v for k, v in timings.items() if k.startswith("server") and k.endswith("_cpu_s")]
-    cpu_per_action = sum(server_cpu) / figures.acks_in_window if server_cpu and figures.acks_in_window else None
+    served = sum(phase["actions"] for phase in phases)  # the CPU was measured over every phase
+    cpu_per_action = sum(server_cpu) / served if server_cpu and served else None
     return {
         "benchmark": "server",
         "tables": tables,
@@ -675,16 +763,13 @@ def bench_server(
         "processes": processes,
         "database": url.split("://")[0].split("+")[0],
         "redis": bool(redis_url),
-        "seconds": round(window, 2),
+        "seconds": unattacked["seconds"],
         "think_s": think,
         "compression": compression,
         "open_files_limit": open_files,
-        "actions": figures.acks_in_window,
-        "actions_per_s": round(figures.acks_in_window / window, 1) if window else 0.0,
-        "latency_ms": {
-            "self": percentiles(figures.self_latency),
-            "others": percentiles(figures.others_latency),
-        },
+        "actions": unattacked["actions"],
+        "actions_per_s": unattacked["actions_per_s"],
+        "latency_ms": unattacked["latency_ms"],
         "errors": errors,
         "error_kinds": dict(sorted(figures.errors.items())),
         "stale_refusals": figures.stale,
@@ -692,7 +777,7 @@ def bench_server(
         "lost_actions": log["lost"],
         "unacknowledged_actions": log["unacknowledged"],
         "stored_actions": log["stored"],
-        "games_finished": figures.games_finished,
+        "games_finished": sum(phase["games_finished"] for phase in phases),
         "states_received": figures.states,
         "timings_s": {k: round(v, 2) for k, v in timings.items()},
         "cpu_percent": cpu_percent(timings, window),
@@ -701,4 +786,5 @@ def bench_server(
         "crashed_servers": logs,
         "server_errors": len(trouble),
         "server_error_lines": trouble[:20],
+        "phases": phases,
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -116,13 +117,24 @@ def server(
         True,
         help="Run the server processes on cores of their own, apart from the clients, where the machine has enough.",
     ),
+    attack: str | None = typer.Option(
+        None,
+        help="Measure again while one attacker of this kind runs: connections, tables, bots, or all (one after the "
+        "other). The server then keeps its per-client limits; each honest table comes from its own loopback address.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Load the game server: tables x clients-per-table WebSocket clients playing random legal actions.
 
     Reports action-to-broadcast latency (to the acting client, and to the other seats), actions per second,
-    errors, actions lost against the database log, and games finished.
+    errors, actions lost against the database log, and games finished; with --attack, the honest clients' figures
+    without and with each attacker, in the same run.
     """
+    from luz.bench.attacks import KINDS
+
+    if attack is not None and attack not in (*KINDS, "all"):
+        raise typer.BadParameter(f"--attack must be one of {', '.join(KINDS)}, all")
+    attacks = KINDS if attack == "all" else (attack,) if attack else ()
     if processes > 1 and not (database_url and database_url.startswith("postgresql") and redis_url):
         raise typer.BadParameter("--processes > 1 needs --database-url postgresql://... and --redis-url redis://...")
     from luz.bench.server import bench_server  # imports the server stack: only for this command
@@ -140,6 +152,7 @@ def server(
         compression=compression,
         progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]"),
         pin=pin,
+        attacks=attacks,
     )
     if as_json:
         typer.echo(json.dumps(report))
@@ -180,6 +193,26 @@ def server(
     for label, value in rows:
         totals.add_row(label, value)
     Console().print(totals)
+    if attacks:
+        print_phases(report["phases"])
+
+
+def print_phases(phases: list[dict[str, Any]]) -> None:
+    """The honest clients' figures without and with each attacker, and what each attacker got."""
+    table = Table(title="honest clients without and with an attacker (action -> state to the acting client)")
+    for column in ("attacker", "actions/s", "p50 ms", "p99 ms", "attacker got"):
+        table.add_column(column, justify="left" if column in ("attacker", "attacker got") else "right")
+    for phase in phases:
+        latency = phase["latency_ms"]["self"]
+        seen = phase.get("attacker", {})
+        got = seen.get("codes") or seen.get("statuses") or {}
+        table.add_row(
+            phase["attack"] or "none",
+            f"{phase['actions_per_s']:,.1f}",
+            *("-" if latency[c] is None else f"{latency[c]:,}" for c in ("p50", "p99")),
+            ", ".join(f"{k}: {v}" for k, v in got.items()),
+        )
+    Console().print(table)
 
 
 @bench_app.command("adapters")
