@@ -180,7 +180,7 @@ def pump_all(tables: list[dict[str, Any]]) -> None:
 
 def raw(table: dict[str, Any], who: int | None) -> list[str]:
     """What ``who`` was sent, with the seats' player ids (random per database, the same for any deal) masked."""
-    return [re.sub(r'"player": "[0-9a-f]+"', '"player": "?"', text) for text in table["peers"][who].check.raw]
+    return [re.sub(r'"player": ?"[0-9a-f]+"', '"player":"?"', text) for text in table["peers"][who].check.raw]
 
 
 def drive(seat: int, swapped: int, tables: list[dict[str, Any]]) -> None:

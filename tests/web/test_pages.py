@@ -150,6 +150,9 @@ def test_lobby_open_seat_and_names_shown_as_text(browser: Any, server: ServerPro
     item = page.locator(f"#lobby li[data-table='{table_id}']")
     item.wait_for()
     assert item.locator("h3").inner_text() == "<b>Lobby</b> test", "a table name is text, never markup"
+    # The guest's name fills the field (no form to fill); a player who clears it is asked for one.
+    page.wait_for_function("document.querySelector('#player-name').value.trim() !== ''")
+    page.fill("#player-name", "")
     item.get_by_role("button", name="Take seat 1").click()
     assert page.inner_text("#lobby-error") == "Please choose a name first."
     hostile = '<img src=x onerror="window.hacked=1">'

@@ -28,9 +28,11 @@ function placeLinks(me) {
   const nav = document.querySelector("header.top nav");
   if (!nav) return false;
   if (!nav.querySelector("#me-link")) {
+    const key = me.guest ? "player.sign_in" : "player.account";
     nav.append(
       el("a", { id: "me-link", href: `/u/${encodeURIComponent(me.id)}`, text: me.name }),
-      el("a", { id: "account-link", href: "/account", text: me.guest ? t("player.sign_in") : t("player.account") }),
+      // data-i18n: translated again when the translations arrive or the language changes
+      el("a", { id: "account-link", href: "/account", dataset: { i18n: key }, text: t(key) }),
     );
   }
   return true;
