@@ -449,6 +449,18 @@ def rollouts(vals, col, played, st, trick, won, bids, safe, rules, me, exact_sel
 
 
 @njit(cache=True)
+def observed_position(row, players, col, st):
+    """The position before one observed play (a row of the likelihoods' ``observed``): the state's leader, count,
+    mover and led colour set in ``st``; the trick so far, the tricks won and the played flags returned."""
+    st[LEADER], st[COUNT], st[CURRENT] = row[2], row[3], row[0]
+    trick = row[4 : 4 + 2 * players].copy().reshape((players, 2))
+    won = row[4 + 2 * players : 4 + 3 * players]
+    played = row[4 + 3 * players :].copy().reshape((players, H)) > 0
+    st[LED] = col[trick[0, 0], trick[0, 1]] if st[COUNT] else -1
+    return trick, won, played
+
+
+@njit(cache=True)
 def likelihoods(vals, col, rules, me, first, bids, safe, observed, noise_bid, noise_play, out):
     """Fill ``out[k]`` with how likely the others' bids and observed plays are in world ``vals[k]``.
 
@@ -489,11 +501,7 @@ def likelihoods(vals, col, rules, me, first, bids, safe, observed, noise_bid, no
         for o in range(observed.shape[0]):
             row = observed[o]
             seat, slot = row[0], row[1]
-            st[LEADER], st[COUNT], st[CURRENT] = row[2], row[3], seat
-            trick = row[4 : 4 + 2 * players].copy().reshape((players, 2))
-            won = row[4 + 2 * players : 4 + 3 * players]
-            played = row[4 + 3 * players :].copy().reshape((players, H)) > 0
-            st[LED] = col[trick[0, 0], trick[0, 1]] if st[COUNT] else -1
+            trick, won, played = observed_position(row, players, col, st)
             own_beliefs(val, col, played, seat, rules, gt)
             count = legal_plays(col, played, seat, st[LED], legal)
             choice = choose_play(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count)
@@ -646,11 +654,7 @@ def likelihoods_by_variant(vals, col, rules, me, first, bids, safe, observed, ki
         for o in range(observed.shape[0]):
             row = observed[o]
             seat, slot = row[0], row[1]
-            st[LEADER], st[COUNT], st[CURRENT] = row[2], row[3], seat
-            trick = row[4 : 4 + 2 * players].copy().reshape((players, 2))
-            won = row[4 + 2 * players : 4 + 3 * players]
-            played = row[4 + 3 * players :].copy().reshape((players, H)) > 0
-            st[LED] = col[trick[0, 0], trick[0, 1]] if st[COUNT] else -1
+            trick, won, played = observed_position(row, players, col, st)
             own_beliefs(val, col, played, seat, rules, gt)
             count = legal_plays(col, played, seat, st[LED], legal)
             usual = choose_play_variant(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count, False)
