@@ -58,7 +58,8 @@ def main() -> None:
                     "!document.querySelector('#me-bid').textContent.includes('no bid')", timeout=60000
                 )
                 print(
-                    f"home -> first bid via {route}: {clicks} clicks, {time.monotonic() - start:.2f} s (page load included)"
+                    f"home -> first bid via {route}: {clicks} clicks, "
+                    f"{time.monotonic() - start:.2f} s (page load included)"
                 )
                 page.close()
             # Click -> card shown, over a whole game at the default pace (500 ms) against random bots.
