@@ -8,12 +8,20 @@ STAMP := $(VENV)/.installed
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
 
+RUN_STAMP := $(VENV)/.installed-run
+
+# make run installs what playing needs; make test (and lint, bench) the test and research tools too.
+$(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $(RUN_STAMP)
+
 $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev,research,ray]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(VENV)/bin/luz serve
 
 lint: $(STAMP)
