@@ -117,3 +117,25 @@ def test_an_invalid_message_gets_its_id_back(client: Any) -> None:
         peer.send(json.dumps({"type": "ping", "id": ["not", "an", "id"]}))
         reply = peer.receive()
         assert reply["code"] == "malformed" and reply["id"] is None
+
+
+def test_new_guests_per_client_are_limited(tmp_path: Path) -> None:
+    """Each guest is a database row: one client address cannot make them without end (browsers and scripts alike)."""
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/luz.sqlite3",
+        bot_workers=0,
+        guests_per_minute="3/minute",
+    )
+    app = create_app(settings)
+    with TestClient(app) as client:
+        for _ in range(2):
+            assert client.post("/api/me/guest").status_code == 201
+        client.cookies.clear()
+        assert client.get("/api/me").status_code == 200  # a browser's first visit: the third guest
+        client.cookies.clear()
+        refused = client.post("/api/me/guest")
+        assert refused.status_code == 429 and refused.headers["retry-after"] == "60"
+        assert client.get("/api/me").status_code == 429
+        # Another client address still gets its guest.
+        other = TestClient(app, client=("198.51.100.4", 50000))
+        assert other.post("/api/me/guest").status_code == 201

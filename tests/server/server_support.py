@@ -602,6 +602,7 @@ class ServerProcess:
         env["LUZ_BOT_PACE"] = "0"  # bots move at once (their pacing is tested in-process)
         # Tests create tables and open connections freely (the limits are tested on their own, tests/abuse).
         env["LUZ_TABLES_PER_MINUTE"] = ""
+        env["LUZ_GUESTS_PER_MINUTE"] = ""
         env["LUZ_CONNECTIONS_PER_SECOND"] = "100000/second"
         env.update(self.env)
         command = [str(LUZ), "serve", "--port", str(self.port), "--database-url", self.database_url]

@@ -91,6 +91,7 @@ class ServerProcess:
         env = {k: v for k, v in os.environ.items() if k not in ("LUZ_DATABASE_URL", "LUZ_REDIS_URL")}
         if not client_limits:
             env.setdefault("LUZ_TABLES_PER_MINUTE", "")
+            env.setdefault("LUZ_GUESTS_PER_MINUTE", "")
             env.setdefault("LUZ_CONNECTIONS_PER_SECOND", "100000/second")
             env.setdefault("LUZ_CONNECTIONS_PER_CLIENT", "100000")
         log = log_path.open("w")

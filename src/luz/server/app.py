@@ -154,6 +154,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await asyncio.to_thread(players.signing_key, settings.secret_key),
             settings.redis_url or "memory://",
             secure_cookies=settings.public_url.startswith("https://"),
+            trusted_proxies=settings.trusted_proxies,
+            guests_per_minute=settings.guests_per_minute,
         )
         broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from itsdangerous import BadSignature, URLSafeSerializer
-from limits import RateLimitItemPerMinute
+from limits import RateLimitItemPerMinute, parse
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 from pwdlib import PasswordHash
@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
 
 from .db import PlayerRow, ServerKeyRow, SessionRow
+from .ratelimit import client_key
 
 COOKIE = "luz_session"
 HEADER = "X-Luz-Session"
@@ -237,8 +238,18 @@ class PasswordChange(BaseModel):
 class Identities:
     """Who a request comes from, with cookies, CSRF checks and the login limiter; one per app."""
 
-    def __init__(self, players: Players, signing_key: str, limiter_storage: str, secure_cookies: bool) -> None:
+    def __init__(
+        self,
+        players: Players,
+        signing_key: str,
+        limiter_storage: str,
+        secure_cookies: bool,
+        trusted_proxies: tuple[str, ...] = (),
+        guests_per_minute: str | None = None,
+    ) -> None:
         self.players = players
+        self.trusted_proxies = trusted_proxies
+        self.guest_rate = parse(guests_per_minute) if guests_per_minute else None
         self.signer = URLSafeSerializer(signing_key, salt="luz-session")
         self.hasher = PasswordHash.recommended()
         self.hashing = ThreadPoolExecutor(2, thread_name_prefix="luz-argon2")
@@ -288,9 +299,21 @@ class Identities:
             raise HTTPException(401, "not signed in: open the site (or POST /api/me/guest) first")
         if changes:
             self.check_same_site(request)
-        identity, secret = await asyncio.to_thread(self.players.create_guest)
+        identity, secret = await self.create_guest(request)
         self.set_cookie(response, secret)
         return identity
+
+    def client(self, request: HTTPConnection) -> str:
+        """The client's key for the limits: its address (the forwarded one only from a trusted proxy)."""
+        return client_key(request.client.host if request.client else None, request.headers, self.trusted_proxies)
+
+    async def create_guest(self, request: HTTPConnection) -> tuple[Identity, str]:
+        """A new guest and its session's secret; 429 past ``guests_per_minute`` from one client (each is a row)."""
+        if self.guest_rate is not None and not await self._run(
+            self.limiter.hit, self.guest_rate, "guest-client", self.client(request)
+        ):
+            raise HTTPException(429, "too many new guests from your address: try again later", {"Retry-After": "60"})
+        return await asyncio.to_thread(self.players.create_guest)
 
     def signed(self, secret: str) -> str:
         return self.signer.dumps(secret)
@@ -364,9 +387,9 @@ def identity_router() -> APIRouter:
     @router.post("/api/me/guest", status_code=201)
     async def new_guest(request: Request) -> dict[str, Any]:
         """A new guest for a client that is not a browser: the answer's ``session`` goes in ``X-Luz-Session``."""
-        identities, players = identities_of(request), identities_of(request).players
+        identities = identities_of(request)
         identities.check_same_site(request)
-        identity, secret = await asyncio.to_thread(players.create_guest)
+        identity, secret = await identities.create_guest(request)
         return {**identity.public(), "session": identities.signed(secret)}
 
     @router.post("/api/me/name")
@@ -400,7 +423,7 @@ def identity_router() -> APIRouter:
         identity, by_cookie = await identities.current(request)
         if by_cookie or HEADER.lower() not in request.headers:
             identities.check_same_site(request)
-        client = request.client.host if request.client else "?"
+        client = identities.client(request)
         if not await identities.allow_login(client, body.username):
             raise HTTPException(429, "too many login attempts: wait a minute")
         account = await asyncio.to_thread(players.password_hash_of, body.username)
@@ -441,7 +464,7 @@ def identity_router() -> APIRouter:
         identity = await identities.require(request, response, create=False, changes=True)
         if identity.username is None:
             raise HTTPException(409, "a guest has no password: register first")
-        client = request.client.host if request.client else "?"
+        client = identities.client(request)
         if not await identities.allow_login(client, identity.username):
             raise HTTPException(429, "too many password attempts: wait a minute")
         account = await asyncio.to_thread(players.password_hash_of, identity.username)

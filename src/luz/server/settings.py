@@ -47,6 +47,9 @@ class Settings:
     tables_per_minute: str | None = None
     """Tables one client may create (a ``limits`` rate; ``luz serve``: ``"10/minute"``); more are refused with
     429 and ``Retry-After``. ``None``: no limit."""
+    guests_per_minute: str | None = None
+    """New guest identities one client may get (a ``limits`` rate; ``luz serve``: ``"30/minute"``); more are
+    refused with 429. ``None``: no limit."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses of reverse proxies whose ``X-Forwarded-For`` names the client; from anyone else it is ignored."""
     header_timeout: float = 10.0
@@ -65,6 +68,7 @@ class Settings:
             bot_seconds=float(os.environ.get("LUZ_BOT_SECONDS", "5")),
             bot_pace=float(os.environ.get("LUZ_BOT_PACE", "0.5")),
             tables_per_minute=os.environ.get("LUZ_TABLES_PER_MINUTE", "10/minute") or None,
+            guests_per_minute=os.environ.get("LUZ_GUESTS_PER_MINUTE", "30/minute") or None,
             max_connections_per_client=int(os.environ.get("LUZ_CONNECTIONS_PER_CLIENT", "256")),
             connections_per_second=os.environ.get("LUZ_CONNECTIONS_PER_SECOND", "30/second"),
             header_timeout=float(os.environ.get("LUZ_HEADER_TIMEOUT", "10")),
