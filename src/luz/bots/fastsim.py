@@ -449,6 +449,18 @@ def rollouts(vals, col, played, st, trick, won, bids, safe, rules, me, exact_sel
 
 
 @njit(cache=True)
+def seat_bid_values(val, col, unplayed, seat, total, rules, gt, chances, values):
+    """What each bid (and safety) is worth to ``seat`` at the start of the deal, from its own beliefs in world
+    ``val`` (filled into ``values``, ``gt`` and ``chances`` used as scratch); returns the highest bid allowed
+    after the others' ``total`` under the edition's cap."""
+    own_beliefs(val, col, unplayed, seat, rules, gt)
+    trick_chances(val, col, unplayed, seat, gt, rules, chances)
+    top = H if rules[CAP] < 0 else min(H, rules[CAP] - total)
+    bid_values(chances, unplayed, seat, top, rules, values)
+    return top
+
+
+@njit(cache=True)
 def observed_position(row, players, col, st):
     """The position before one observed play (a row of the likelihoods' ``observed``): the state's leader, count,
     mover and led colour set in ``st``; the trick so far, the tricks won and the played flags returned."""
@@ -486,10 +498,7 @@ def likelihoods(vals, col, rules, me, first, bids, safe, observed, noise_bid, no
             if bids[seat] < 0:
                 break
             if seat != me:
-                own_beliefs(val, col, unplayed, seat, rules, gt)
-                trick_chances(val, col, unplayed, seat, gt, rules, chances)
-                top = H if rules[CAP] < 0 else min(H, rules[CAP] - total)
-                bid_values(chances, unplayed, seat, top, rules, values)
+                top = seat_bid_values(val, col, unplayed, seat, total, rules, gt, chances, values)
                 best = values[: top + 1].max()
                 norm = 0.0
                 for t in range(top + 1):
@@ -643,10 +652,7 @@ def likelihoods_by_variant(vals, col, rules, me, first, bids, safe, observed, ki
             if bids[seat] < 0:
                 break
             if seat != me:
-                own_beliefs(val, col, unplayed, seat, rules, gt)
-                trick_chances(val, col, unplayed, seat, gt, rules, chances)
-                top = H if rules[CAP] < 0 else min(H, rules[CAP] - total)
-                bid_values(chances, unplayed, seat, top, rules, values)
+                top = seat_bid_values(val, col, unplayed, seat, total, rules, gt, chances, values)
                 for v in range(variants):
                     variant_bid_chances(values, top, kinds[v], penalty, noise_bid, bid_chances)
                     out[k, seat, v] *= bid_chances[bids[seat], safe[seat]]
