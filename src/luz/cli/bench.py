@@ -15,6 +15,16 @@ from luz.bench.engine import bench_engine
 from . import bench_app
 
 
+def check_table(edition: str, players: int) -> None:
+    """A usage error (one line, exit 2) for an unknown edition or a player count it does not have."""
+    from luz.engine import LuzError, get_edition
+
+    try:
+        get_edition(edition).check_players(players)
+    except LuzError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
 @bench_app.command("engine")
 def engine(
     seconds: float = typer.Option(10.0, min=1.0, help="Measuring time in all."),
@@ -226,12 +236,8 @@ def adapters(
     """Random complete games per second through OpenSpiel, PettingZoo and Gymnasium against the engine directly, and
     ISMCTS simulations per second through OpenSpiel (needs pip install 'luz[research]')."""
     from luz.bench.adapters import bench_adapters  # imports the frameworks: only for this command
-    from luz.engine import LuzError, get_edition
 
-    try:
-        get_edition(edition).check_players(players)
-    except LuzError as error:
-        raise typer.BadParameter(str(error)) from None
+    check_table(edition, players)
     console = Console(stderr=True)
     report = bench_adapters(
         seconds, seed, edition, players, progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]")
@@ -268,12 +274,8 @@ def vector(
     """Steps per second of the batched environment (N = 1, 64, 1,024, 4,096) against PettingZoo, OpenSpiel and the
     engine in the same run, one core each, and N = 4,096 on every core."""
     from luz.bench.vector import bench_vector  # compiles the batched core: only for this command
-    from luz.engine import LuzError, get_edition
 
-    try:
-        get_edition(edition).check_players(players)
-    except LuzError as error:
-        raise typer.BadParameter(str(error)) from None
+    check_table(edition, players)
     console = Console(stderr=True)
     report = bench_vector(
         seconds, seed, edition, players, progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]")
