@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import secrets
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -148,6 +149,8 @@ class Chat:
             import redis.asyncio as redis
 
             self.redis = redis.Redis.from_url(redis_url)
+        self.origin = secrets.token_hex(8)
+        """This process, in what it publishes (it does not hear itself again)."""
 
     async def start(self) -> None:
         """Hear the other processes' messages (with Redis)."""
@@ -162,6 +165,8 @@ class Chat:
                     continue
                 try:
                     message = json.loads(event["data"])
+                    if message.pop("origin", None) == self.origin:
+                        continue
                     runtime = self.manager.tables.get(message["table"])
                     if runtime is not None:  # a table no connection of this process has opened: nobody to tell
                         await self.deliver(runtime, message)
@@ -236,7 +241,7 @@ class Chat:
 
     async def publish(self, message: dict[str, Any]) -> None:
         if self.redis is not None:
-            await self.redis.publish(REDIS_CHANNEL, json.dumps(message))
+            await self.redis.publish(REDIS_CHANNEL, json.dumps({**message, "origin": self.origin}))
 
     async def deliver(self, runtime: TableRuntime, message: dict[str, Any]) -> None:
         """Send ``message`` to this process's connections of its table that read its channel."""
