@@ -16,6 +16,7 @@ pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 HTML = '<img src=x onerror="window.owned=1"><script>window.owned=2</script><b>bold?</b> & gl'
+NICE = "Nice to meet you, Bo. Let's see those tricks!"
 SECRET = "kibitz zq: bid two"
 """The spectator's words: in no frame nor page of a player."""
 
@@ -60,31 +61,34 @@ def test_players_chat_spectators_apart_html_as_text_mute_and_replay(browser: Any
     bo.page.click("#chat-presets [data-preset='good_luck']")
     ana.page.wait_for_selector("#chat-lines .chat-text:text('Good luck!')")
     bo.page.wait_for_selector("#chat-lines .chat-line.own .chat-text:text('Good luck!')")
+    say(ana, NICE)
+    bo.page.wait_for_selector(f'#chat-lines .chat-text:text("{NICE}")')
+    shoot(bo, "chat-phone", full_page=False)
+    shoot(ana, "chat-laptop", full_page=False)
 
     # The spectator's words go to spectators only; the spectator reads the players.
     watcher.page.wait_for_selector("#chat-lines .chat-text:text('Good luck!')")
     say(watcher, SECRET)
     watcher.page.wait_for_selector(f"#chat-lines .chat-line.own.from-spectator .chat-text:text('{SECRET}')")
-    assert lines(watcher) == [HTML, "Good luck!", SECRET]
+    assert lines(watcher) == [HTML, "Good luck!", NICE, SECRET]
     ana.page.fill("#chat-text", "x" * 281)  # the field stops at the limit...
     assert len(ana.page.input_value("#chat-text")) == 280
     ana.page.evaluate("document.querySelector('#chat-text').removeAttribute('maxlength')")
     say(ana, "x" * 281)  # ...and the page refuses more, with the reason (the server does too: tests/server)
     assert "280" in ana.page.text_content("#chat-error")
     ana.page.fill("#chat-text", "")
-    shoot(bo, "chat-phone", full_page=False)
-    shoot(ana, "chat-laptop", full_page=False)
     shoot(watcher, "chat-spectator", full_page=False)
 
     # Ana mutes Bo on her screen (kept by her browser), and shows him again.
     ana.page.click("#chat-lines .chat-line:not(.own) .chat-mute")
-    assert lines(ana) == [HTML]
+    assert lines(ana) == [HTML, NICE]
     ana.page.reload()
     ana.page.wait_for_selector("#chat-muted:not([hidden])")
-    assert lines(ana) == [HTML], "muted after a reload"
+    ana.page.wait_for_selector("#chat-lines .chat-line")  # the history, sent on connecting
+    assert lines(ana) == [HTML, NICE], "muted after a reload"
     ana.page.click("#chat-muted button")
-    assert lines(ana) == [HTML, "Good luck!"]
-    assert lines(bo) == [HTML, "Good luck!"], "muting is the muter's own business"
+    assert lines(ana) == [HTML, "Good luck!", NICE]
+    assert lines(bo) == [HTML, "Good luck!", NICE], "muting is the muter's own business"
 
     # Play the game out (the bot plays its seat), then the replay shows both channels.
     bo.page.click("#chat-close")
@@ -103,7 +107,7 @@ def test_players_chat_spectators_apart_html_as_text_mute_and_replay(browser: Any
     ana.page.goto(f"{server.http}/replay/{table_id}?game=1")
     ana.page.wait_for_selector("#replay-chat:not([hidden]) .chat-line")
     replayed = ana.page.locator("#replay-chat-lines .chat-text").all_text_contents()
-    assert replayed == [HTML, "Good luck!", SECRET]
+    assert replayed == [HTML, "Good luck!", NICE, SECRET]
     assert ana.page.locator("#replay-chat-lines .from-spectator").count() == 1
     assert ana.page.evaluate("() => document.querySelectorAll('#replay-chat-lines .chat-text *').length") == 0
     assert ana.page.evaluate("window.owned") is None
