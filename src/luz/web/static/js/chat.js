@@ -5,7 +5,7 @@
 // not yet seen. Muting a speaker hides them on this screen only; the choice is kept by this browser.
 
 import { initials } from "./board.js";
-import { $, el, saved } from "./common.js";
+import { $, announce, el, saved } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 const PRESETS = ["good_luck", "good_game", "well_played", "thanks"];
@@ -111,7 +111,7 @@ function build() {
     el(
       "div",
       { class: "chat-inside" },
-      el("ol", { id: "chat-lines", class: "chat-lines", "aria-live": "polite" }),
+      el("ol", { id: "chat-lines", class: "chat-lines", tabindex: "0", "aria-labelledby": "chat-title" }),
       el("p", { id: "chat-note", class: "chat-note" }),
       el("p", { id: "chat-muted", class: "chat-muted", hidden: true }),
       el("div", { id: "chat-presets", class: "chat-presets", role: "group" }),
@@ -245,7 +245,10 @@ export function chatReceive(message) {
     for (const said of message.messages) {
       if (chat.messages.has(said.id)) continue;
       chat.messages.set(said.id, said);
-      if (!message.history && !mine(said) && !(speakerOf(said) in chat.muted)) chat.unread += 1;
+      if (!message.history && !mine(said) && !(speakerOf(said) in chat.muted)) {
+        chat.unread += 1;
+        announce(`${said.name}: ${chatText(said)}`); // the new message only (the list is redrawn whole)
+      }
     }
     chat.messages = new Map([...chat.messages.entries()].sort((a, b) => a[0] - b[0]));
     drawLines();
