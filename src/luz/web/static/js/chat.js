@@ -143,6 +143,11 @@ function seen() {
   return WIDE.matches ? !chat.folded : chat.open;
 }
 
+function toEnd() {
+  const list = $("#chat-lines");
+  list.scrollTop = list.scrollHeight;
+}
+
 function drawUnread() {
   if (seen()) chat.unread = 0;
   for (const badge of document.querySelectorAll(".chat-unread")) {
@@ -183,7 +188,7 @@ function drawLines() {
   const shown = [...chat.messages.values()].filter((m) => !(speakerOf(m) in chat.muted));
   list.replaceChildren(...shown.map((m) => chatLine(m, { own: mine(m), onMute: mute })));
   if (!shown.length) list.append(el("li", { class: "chat-empty" }, t("chat.empty")));
-  if (atEnd || shown.at(-1)?.own) list.scrollTop = list.scrollHeight;
+  if (atEnd || (shown.length && mine(shown.at(-1)))) list.scrollTop = list.scrollHeight;
   const muted = Object.entries(chat.muted);
   const box = $("#chat-muted");
   box.hidden = !muted.length;
@@ -277,6 +282,7 @@ export function startChat(send) {
   $("#chat-toggle").addEventListener("click", () => {
     chat.open = !chat.open;
     drawFrame();
+    toEnd();
     if (chat.open) $("#chat-text").focus();
   });
   $("#chat-close").addEventListener("click", () => {
@@ -288,6 +294,7 @@ export function startChat(send) {
     chat.folded = !chat.folded;
     saved.set("chat.folded", chat.folded);
     drawFrame();
+    toEnd();
   });
   $("#chat-form").addEventListener("submit", (event) => {
     event.preventDefault();
