@@ -174,3 +174,22 @@ def test_chat_is_stored_with_the_table_and_shown_for_the_replay(client: Any, tru
     ]
     assert client.get(f"/api/tables/{table_id}/chat", params={"game": 2}).status_code == 404
     assert client.get("/api/tables/nosuchtable/chat").status_code == 404
+
+
+def test_a_spectator_who_takes_a_seat_stops_reading_the_spectators(client: Any, truth: Truth) -> None:
+    table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    join_all(client, table_id, {0: tokens[0]})
+    watcher, other = guest(client), guest(client)
+    with (
+        Peer(client, table_id, None, None, truth, headers=watcher) as watching,
+        Peer(client, table_id, None, None, truth, headers=other) as spectator,
+    ):
+        assert say(spectator, "before")["type"] == "ack"
+        assert texts(watching) == ["before"]
+        joined = client.post(f"/api/tables/{table_id}/seats/1/join", json={"token": tokens[1]}, headers=watcher)
+        assert joined.status_code == 200, joined.text
+        assert say(spectator, "after")["type"] == "ack"
+        assert texts(spectator) == ["before", "after"]
+        assert texts(watching) == ["before"], "a player's other tab read the spectators"
+        refused = say(watching, "hello")
+        assert refused["type"] == "error" and refused["code"] == "spectator"

@@ -58,13 +58,16 @@ class Speaker:
     seat: int | None
     player: str | None
     name: str | None
-    seated_elsewhere: bool = False
-    """A spectator connection of someone who holds a seat at this table: it reads the players' channel only."""
 
-    @property
-    def channels(self) -> tuple[str, ...]:
-        """The channels this connection reads."""
-        return (PLAYERS,) if self.seat is not None or self.seated_elsewhere else (PLAYERS, SPECTATORS)
+    def seated(self, runtime: TableRuntime) -> bool:
+        """Whether this is a seat, or a spectator connection of someone who holds a seat at the table now."""
+        return self.seat is not None or (
+            self.player is not None and any(s.player == self.player for s in runtime.state.seats)
+        )
+
+    def channels(self, runtime: TableRuntime) -> tuple[str, ...]:
+        """The channels this connection reads now: a seated person never reads the spectators'."""
+        return (PLAYERS,) if self.seated(runtime) else (PLAYERS, SPECTATORS)
 
 
 class ChatStore:
@@ -191,8 +194,7 @@ class Chat:
         elif identity is None:
             speaker = Speaker(None, None, None)
         else:
-            held = await asyncio.to_thread(self.manager.store.player_seat, runtime.state.id, identity.player_id)
-            speaker = Speaker(None, identity.player_id, identity.name, seated_elsewhere=held is not None)
+            speaker = Speaker(None, identity.player_id, identity.name)
         self.speakers[connection] = speaker
         await self.send_history(runtime, connection)
 
@@ -201,7 +203,8 @@ class Chat:
         speaker = self.speakers.get(connection)
         if speaker is None:
             return
-        messages = await asyncio.to_thread(self.store.messages, runtime.state.id, speaker.channels, limit=HISTORY)
+        channels = speaker.channels(runtime)
+        messages = await asyncio.to_thread(self.store.messages, runtime.state.id, channels, limit=HISTORY)
         if messages:
             await connection.send_text(dumps({"type": "chat", "history": True, "messages": messages}))
 
@@ -213,7 +216,7 @@ class Chat:
         speaker = self.speakers.get(connection)
         if speaker is None or (speaker.seat is None and speaker.player is None):
             raise Refused("spectator", "spectators chat under a name: open the site first to get one")
-        if speaker.seated_elsewhere:
+        if speaker.seat is None and speaker.seated(runtime):
             raise Refused("spectator", "you hold a seat at this table: chat from your seat")
         text, preset = chat_text(text, preset)
         state = runtime.state
@@ -251,7 +254,7 @@ class Chat:
             readers += [(seat, c) for seat, connections in runtime.seats.items() for c in list(connections)]
         for connection in list(runtime.spectators):
             speaker = self.speakers.get(connection)
-            if speaker is not None and message["channel"] in speaker.channels:
+            if speaker is not None and message["channel"] in speaker.channels(runtime):
                 readers.append((None, connection))
         await self.manager.deliver(runtime, [(seat, c, text) for seat, c in readers])
 
