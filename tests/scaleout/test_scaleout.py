@@ -407,3 +407,81 @@ def test_one_seat_per_identity_across_two_processes(servers: list[ServerProcess]
 
     message, code = asyncio.run(refused())
     assert message["code"] == "second_seat" and code == 4409
+
+
+def test_chat_crosses_processes_and_spectators_chat_stays_with_spectators(servers: list[ServerProcess]) -> None:
+    """Seat 0 and a spectator on process 1, seat 1 and a spectator on process 2: the players' chat reaches all
+    four, the spectators' chat both spectators and neither seat; the limit per person counts on both processes."""
+    one, two = servers
+    spec = {"players": 3, "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]}
+    with httpx.Client(timeout=30) as http:
+        created = http.post(f"{one.url}/api/tables", json=spec).json()
+        table_id, tokens = created["table"]["id"], {i["seat"]: i["token"] for i in created["invites"]}
+        for seat, server in ((0, one), (1, two)):
+            who = {"X-Luz-Session": http.post(f"{server.url}/api/me/guest").json()["session"]}
+            joined = http.post(
+                f"{server.url}/api/tables/{table_id}/seats/{seat}/join", json={"token": tokens[seat]}, headers=who
+            )
+            assert joined.status_code == 200, joined.text
+        watchers = [{"X-Luz-Session": http.post(f"{s.url}/api/me/guest").json()["session"]} for s in servers]
+
+    async def scenario() -> dict[str, list[dict[str, Any]]]:
+        heard: dict[str, list[dict[str, Any]]] = {}
+        replies: dict[str, list[dict[str, Any]]] = {}
+        sockets: dict[str, ClientConnection] = {}
+
+        async def read(name: str, ws: ClientConnection) -> None:
+            async for raw in ws:
+                message = json.loads(raw)
+                if message["type"] == "chat":
+                    heard[name] += message["messages"]
+                elif message["type"] in ("ack", "error"):
+                    replies[name].append(message)
+
+        urls = {
+            "seat0": (f"{one.ws_url}/ws/tables/{table_id}?token={tokens[0]}", None),
+            "seat1": (f"{two.ws_url}/ws/tables/{table_id}?token={tokens[1]}", None),
+            "watcher1": (f"{one.ws_url}/ws/tables/{table_id}", watchers[0]),
+            "watcher2": (f"{two.ws_url}/ws/tables/{table_id}", watchers[1]),
+            "seat0-again": (f"{two.ws_url}/ws/tables/{table_id}?token={tokens[0]}", None),
+        }
+        readers = []
+        for name, (url, headers) in urls.items():
+            heard[name], replies[name] = [], []
+            sockets[name] = await connect(url, additional_headers=headers, open_timeout=30)
+            readers.append(asyncio.create_task(read(name, sockets[name])))
+
+        async def say(name: str, text: str) -> dict[str, Any]:
+            count = len(replies[name])
+            await sockets[name].send(json.dumps({"type": "chat", "id": text, "text": text}))
+            while len(replies[name]) == count:
+                await asyncio.sleep(0.01)
+            return replies[name][-1]
+
+        async def until(check: Any) -> None:
+            deadline = time.monotonic() + 20
+            while not check():
+                assert time.monotonic() < deadline, heard
+                await asyncio.sleep(0.02)
+
+        assert (await say("seat0", "hello from 1"))["type"] == "ack"
+        assert (await say("watcher2", "spectators only"))["type"] == "ack"
+        assert (await say("seat1", "hello from 2"))["type"] == "ack"
+        everyone = ["hello from 1", "hello from 2"]
+        await until(lambda: all(len([m for m in heard[n] if m["channel"] == "players"]) == 2 for n in heard))
+        await until(lambda: all(len(heard[n]) == 3 for n in ("watcher1", "watcher2")))
+        # The same person on both processes: 5 messages in 10 seconds, wherever they are sent.
+        limit = [await say("seat0" if n % 2 else "seat0-again", f"count {n}") for n in range(5)]
+        assert [r["type"] for r in limit] == ["ack"] * 4 + ["error"] and limit[-1]["code"] == "rate_limited"
+        for ws in sockets.values():
+            await ws.close()
+        for reader in readers:
+            reader.cancel()
+        assert all([m["text"] for m in heard[n]][:2] == everyone for n in ("seat0", "seat1", "seat0-again"))
+        return heard
+
+    heard = asyncio.run(scenario())
+    for seat in ("seat0", "seat1", "seat0-again"):
+        assert all(m["channel"] == "players" for m in heard[seat]), heard[seat]
+    for watcher in ("watcher1", "watcher2"):
+        assert [m["text"] for m in heard[watcher]][:3] == ["hello from 1", "spectators only", "hello from 2"]

@@ -47,6 +47,7 @@ ERROR_CODES = {
     "illegal",
     "busy",
     "second_seat",
+    "too_long",
 }
 LIVE = ("bid", "play")
 
@@ -178,7 +179,7 @@ class Checker:
             assert set(message) == {"type", "id", "code", "message"}, message
             self._no_hidden(message)
         elif kind == "ack":
-            assert self.seat is not None, "a spectator was acknowledged"
+            # A spectator is acknowledged its chat messages only (it cannot act).
             # The seat's own view of the change is sent before the acknowledgement.
             assert self.states and message["version"] <= self.states[-1]["version"], message
             self._no_hidden(message)
@@ -188,6 +189,14 @@ class Checker:
             # A seat's own notes on its cards (docs/PROTOCOL.md): to that seat only, never to a spectator.
             assert self.seat is not None, "a spectator was sent notes"
             assert set(message) == {"type", "game_no", "deal", "notes"}, message
+            self._no_hidden(message)
+        elif kind == "chat":
+            # Table chat (docs/PROTOCOL.md): a seat never receives the spectators' channel; the server writes
+            # nothing in it but the people's own words.
+            assert set(message) == {"type", "history", "messages"} and message["messages"], message
+            for said in message["messages"]:
+                assert said["channel"] in ("players", "spectators"), said
+                assert self.seat is None or said["channel"] == "players", f"spectators' chat sent to seat {self.seat}"
             self._no_hidden(message)
         elif kind == "replay":
             assert self.seat is None, "only spectators are sent the replay"
@@ -300,7 +309,14 @@ class Peer:
     """
 
     def __init__(
-        self, client: Any, table_id: str, token: str | None, seat: int | None, truth: Truth | None, query: str = ""
+        self,
+        client: Any,
+        table_id: str,
+        token: str | None,
+        seat: int | None,
+        truth: Truth | None,
+        query: str = "",
+        headers: dict[str, str] | None = None,
     ) -> None:
         self.client = client
         self.seat = seat
@@ -315,6 +331,8 @@ class Peer:
         self.url = url
         self.check = Checker(seat, truth, table_id)
         self.acks: list[tuple[int, str]] = []
+        self.headers = headers
+        """Sent with the handshake (an identity: ``X-Luz-Session``)."""
         self._stack = contextlib.ExitStack()
         self.ws: Any = None
 
@@ -325,7 +343,8 @@ class Peer:
         if cookies is not None:
             cookies.clear()
         try:
-            self.ws = self._stack.enter_context(self.client.websocket_connect(self.url))
+            connecting = self.client.websocket_connect(self.url, headers=dict(self.headers or {}))
+            self.ws = self._stack.enter_context(connecting)
         finally:
             for cookie in kept:
                 cookies.jar.set_cookie(cookie)

@@ -18,3 +18,59 @@ def test_the_migrations_match_the_models(database_url: str) -> None:
     finally:
         engine.dispose()
     assert differences == []
+
+
+def test_the_chat_migration_keeps_what_was_stored(database_url: str) -> None:
+    """0007 (the chat) adds its table: the tables, seats, players and results stored before stay as they were."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from luz.server.db import MIGRATIONS
+
+    engine = make_engine(database_url)
+    try:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0004")
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO players (id, name, username, password_hash, created_at)"
+                    " VALUES ('p1', 'Ana', NULL, NULL, CURRENT_TIMESTAMP)"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO tables (id, name, edition, players, options, public, grace_seconds, status, game_no,"
+                    " version, created_at, hints) VALUES ('t1', 'old', 'iello-2024', 3, '{}', true, 30, 'over', 1,"
+                    " 9, CURRENT_TIMESTAMP, false)"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO seats (table_id, seat, kind, bot, name, token_hash, joined, player_id)"
+                    " VALUES ('t1', 0, 'human', NULL, 'Ana', 'abc', true, 'p1')"
+                )
+            )
+            connection.execute(
+                text("INSERT INTO games (table_id, game_no, seed, started_at) VALUES ('t1', 1, 7, CURRENT_TIMESTAMP)")
+            )
+        migrate(engine)
+        with engine.begin() as connection:
+            assert connection.execute(text("SELECT name, status, version FROM tables")).one() == ("old", "over", 9)
+            assert connection.execute(text("SELECT seat, name, player_id FROM seats")).one() == (0, "Ana", "p1")
+            assert connection.execute(text("SELECT name FROM players")).scalar_one() == "Ana"
+            assert connection.execute(text("SELECT seed FROM games")).scalar_one() == 7
+            assert connection.execute(text("SELECT count(*) FROM chat")).scalar_one() == 0
+            connection.execute(
+                text(
+                    "INSERT INTO chat (table_id, game_no, channel, seat, player_id, name, text, created_at)"
+                    " VALUES ('t1', 1, 'players', 0, 'p1', 'Ana', 'gg', CURRENT_TIMESTAMP)"
+                )
+            )
+            assert connection.execute(text("SELECT id, text FROM chat")).one() == (1, "gg")
+    finally:
+        engine.dispose()

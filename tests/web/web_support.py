@@ -165,6 +165,8 @@ GUIDE = {
     "waiting-invites",
     "tutorial",
     "notes",
+    "chat-phone",
+    "chat-laptop",
     "hints",
     "reconnecting",
     "replay",

@@ -25,6 +25,7 @@ from luz.engine.record import to_record
 from luz.web import install as install_web_client
 
 from .bots import BotPool, check_caps
+from .chat import Chat, chat_router
 from .db import make_engine, migrate
 from .history import history_router
 from .identity import Identities, Players, identity_router
@@ -99,10 +100,11 @@ class Joined(BaseModel):
 
 class ClientMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["action", "sync", "next_game", "ping", "note"]
+    type: Literal["action", "sync", "next_game", "ping", "note", "chat"]
     id: str | int | None = Field(None, description="Echoed in the reply.")
     slot: Any = Field(None, description="A note's card: a slot of your hand.")
-    text: Any = Field(None, description="A note's text (empty: remove the note).")
+    text: Any = Field(None, description="A note's text (empty: remove the note), or a chat message's.")
+    preset: Any = Field(None, description="A quick chat message: good_luck, good_game, well_played or thanks.")
     action: dict[str, Any] | None = None
     version: int | None = Field(None, description="The version the client acts on; refused if the table moved on.")
 
@@ -163,10 +165,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await broker.start(manager.on_event, manager.on_presence)
         await manager.resume()
         app.state.manager, app.state.engine = manager, engine
+        app.state.chat = Chat(manager, settings.redis_url)  # chat.py: table chat, across processes with Redis
+        await app.state.chat.start()
         try:
             yield
         finally:
             app.state.identities.close()
+            await app.state.chat.close()
             await manager.close()
             await broker.close()
             if pool is not None:
@@ -399,6 +404,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await websocket.send_text(dumps(manager.message(runtime, seat)))
             if seat is not None:
                 await send_own_notes(manager, runtime, seat, websocket)
+            watcher = None if seat is not None else (await websocket.app.state.identities.current(websocket))[0]
+            await websocket.app.state.chat.joined(runtime, seat, websocket, watcher)
             if arrived:
                 await manager.broadcast(runtime)  # the others see the seat connected
             replay = manager.replay_message(runtime) if seat is None else None
@@ -447,7 +454,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await websocket.send_text(dumps(manager.message(runtime, seat)))
             if seat is not None:
                 await send_own_notes(manager, runtime, seat, websocket)
+            await websocket.app.state.chat.send_history(runtime, websocket)
             return None
+        if message.type == "chat":
+            try:
+                await websocket.app.state.chat.say(runtime, websocket, message.text, message.preset)
+            except Refused as refused:
+                return error(message.id, refused.code, str(refused))
+            return {"type": "ack", "id": message.id, "version": runtime.state.version}
         if seat is None:
             return error(message.id, "spectator", "spectators cannot act")
         try:
@@ -472,6 +486,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(identity_router())
     app.include_router(history_router())
+    app.include_router(chat_router())
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app
 

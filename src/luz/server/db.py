@@ -103,6 +103,25 @@ class NoteRow(Base):
     text: Mapped[str] = mapped_column(String(16))
 
 
+class ChatRow(Base):
+    """A chat message of a table (chat.py): the players' channel or the spectators', kept for the replay."""
+
+    __tablename__ = "chat"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), index=True)
+    game_no: Mapped[int] = mapped_column(Integer)
+    """The game it was said at (before the first game: 1; between two games: the one just over)."""
+    channel: Mapped[str] = mapped_column(String(16))
+    """``players`` or ``spectators``."""
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"), nullable=True)
+    name: Mapped[str] = mapped_column(String(40))
+    text: Mapped[str] = mapped_column(String(280))
+    preset: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """A quick message's key (``good_game``...), shown in each reader's language; ``text`` is its English."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
 # -- players (docs/PROTOCOL.md, "Players") ----------------------------------------------------------------------
 
 

@@ -97,14 +97,20 @@ async def tutorial(request: Request, body: TutorialRequest) -> dict[str, Any]:
 async def game_notes(request: Request, table_id: str, game: int | None = None) -> dict[str, Any]:
     """The players' notes on their own cards in a finished game, for its replay (while a game runs, each seat's
     notes go to that seat alone, over its WebSocket)."""
-    manager = request.app.state.manager
-    runtime = await manager.runtime(table_id)
+    _, number = await finished_game(request, table_id, game, "notes are")
+    return {"notes": await asyncio.to_thread(request.app.state.manager.store.notes, table_id, number)}
+
+
+async def finished_game(request: Request, table_id: str, game: int | None, what: str) -> tuple[Any, int]:
+    """The live table and the number of its finished game ``game`` (default: the current one), whose ``what``
+    ("notes are", "chat is") may be shown now: 404 for no such game, 409 while it is being played."""
+    runtime = await request.app.state.manager.runtime(table_id)
     number = game or (runtime.state.game_no if runtime else 0)
     if runtime is None or not 1 <= number <= runtime.state.game_no:
         raise HTTPException(404, "no such game")
     if number == runtime.state.game_no and (runtime.game is None or runtime.game.outcome() is None):
-        raise HTTPException(409, "the game is not over: its notes are shown once it is")
-    return {"notes": await asyncio.to_thread(manager.store.notes, table_id, number)}
+        raise HTTPException(409, f"the game is not over: its {what} shown once it is")
+    return runtime, number
 
 
 @router.post("/api/score")

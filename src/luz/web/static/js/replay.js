@@ -12,13 +12,14 @@ import {
   renderTrick,
   trickOnTable,
 } from "./board.js";
+import { chatLine } from "./chat.js";
 import { $, ApiError, api, editions, el, seatName, startPage } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const game = new URLSearchParams(location.search).get("game");
 
-const replay = { steps: [], names: null, edition: null, step: 0, timer: null, table: null, notes: [] };
+const replay = { steps: [], names: null, edition: null, step: 0, timer: null, table: null, notes: [], chat: null };
 
 /** The notes ``seat`` kept on its cards in ``deal`` ({slot: text}), shown in the replay once the game is over. */
 function notesOf(deal, seat) {
@@ -112,12 +113,23 @@ async function loadTable() {
   try {
     replay.table = await api(`/api/tables/${encodeURIComponent(tableId)}`).catch(() => null);
     replay.notes = (await api(`/api/tables/${encodeURIComponent(tableId)}/notes${suffix}`).catch(() => null))?.notes || [];
+    replay.chat = (await api(`/api/tables/${encodeURIComponent(tableId)}/chat${suffix}`).catch(() => null))?.messages ?? null;
+    drawChat();
     const text = await api(url, { asText: true });
     await load(text, url, `luz-${tableId}-game-${game || "last"}.json`);
   } catch (error) {
     $("#replay-error").textContent =
       error instanceof ApiError ? t("replay.unavailable", { detail: error.message }) : t("conn.failed");
   }
+}
+
+/** The game's chat, both channels (the spectators' marked as theirs), once it is over. */
+function drawChat() {
+  $("#replay-chat").hidden = replay.chat === null;
+  if (replay.chat === null) return;
+  const lines = replay.chat.map((message) => chatLine(message));
+  if (!lines.length) lines.push(el("li", { class: "chat-empty" }, t("chat.replay_none")));
+  $("#replay-chat-lines").replaceChildren(...lines);
 }
 
 async function loadFile(file) {
@@ -142,6 +154,7 @@ async function start() {
   });
   onLanguageChange(() => {
     show(replay.step);
+    drawChat();
     $("#auto").textContent = t(replay.timer ? "replay.pause" : "replay.play");
   });
   if (tableId) await loadTable();

@@ -19,6 +19,7 @@ import {
   renderTrick,
   trickOnTable,
 } from "./board.js";
+import { chatReceive, startChat } from "./chat.js";
 import { animateFrom, boxesOf } from "./motion.js";
 import {
   $,
@@ -215,6 +216,7 @@ function showBanner(text) {
 }
 
 function receive(message) {
+  if (chatReceive(message)) return; // the chat's own messages (chat.js)
   if (message.type === "state") {
     const newest = page.queue.at(-1) || page.shown;
     if (newest && message.version < newest.version) return;
@@ -721,6 +723,7 @@ async function start() {
   });
   $("#help-close").addEventListener("click", () => $("#help").close());
   alertsStart();
+  startChat(send);
   $("#reconnect-now").addEventListener("click", () => {
     page.attempts = 0;
     reconnect();

@@ -1,0 +1,273 @@
+"""Table chat: the seated players' channel and the spectators' own, stored with the table and shown in the replay.
+
+- A seat writes in the ``players`` channel, a spectator in the ``spectators`` channel. Seat connections never
+  receive the spectators' channel (nor does a spectator connection of someone who holds a seat at the table);
+  spectators read both. Once a game is over, ``GET /api/tables/{id}/chat?game=N`` gives both channels of that
+  game, for its replay.
+- Plain text: at most :data:`CHAT_LENGTH` printable characters, or a quick message (:data:`PRESETS`), which each
+  reader sees in their own language. The server writes nothing in the chat itself: no message of its own, and no
+  error that echoes a text, so nothing in it can tell a seat its hidden cards.
+- Each person (an identity; a seat taken without one counts as its own person) sends at most
+  :data:`CHAT_RATE`, counted with the ``limits`` library (in Redis when the server has one, so every process
+  counts together).
+- A message is stored, then sent to this process's connections of the table and, through Redis, to the other
+  processes' (channel ``luz:table-chat``); a connection gets the recent messages it may read when it connects
+  and on ``sync``. Muting a speaker is each reader's own choice, kept by their browser (docs/PROTOCOL.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import APIRouter, Request
+from limits import parse
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+from sqlalchemy import insert, select
+from sqlalchemy.engine import Engine
+
+from luz.web.routes import finished_game
+
+from .db import ChatRow, now
+from .runtime import Connection, Manager, Refused, TableRuntime, dumps
+
+log = logging.getLogger("luz.server")
+
+CHAT_LENGTH = 280
+"""The longest message, in characters."""
+CHAT_RATE = "5/10 seconds"
+"""Messages one person may send, over a moving window."""
+HISTORY = 100
+"""The newest messages a connection is sent when it connects."""
+PRESETS = {"good_luck": "good luck", "good_game": "good game", "well_played": "well played", "thanks": "thanks"}
+"""Quick messages: their key and English text."""
+PLAYERS, SPECTATORS = "players", "spectators"
+REDIS_CHANNEL = "luz:table-chat"
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """Who a connection speaks as: a seat, or a spectator (an identity, or none: then it only reads)."""
+
+    seat: int | None
+    player: str | None
+    name: str | None
+
+    def seated(self, runtime: TableRuntime) -> bool:
+        """Whether this is a seat, or a spectator connection of someone who holds a seat at the table now."""
+        return self.seat is not None or (
+            self.player is not None and any(s.player == self.player for s in runtime.state.seats)
+        )
+
+    def channels(self, runtime: TableRuntime) -> tuple[str, ...]:
+        """The channels this connection reads now: a seated person never reads the spectators'."""
+        return (PLAYERS,) if self.seated(runtime) else (PLAYERS, SPECTATORS)
+
+
+class ChatStore:
+    """The chat rows of the database (each call one short transaction)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def add(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Store ``message`` (its table, game, channel, seat, player, name, text, preset); it comes back with its
+        ``id`` and time."""
+        created = now()
+        columns = {k: message[k] for k in ("game_no", "channel", "seat", "name", "text", "preset")}
+        with self.engine.begin() as connection:
+            number = connection.execute(
+                insert(ChatRow)
+                .values(table_id=message["table"], player_id=message["player"], created_at=created, **columns)
+                .returning(ChatRow.id)
+            ).scalar_one()
+        return {**message, "id": number, "at": created.isoformat()}
+
+    def messages(
+        self, table_id: str, channels: tuple[str, ...], game_no: int | None = None, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The table's messages in ``channels``, oldest first (of game ``game_no`` only, the newest ``limit``)."""
+        query = select(ChatRow).where(ChatRow.table_id == table_id, ChatRow.channel.in_(channels))
+        if game_no is not None:
+            query = query.where(ChatRow.game_no == game_no)
+        query = query.order_by(ChatRow.id.desc())
+        if limit is not None:
+            query = query.limit(limit)
+        with self.engine.connect() as connection:
+            rows = connection.execute(query).all()
+        return [as_message(row) for row in reversed(rows)]
+
+
+def as_message(row: Any) -> dict[str, Any]:
+    """A stored row as the wire shows it (docs/PROTOCOL.md)."""
+    at = row.created_at.isoformat() if row.created_at is not None else None
+    return {
+        "id": row.id,
+        "table": row.table_id,
+        "game_no": row.game_no,
+        "channel": row.channel,
+        "seat": row.seat,
+        "player": row.player_id,
+        "name": row.name,
+        "text": row.text,
+        "preset": row.preset,
+        "at": at,
+    }
+
+
+def chat_text(text: Any, preset: Any) -> tuple[str, str | None]:
+    """The text of a chat message and its preset's key, if the message is one; else :class:`Refused`."""
+    if preset is not None:
+        if not isinstance(preset, str) or preset not in PRESETS or text is not None:
+            raise Refused("malformed", "a quick message is one of " + ", ".join(PRESETS) + ", without text")
+        return PRESETS[preset], preset
+    if not isinstance(text, str):
+        raise Refused("malformed", "a chat message needs 'text' (a string) or 'preset'")
+    text = text.strip()
+    if len(text) > CHAT_LENGTH:
+        raise Refused("too_long", f"a chat message is at most {CHAT_LENGTH} characters")
+    if not text or not text.isprintable():
+        raise Refused("malformed", f"a chat message is 1 to {CHAT_LENGTH} printable characters on one line")
+    return text, None
+
+
+class Chat:
+    """The chat of every table of this process: who each connection speaks as, the limit, the relay."""
+
+    def __init__(self, manager: Manager, redis_url: str | None) -> None:
+        self.manager = manager
+        self.store = ChatStore(manager.store.engine)
+        self.rate = parse(CHAT_RATE)
+        self.limiter = MovingWindowRateLimiter(storage_from_string(redis_url or "memory://"))
+        self.speakers: weakref.WeakKeyDictionary[Any, Speaker] = weakref.WeakKeyDictionary()
+        self.redis: Any = None
+        self._listener: asyncio.Task[None] | None = None
+        if redis_url:
+            import redis.asyncio as redis
+
+            self.redis = redis.Redis.from_url(redis_url)
+        self.origin = secrets.token_hex(8)
+        """This process, in what it publishes (it does not hear itself again)."""
+
+    async def start(self) -> None:
+        """Hear the other processes' messages (with Redis)."""
+        if self.redis is None:
+            return
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(REDIS_CHANNEL)
+
+        async def listen() -> None:
+            async for event in pubsub.listen():
+                if event.get("type") != "message":
+                    continue
+                try:
+                    message = json.loads(event["data"])
+                    if message.pop("origin", None) == self.origin:
+                        continue
+                    runtime = self.manager.tables.get(message["table"])
+                    if runtime is not None:  # a table no connection of this process has opened: nobody to tell
+                        await self.deliver(runtime, message)
+                except Exception:  # one message's trouble must not stop the others
+                    log.exception("chat event failed")
+
+        self._listener = asyncio.create_task(listen())
+
+    async def close(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+        if self.redis is not None:
+            await self.redis.aclose()
+
+    # -- connections ---------------------------------------------------------------------------------------
+
+    async def joined(self, runtime: TableRuntime, seat: int | None, connection: Any, identity: Any) -> None:
+        """A connection opened: note who it speaks as (``identity``: the spectator's, if any) and send it the
+        recent messages it may read."""
+        if seat is not None:
+            speaker = Speaker(seat, None, None)
+        elif identity is None:
+            speaker = Speaker(None, None, None)
+        else:
+            speaker = Speaker(None, identity.player_id, identity.name)
+        self.speakers[connection] = speaker
+        await self.send_history(runtime, connection)
+
+    async def send_history(self, runtime: TableRuntime, connection: Any) -> None:
+        """The newest messages ``connection`` may read (nothing when there are none)."""
+        speaker = self.speakers.get(connection)
+        if speaker is None:
+            return
+        channels = speaker.channels(runtime)
+        messages = await asyncio.to_thread(self.store.messages, runtime.state.id, channels, limit=HISTORY)
+        if messages:
+            await connection.send_text(dumps({"type": "chat", "history": True, "messages": messages}))
+
+    # -- messages ------------------------------------------------------------------------------------------
+
+    async def say(self, runtime: TableRuntime, connection: Any, text: Any, preset: Any) -> None:
+        """Store what ``connection`` says and send it to every connection that reads its channel, on every
+        process. :class:`Refused` for a bad text, a spectator without an identity, or a person over the limit."""
+        speaker = self.speakers.get(connection)
+        if speaker is None or (speaker.seat is None and speaker.player is None):
+            raise Refused("spectator", "spectators chat under a name: open the site first to get one")
+        if speaker.seat is None and speaker.seated(runtime):
+            raise Refused("spectator", "you hold a seat at this table: chat from your seat")
+        text, preset = chat_text(text, preset)
+        state = runtime.state
+        player = state.seats[speaker.seat].player if speaker.seat is not None else speaker.player
+        person = player or f"seat:{state.id}:{speaker.seat}"
+        allowed = await asyncio.to_thread(self.limiter.hit, self.rate, "chat", person)
+        if not allowed:
+            raise Refused("rate_limited", "too many chat messages: wait a few seconds")
+        seated = speaker.seat is not None
+        message = await asyncio.to_thread(
+            self.store.add,
+            {
+                "table": state.id,
+                "game_no": state.game_no if state.status != "waiting" else state.game_no + 1,
+                "channel": PLAYERS if seated else SPECTATORS,
+                "seat": speaker.seat,
+                "player": player,
+                # A seat's name as the table shows it (the name the seat was taken with).
+                "name": (runtime.names()[speaker.seat] if speaker.seat is not None else speaker.name or "")[:40],
+                "text": text,
+                "preset": preset,
+            },
+        )
+        await asyncio.gather(self.deliver(runtime, message), self.publish(message))
+
+    async def publish(self, message: dict[str, Any]) -> None:
+        if self.redis is not None:
+            await self.redis.publish(REDIS_CHANNEL, json.dumps({**message, "origin": self.origin}))
+
+    async def deliver(self, runtime: TableRuntime, message: dict[str, Any]) -> None:
+        """Send ``message`` to this process's connections of its table that read its channel."""
+        text = dumps({"type": "chat", "history": False, "messages": [message]})
+        readers: list[tuple[int | None, Connection]] = []
+        if message["channel"] == PLAYERS:
+            readers += [(seat, c) for seat, connections in runtime.seats.items() for c in list(connections)]
+        for connection in list(runtime.spectators):
+            speaker = self.speakers.get(connection)
+            if speaker is not None and message["channel"] in speaker.channels(runtime):
+                readers.append((None, connection))
+        await self.manager.deliver(runtime, [(seat, c, text) for seat, c in readers])
+
+
+def chat_router() -> APIRouter:
+    router = APIRouter()
+
+    @router.get("/api/tables/{table_id}/chat")
+    async def game_chat(request: Request, table_id: str, game: int | None = None) -> dict[str, Any]:
+        """The chat of a finished game, both channels, for its replay: ``409`` while it is being played."""
+        runtime, number = await finished_game(request, table_id, game, "chat is")
+        chat: Chat = request.app.state.chat
+        messages = await asyncio.to_thread(chat.store.messages, runtime.state.id, (PLAYERS, SPECTATORS), number)
+        return {"game_no": number, "messages": messages}
+
+    return router
