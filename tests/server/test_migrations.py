@@ -18,3 +18,63 @@ def test_the_migrations_match_the_models(database_url: str) -> None:
     finally:
         engine.dispose()
     assert differences == []
+
+
+def test_the_ratings_migration_keeps_players_tables_and_results(database_url: str) -> None:
+    """0005 (ratings) on a database at 0004 with a player, a finished table and its results: all kept, the table
+    unrated, the results not abandoned, nobody rated."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+
+    from luz.server.db import MIGRATIONS
+
+    engine = make_engine(database_url)
+    try:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0004")
+        with engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO players (id, name, username, password_hash, created_at)"
+                    " VALUES ('p1', 'Ann', 'ann', 'hash', CURRENT_TIMESTAMP)"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO tables (id, name, edition, players, options, public, grace_seconds, status, game_no,"
+                    " version, created_at, hints) VALUES ('t1', 'old', 'iello-2024', 3, '{}', true, 30, 'over', 1,"
+                    " 9, CURRENT_TIMESTAMP, false)"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO seats (table_id, seat, kind, bot, name, token_hash, joined, player_id)"
+                    " VALUES ('t1', 0, 'human', NULL, 'Ann', 'abc', true, 'p1')"
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO results (table_id, game_no, seat, player_id, kind, name, rank, points, deals,"
+                    " exact_bids, safeties, against_bots, finished_at)"
+                    " VALUES ('t1', 1, 0, 'p1', 'human', 'Ann', 1, 42, 5, 3, 1, true, CURRENT_TIMESTAMP)"
+                )
+            )
+        migrate(engine)
+        with engine.connect() as connection:
+            assert connection.execute(text("SELECT name, username FROM players")).one() == ("Ann", "ann")
+            assert connection.execute(text("SELECT version, status, rated FROM tables")).one() == (9, "over", False)
+            assert connection.execute(text("SELECT player_id, name FROM seats")).one() == ("p1", "Ann")
+            assert connection.execute(text("SELECT player_id, rank, points, abandoned FROM results")).one() == (
+                "p1",
+                1,
+                42,
+                False,
+            )
+            assert connection.execute(text("SELECT COUNT(*) FROM ratings")).scalar_one() == 0
+            assert connection.execute(text("SELECT COUNT(*) FROM rating_changes")).scalar_one() == 0
+    finally:
+        engine.dispose()
