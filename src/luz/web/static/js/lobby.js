@@ -97,6 +97,7 @@ function tableSpec() {
     seats,
   };
   if ($("#hints").checked) spec.hints = true;
+  if ($("#rated").checked) spec.rated = true;
   return spec;
 }
 
@@ -149,7 +150,7 @@ function drawLobby() {
     const item = el(
       "li",
       { class: "panel", dataset: { table: table.id } },
-      el("h3", {}, table.name),
+      el("h3", {}, table.name, table.rated ? el("span", { class: "badge rated" }, t("rating.rated")) : null),
       el(
         "p",
         { class: "muted" },
