@@ -158,6 +158,17 @@ def test_whoever_abandoned_is_last(client: Any, truth: Truth) -> None:
         ]
 
 
+def test_leaving_the_table_counts_as_abandoning(client: Any, truth: Truth) -> None:
+    table_id, tokens, (ann, bob) = rated_table(client, ("ivan", "jade"))
+    with Peer(client, table_id, tokens[1], 1, truth) as stays:
+        stays.wait_state(lambda s: s["table"]["status"] == "playing")
+        left = client.post(f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {tokens[0]}"})
+        assert left.status_code == 200 and left.json()["seats"][0]["joined"] is False
+        play([stays])
+    places = {player: place for _, _, player, place, _, _ in changes(client)}
+    assert places == {ann: 2, bob: 1}
+
+
 def test_a_game_is_rated_at_most_once(client: Any, truth: Truth) -> None:
     table_id, tokens, (ann, bob) = rated_table(client, ("gail", "hugo"))
     with Peer(client, table_id, tokens[0], 0, truth) as zero, Peer(client, table_id, tokens[1], 1, truth) as one:

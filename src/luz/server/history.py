@@ -31,8 +31,8 @@ PROFILE_GAMES = 50
 
 def results_of(game: Game, state: TableState, names: list[str], bots: set[int]) -> list[dict[str, Any]]:
     """One result per seat of a finished ``game``: rank, points, deals, exact bids, safeties used, and whether
-    the seat was abandoned (a human seat a bot was playing at the end). ``bots``: the seats a bot played (a bot
-    seat, or a player's seat taken over)."""
+    the seat was abandoned (a human seat a bot was playing at the end: its player left, or was away past the
+    grace period). ``bots``: the seats a bot played (a bot seat, or a player's seat taken over)."""
     outcome = game.outcome()
     assert outcome is not None
     deals = game.sheet.deals
@@ -51,7 +51,7 @@ def results_of(game: Game, state: TableState, names: list[str], bots: set[int]) 
                 "exact_bids": sum(d.bids[seat] == d.tricks[seat] for d in deals),
                 "safeties": sum(d.safety[seat] for d in deals),
                 "against_bots": bool(bots - {seat}),
-                "abandoned": spec.kind == "human" and seat in bots,
+                "abandoned": spec.kind == "human" and (seat in bots or not spec.joined),
             }
         )
     return results

@@ -2,6 +2,7 @@
 
 import { $, ApiError, api, botLabel, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { identity } from "./identity.js";
 
 let editionList = {};
 let bots = [];
@@ -106,6 +107,11 @@ async function createTable(event) {
   $("#create-error").textContent = "";
   if (needName("#create-error")) return;
   const spec = tableSpec();
+  if (spec.rated && (await identity)?.guest) {
+    // Only accounts sit at rated tables: say so before a table is made that you could not sit at.
+    $("#create-error").replaceChildren(t("rating.need_account"), " ", el("a", { href: "/account", text: t("player.account") }));
+    return;
+  }
   $("#create-button").disabled = true;
   try {
     const answer = await api("/api/tables", { method: "POST", body: spec });
