@@ -3,14 +3,18 @@ once (bots play, unrated; whoever abandoned is last), shown on profiles, the lea
 
 from __future__ import annotations
 
+import secrets
 import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from server_support import Peer, Truth, create_table, guest, play, seats
-from sqlalchemy import text
+from sqlalchemy import insert, text
 from sqlalchemy.exc import IntegrityError
 
+from luz.server.db import PlayerRow
 from luz.server.ratings import PROVISIONAL_GAMES, SCALE, places_of, rate_game
 
 HEADER = "X-Luz-Session"
@@ -180,6 +184,37 @@ def test_a_game_is_rated_at_most_once(client: Any, truth: Truth) -> None:
     with pytest.raises(IntegrityError), client.app.state.engine.begin() as connection:
         rate_game(connection, table_id, 1, "iello-2024", 3, results)
     assert [row[3] for row in rating_rows(client)] == [1, 1]
+
+
+def test_games_rated_at_once_lose_no_update_and_ratings_stop_being_provisional(client: Any) -> None:
+    """Twelve games rated by four threads at once (PostgreSQL: concurrent transactions locking the same rating
+    rows), each with the same player: none of its updates is lost, and after 10 games it is no longer
+    provisional."""
+    engine = client.app.state.engine
+    ids = [secrets.token_hex(8) for _ in range(5)]
+    with engine.begin() as connection:
+        connection.execute(
+            insert(PlayerRow),
+            [
+                {"id": p, "name": f"P{n}", "username": f"p{n}-{p[:6]}", "created_at": datetime.now(UTC)}
+                for n, p in enumerate(ids)
+            ],
+        )
+
+    def rate(number: int) -> None:
+        seated = [ids[0], ids[1 + number % 4], ids[1 + (number + 1) % 4]]
+        results = [
+            {"player_id": p, "kind": "human", "rank": rank, "abandoned": False} for rank, p in enumerate(seated, 1)
+        ]
+        with engine.begin() as connection:
+            rate_game(connection, f"c{number}", 1, "korokorodou-2014", 3, results)
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(rate, range(12)))
+    board = client.get("/api/leaderboard", params={"edition": "korokorodou-2014", "players": 3}).json()["ranking"]
+    games = {entry["player"]: (entry["games"], entry["provisional"]) for entry in board}
+    assert games == {ids[0]: (12, False), **{p: (6, True) for p in ids[1:]}}
+    assert board[0]["player"] == ids[0], "the established rating is listed first"
 
 
 def test_places_take_bots_out_keep_ties_and_put_abandoners_last() -> None:
