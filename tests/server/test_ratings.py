@@ -215,6 +215,14 @@ def test_games_rated_at_once_lose_no_update_and_ratings_stop_being_provisional(c
     games = {entry["player"]: (entry["games"], entry["provisional"]) for entry in board}
     assert games == {ids[0]: (12, False), **{p: (6, True) for p in ids[1:]}}
     assert board[0]["player"] == ids[0], "the established rating is listed first"
+    # Each update started from the one before it (no two read the same rating): the changes form one chain.
+    with engine.connect() as connection:
+        steps = connection.execute(
+            text("SELECT mu_before, mu_after FROM rating_changes WHERE player_id = :p"), {"p": ids[0]}
+        ).all()
+        final = connection.execute(text("SELECT mu FROM ratings WHERE player_id = :p"), {"p": ids[0]}).scalar_one()
+    befores, afters = {b for b, _ in steps}, {a for _, a in steps}
+    assert len(befores) == 12 and befores - afters == {25.0} and afters - befores == {final}
 
 
 def test_places_take_bots_out_keep_ties_and_put_abandoners_last() -> None:
