@@ -64,7 +64,7 @@ function render() {
       el(
         "li",
         { class: `podium-step place-${entry.rank}` },
-        el("span", { class: "medal", "aria-label": t("rating.place", { n: entry.rank }) }, String(entry.rank)),
+        el("span", { class: "medal", title: t("rating.place", { n: entry.rank }) }, String(entry.rank)),
         el("span", { class: "avatar big", "aria-hidden": "true" }, initials(entry.name)),
         playerLink(entry, entry.name),
         el("strong", { class: "ladder-rating" }, ratingText(entry)),
