@@ -66,6 +66,14 @@ def test_two_accounts_play_a_rated_game_and_see_their_ratings_change(browser: An
     base = server.http
     ana = open_player(browser, f"{base}/account", viewport=DESKTOP)
     bo = open_player(browser, f"{base}/account", viewport=DESKTOP)
+    # As a guest, the lobby says a rated table needs an account (and makes none).
+    ana.page.goto(f"{base}/?pace=0")
+    ana.page.wait_for_selector("#edition option", state="attached")
+    ana.page.wait_for_function("document.querySelector('#player-name').value.length > 0")
+    ana.page.check("#rated")
+    ana.page.click("#create-button")
+    ana.page.wait_for_selector("#create-error a[href='/account']")
+    assert "account" in ana.page.inner_text("#create-error") and "/t/" not in ana.page.url
     register(ana, base, "anarated")
     register(bo, base, "borated")
 
