@@ -486,3 +486,66 @@ def test_a_rated_game_through_two_processes_is_rated_once(servers: list[ServerPr
     assert [tuple(r) for r in changes] == [(p, 1) for p in sorted(players)], "one rating change per player"
     assert [tuple(r) for r in ratings] == [(p, 1) for p in sorted(players)], "each rating updated once"
     assert results == 4
+
+
+def test_a_seat_abandoned_on_one_process_is_abandoned_on_both(servers: list[ServerProcess], postgres_url: str) -> None:
+    """Seat 0's player leaves process 2, whose bot takes the seat over: process 1 shows it too, and the rated
+    game counts seat 0 abandoned (last) whichever process stores the last action."""
+    table_id, players = asyncio.run(asyncio.wait_for(_abandon_elsewhere(servers), 180))
+    engine = make_engine(postgres_url)
+    try:
+        with engine.connect() as connection:
+            abandoned = connection.execute(
+                text("SELECT seat, abandoned FROM results WHERE table_id = :t ORDER BY seat"), {"t": table_id}
+            ).all()
+            places = dict(
+                connection.execute(
+                    text("SELECT player_id, place FROM rating_changes WHERE table_id = :t"), {"t": table_id}
+                ).all()
+            )
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in abandoned] == [(0, True), (1, False), (2, False)]
+    assert places == {players[0]: 2, players[1]: 1}
+
+
+async def _abandon_elsewhere(servers: list[ServerProcess]) -> tuple[str, list[str]]:
+    one, two = servers
+    async with httpx.AsyncClient(timeout=30) as http:
+        spec = {"players": 3, "rated": True, "grace_seconds": 1.5, "seats": [{"kind": "human"}] * 2 + [{"kind": "bot"}]}
+        created = await http.post(f"{one.url}/api/tables", json=spec)
+        assert created.status_code == 201, created.text
+        table_id = created.json()["table"]["id"]
+        tokens = {invite["seat"]: invite["token"] for invite in created.json()["invites"]}
+        leaver = await open_client(two, table_id, tokens[0], 0, play=False)
+        stayer = await open_client(one, table_id, tokens[1], 1)
+        tasks = [asyncio.create_task(c.run()) for c in (leaver, stayer)]
+        players = []
+        try:
+            for seat, server in ((0, two), (1, one)):
+                headers, player = await account(http, server, f"ab{seat}{table_id[:6]}")
+                players.append(player)
+                joined = await http.post(
+                    f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
+                    json={"name": f"p{seat}", "token": tokens[seat]},
+                    headers=headers,
+                )
+                assert joined.status_code == 200, joined.text
+            await stayer.wait_for(lambda c: c.latest is not None and c.latest["table"]["status"] == "playing")
+            # Past the grace period (process 1's own countdown for seat 0 ends: seat 0 is connected to process 2,
+            # and the game waits for it), then the player leaves process 2: only process 2 counts down now.
+            await asyncio.sleep(3.0)
+            assert stayer.latest is not None and not stayer.latest["table"]["seats"][0]["bot_playing"]
+            await leaver.ws.close()
+
+            def taken_over(client: Client) -> bool:
+                latest = client.latest
+                return latest is not None and (latest["table"]["seats"][0]["bot_playing"] or over(client))
+
+            await stayer.wait_for(taken_over, timeout=30)  # process 1 shows process 2's bot playing seat 0
+            assert stayer.latest is not None and stayer.latest["table"]["seats"][0]["bot_playing"]
+            await stayer.wait_for(over, timeout=GAME_TIMEOUT - 60)
+        finally:
+            await stayer.ws.close()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    return table_id, players
