@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -485,3 +485,143 @@ def test_chat_crosses_processes_and_spectators_chat_stays_with_spectators(server
         assert all(m["channel"] == "players" for m in heard[seat]), heard[seat]
     for watcher in ("watcher1", "watcher2"):
         assert [m["text"] for m in heard[watcher]][:3] == ["hello from 1", "spectators only", "hello from 2"]
+# -- a rated game through both processes: rated exactly once ----------------------------------------------------
+#
+# Every human seat has a client on each process, both playing: the game's last action is sent through both, one is
+# stored (with the results and the ratings, in one transaction) and the other refused.
+
+
+async def account(http: Any, server: ServerProcess, username: str) -> tuple[dict[str, str], str]:
+    registered = await http.post(
+        f"{server.url}/api/account/register",
+        json={"username": username, "password": "correct horse"},
+        headers=await guest(http, server),
+    )
+    assert registered.status_code == 201, registered.text
+    return {"X-Luz-Session": registered.json()["session"]}, registered.json()["id"]
+
+
+async def _rated_game(servers: list[ServerProcess]) -> tuple[str, list[str]]:
+    one = servers[0]
+    async with httpx.AsyncClient(timeout=30) as http:
+        seats = [{"kind": "human"}] * 3 + [{"kind": "bot"}]
+        spec = {"players": 4, "rated": True, "grace_seconds": 3600, "seats": seats}
+        created = await http.post(f"{one.url}/api/tables", json=spec)
+        assert created.status_code == 201, created.text
+        table_id = created.json()["table"]["id"]
+        tokens = {invite["seat"]: invite["token"] for invite in created.json()["invites"]}
+        clients: list[Client] = []
+        for seat, token in tokens.items():
+            for server in servers:
+                clients.append(await open_client(server, table_id, token, seat))
+        tasks = [asyncio.create_task(c.run()) for c in clients]
+        players = []
+        try:
+            for seat, token in tokens.items():
+                server = servers[seat % 2]
+                headers, player = await account(http, server, f"rated{seat}{table_id[:6]}")
+                players.append(player)
+                joined = await http.post(
+                    f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
+                    json={"name": f"p{seat}", "token": token},
+                    headers=headers,
+                )
+                assert joined.status_code == 200, joined.text
+            for client in clients:
+                await client.wait_for(over, timeout=GAME_TIMEOUT - 30)
+            await asyncio.sleep(0.5)  # a late second write would show now
+        finally:
+            for client in clients:
+                await client.ws.close()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        refused = [r for c in clients for r in c.replies if r["type"] == "error"]
+        assert refused, "both processes were sent actions of the same seat: some were refused"
+    return table_id, players
+
+
+def test_a_rated_game_through_two_processes_is_rated_once(servers: list[ServerProcess], postgres_url: str) -> None:
+    table_id, players = asyncio.run(asyncio.wait_for(_rated_game(servers), 180))
+    log = stored_actions(postgres_url, table_id)
+    assert [seq for seq, _, _ in log] == list(range(1, len(log) + 1)), "each action stored once"
+    engine = make_engine(postgres_url)
+    try:
+        with engine.connect() as connection:
+            changes = connection.execute(
+                text("SELECT player_id, game_no FROM rating_changes WHERE table_id = :t ORDER BY player_id"),
+                {"t": table_id},
+            ).all()
+            ratings = connection.execute(
+                text("SELECT player_id, games FROM ratings WHERE player_id = ANY(:p) ORDER BY player_id"),
+                {"p": players},
+            ).all()
+            results = connection.execute(
+                text("SELECT COUNT(*) FROM results WHERE table_id = :t"), {"t": table_id}
+            ).scalar_one()
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in changes] == [(p, 1) for p in sorted(players)], "one rating change per player"
+    assert [tuple(r) for r in ratings] == [(p, 1) for p in sorted(players)], "each rating updated once"
+    assert results == 4
+
+
+def test_a_seat_abandoned_on_one_process_is_abandoned_on_both(servers: list[ServerProcess], postgres_url: str) -> None:
+    """Seat 0's player leaves process 2, whose bot takes the seat over: process 1 shows it too, and the rated
+    game counts seat 0 abandoned (last) whichever process stores the last action."""
+    table_id, players = asyncio.run(asyncio.wait_for(_abandon_elsewhere(servers), 180))
+    engine = make_engine(postgres_url)
+    try:
+        with engine.connect() as connection:
+            abandoned = connection.execute(
+                text("SELECT seat, abandoned FROM results WHERE table_id = :t ORDER BY seat"), {"t": table_id}
+            ).all()
+            places = dict(
+                connection.execute(
+                    text("SELECT player_id, place FROM rating_changes WHERE table_id = :t"), {"t": table_id}
+                ).all()
+            )
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in abandoned] == [(0, True), (1, False), (2, False)]
+    assert places == {players[0]: 2, players[1]: 1}
+
+
+async def _abandon_elsewhere(servers: list[ServerProcess]) -> tuple[str, list[str]]:
+    one, two = servers
+    async with httpx.AsyncClient(timeout=30) as http:
+        spec = {"players": 3, "rated": True, "grace_seconds": 1.5, "seats": [{"kind": "human"}] * 2 + [{"kind": "bot"}]}
+        created = await http.post(f"{one.url}/api/tables", json=spec)
+        assert created.status_code == 201, created.text
+        table_id = created.json()["table"]["id"]
+        tokens = {invite["seat"]: invite["token"] for invite in created.json()["invites"]}
+        leaver = await open_client(two, table_id, tokens[0], 0, play=False)
+        stayer = await open_client(one, table_id, tokens[1], 1)
+        tasks = [asyncio.create_task(c.run()) for c in (leaver, stayer)]
+        players = []
+        try:
+            for seat, server in ((0, two), (1, one)):
+                headers, player = await account(http, server, f"ab{seat}{table_id[:6]}")
+                players.append(player)
+                joined = await http.post(
+                    f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
+                    json={"name": f"p{seat}", "token": tokens[seat]},
+                    headers=headers,
+                )
+                assert joined.status_code == 200, joined.text
+            await stayer.wait_for(lambda c: c.latest is not None and c.latest["table"]["status"] == "playing")
+            # Past the grace period (process 1's own countdown for seat 0 ends: seat 0 is connected to process 2,
+            # and the game waits for it), then the player leaves process 2: only process 2 counts down now.
+            await asyncio.sleep(3.0)
+            assert stayer.latest is not None and not stayer.latest["table"]["seats"][0]["bot_playing"]
+            await leaver.ws.close()
+
+            def taken_over(client: Client) -> bool:
+                latest = client.latest
+                return latest is not None and (latest["table"]["seats"][0]["bot_playing"] or over(client))
+
+            await stayer.wait_for(taken_over, timeout=30)  # process 1 shows process 2's bot playing seat 0
+            assert stayer.latest is not None and stayer.latest["table"]["seats"][0]["bot_playing"]
+            await stayer.wait_for(over, timeout=GAME_TIMEOUT - 60)
+        finally:
+            await stayer.ws.close()
+            await asyncio.gather(*tasks, return_exceptions=True)
+    return table_id, players

@@ -20,8 +20,10 @@ def test_the_migrations_match_the_models(database_url: str) -> None:
     assert differences == []
 
 
-def test_the_chat_migration_keeps_what_was_stored(database_url: str) -> None:
-    """0007 (the chat) adds its table: the tables, seats, players and results stored before stay as they were."""
+def test_migrating_from_0004_keeps_what_was_stored(database_url: str) -> None:
+    """0005 (ratings), 0006 (clocks) and 0007 (chat) on a database at 0004 with a player, a finished table, its game
+    and results: all kept; the table unrated and untimed, the results not abandoned, nobody rated, no chat; the new
+    chat table takes a message."""
     from alembic import command
     from alembic.config import Config
     from sqlalchemy import text
@@ -39,7 +41,7 @@ def test_the_chat_migration_keeps_what_was_stored(database_url: str) -> None:
             connection.execute(
                 text(
                     "INSERT INTO players (id, name, username, password_hash, created_at)"
-                    " VALUES ('p1', 'Ana', NULL, NULL, CURRENT_TIMESTAMP)"
+                    " VALUES ('p1', 'Ann', 'ann', 'hash', CURRENT_TIMESTAMP)"
                 )
             )
             connection.execute(
@@ -52,23 +54,38 @@ def test_the_chat_migration_keeps_what_was_stored(database_url: str) -> None:
             connection.execute(
                 text(
                     "INSERT INTO seats (table_id, seat, kind, bot, name, token_hash, joined, player_id)"
-                    " VALUES ('t1', 0, 'human', NULL, 'Ana', 'abc', true, 'p1')"
+                    " VALUES ('t1', 0, 'human', NULL, 'Ann', 'abc', true, 'p1')"
                 )
             )
             connection.execute(
                 text("INSERT INTO games (table_id, game_no, seed, started_at) VALUES ('t1', 1, 7, CURRENT_TIMESTAMP)")
             )
+            connection.execute(
+                text(
+                    "INSERT INTO results (table_id, game_no, seat, player_id, kind, name, rank, points, deals,"
+                    " exact_bids, safeties, against_bots, finished_at)"
+                    " VALUES ('t1', 1, 0, 'p1', 'human', 'Ann', 1, 42, 5, 3, 1, true, CURRENT_TIMESTAMP)"
+                )
+            )
         migrate(engine)
         with engine.begin() as connection:
-            assert connection.execute(text("SELECT name, status, version FROM tables")).one() == ("old", "over", 9)
-            assert connection.execute(text("SELECT seat, name, player_id FROM seats")).one() == (0, "Ana", "p1")
-            assert connection.execute(text("SELECT name FROM players")).scalar_one() == "Ana"
+            assert connection.execute(text("SELECT name, username FROM players")).one() == ("Ann", "ann")
+            assert connection.execute(text("SELECT version, status, rated FROM tables")).one() == (9, "over", False)
+            assert connection.execute(text("SELECT player_id, name FROM seats")).one() == ("p1", "Ann")
             assert connection.execute(text("SELECT seed FROM games")).scalar_one() == 7
+            assert connection.execute(text("SELECT player_id, rank, points, abandoned FROM results")).one() == (
+                "p1",
+                1,
+                42,
+                False,
+            )
+            assert connection.execute(text("SELECT COUNT(*) FROM ratings")).scalar_one() == 0
+            assert connection.execute(text("SELECT COUNT(*) FROM rating_changes")).scalar_one() == 0
             assert connection.execute(text("SELECT count(*) FROM chat")).scalar_one() == 0
             connection.execute(
                 text(
                     "INSERT INTO chat (table_id, game_no, channel, seat, player_id, name, text, created_at)"
-                    " VALUES ('t1', 1, 'players', 0, 'p1', 'Ana', 'gg', CURRENT_TIMESTAMP)"
+                    " VALUES ('t1', 1, 'players', 0, 'p1', 'Ann', 'gg', CURRENT_TIMESTAMP)"
                 )
             )
             assert connection.execute(text("SELECT id, text FROM chat")).one() == (1, "gg")

@@ -40,7 +40,7 @@ def test_no_serious_violation_anywhere(browser: Any, server: ServerProcess, size
     player = open_player(browser, f"{server.http}/", SIZES[size])
     page = player.page
     bad = []
-    for path in ("/", "/how-to-play", "/score", "/no-such-page"):
+    for path in ("/", "/how-to-play", "/score", "/leaderboard", "/no-such-page"):
         page.goto(f"{server.http}{path}")
         page.wait_for_selector(".lang button")
         bad += violations(page, path, found)
@@ -63,6 +63,10 @@ def test_no_serious_violation_anywhere(browser: Any, server: ServerProcess, size
     page.goto(f"{server.http}/replay/{table_id}?game=1")
     page.wait_for_selector("#board:not([hidden])")
     bad += violations(page, "replay", found)
+    me = page.evaluate("fetch('/api/me').then((r) => r.json())")
+    page.goto(f"{server.http}/u/{me['id']}")
+    page.wait_for_selector("#games .game-row")
+    bad += violations(page, "profile", found)
     assert checked == {"bid", "play", "summary"}
     assert found["rules passed"] > 100, "axe ran its rules on the pages"
     print(f"axe at {size}: {dict(found)}")

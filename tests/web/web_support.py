@@ -175,6 +175,7 @@ GUIDE = {
     *(f"{size}-{part}" for size in ("phone", "laptop") for part in ("how-to-play", "4-summary", "4-game-over")),
     *(f"{size}-4-bidding" for size in ("phone", "laptop")),
     *(f"{size}-{n}-playing" for size in ("phone", "laptop") for n in (3, 4, 5)),
+    *(f"{size}-{page}" for size in ("phone", "laptop") for page in ("leaderboard", "profile")),
 }
 """The screenshots docs/USER_GUIDE.md shows."""
 

@@ -225,6 +225,47 @@ def print_phases(phases: list[dict[str, Any]]) -> None:
     Console().print(table)
 
 
+@bench_app.command("players")
+def players(
+    database_url: str | None = typer.Option(
+        None, help="PostgreSQL URL of a throwaway database (the bench writes there); default: SQLite in a temp dir."
+    ),
+    accounts: int = typer.Option(20, min=1, help="Accounts registered, then logged in (Argon2: ~0.1-1 s each)."),
+    games: int = typer.Option(10_000, min=1, help="Finished games stored before the profile and leaderboard reads."),
+    rated_games: int = typer.Option(200, min=1, help="Rating updates timed (4 players each)."),
+    reads: int = typer.Option(50, min=1, help="Profile and leaderboard answers timed."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Register and login latency, the rating update of a game, and the profile and leaderboard answers with
+    many games stored (p50/p99 in ms; the server in this process)."""
+    from luz.bench.players import bench_players  # imports the server stack: only for this command
+
+    console = Console(stderr=True)
+    report = bench_players(
+        database_url, accounts, games, rated_games, reads, progress=lambda m: console.print(f"[dim]{m}[/dim]")
+    )
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=f"players on {report['database']}, {report['games']:,} games stored")
+    table.add_column("figure")
+    table.add_column("p50 ms", justify="right")
+    table.add_column("p99 ms", justify="right")
+    table.add_column("count", justify="right")
+    labels = {
+        "register_ms": "register (Argon2 hash)",
+        "login_ms": "login (Argon2 verify)",
+        "rating_update_ms": "rating update of a game (own transaction)",
+        "profile_ms": "GET /api/players/{id} (all games one player's)",
+        "leaderboard_ms": "GET /api/leaderboard",
+    }
+    for key, label in labels.items():
+        figures = report[key]
+        table.add_row(label, f"{figures['p50']:.1f}", f"{figures['p99']:.1f}", str(figures["count"]))
+    Console().print(table)
+    Console().print(f"rating update CPU: {report['rating_update_cpu_ms_mean']:.2f} ms a game (mean)")
+
+
 @bench_app.command("adapters")
 def adapters(
     seconds: float = typer.Option(10.0, min=1.0, help="Measuring time in all."),

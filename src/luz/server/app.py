@@ -31,9 +31,10 @@ from .history import history_router
 from .identity import Identities, Players, identity_router
 from .notes import own_notes, set_note
 from .ratelimit import Counter, RateLimit, client_key
+from .ratings import ratings_router
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game, dumps
 from .settings import Settings
-from .store import SecondSeat, Store
+from .store import AccountRequired, SecondSeat, Store
 
 log = logging.getLogger("luz.server")
 T = TypeVar("T")
@@ -70,6 +71,9 @@ class TableCreate(BaseModel):
     )
     options: dict[str, Any] = Field(default_factory=dict, description="Table options (bid_cap, trick_history, ...)")
     hints: bool = Field(False, description="Show each player the odds of its own hidden values (a learning aid).")
+    rated: bool = Field(
+        False, description="Its games change the players' ratings; only accounts may take its human seats."
+    )
     seats: list[SeatSpec] | None = Field(None, description="One per seat; default: every seat human.")
 
 
@@ -210,6 +214,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         detail = [{k: e[k] for k in ("type", "loc", "msg") if k in e} for e in error.errors()]
         return JSONResponse({"detail": detail}, status_code=422)
 
+    @app.exception_handler(AccountRequired)
+    async def account_required(request: Request, error: AccountRequired) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=403)
+
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
         log.error("unexpected %s on %s", type(error).__name__, request.url.path)
@@ -274,6 +282,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             public=spec.public,
             grace_seconds=spec.grace_seconds,
             hints=spec.hints,
+            rated=spec.rated,
             seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
         )
         runtime = await table_or_404(request, table_id)
@@ -314,6 +323,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 )
             except SecondSeat as error:
                 raise HTTPException(409, str(error)) from None
+            except AccountRequired:
+                raise  # a typed 403 (account_required), by its handler
             except PermissionError as error:
                 raise HTTPException(403, str(error)) from None
             runtime.game = build_game(runtime.state)
@@ -487,6 +498,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(identity_router())
     app.include_router(history_router())
     app.include_router(chat_router())
+    app.include_router(ratings_router())
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app
 

@@ -13,12 +13,14 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
     UniqueConstraint,
     create_engine,
     event,
+    false,
     text,
 )
 from sqlalchemy.engine import Engine
@@ -48,6 +50,8 @@ class TableRow(Base):
     grace_seconds: Mapped[float] = mapped_column(Float, default=30.0)
     hints: Mapped[bool] = mapped_column(Boolean, default=False)
     """Whether each seat's view carries hints (the exact odds of its own hidden values)."""
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Whether its games change the players' ratings (then every human seat is an account's: ratings.py)."""
     status: Mapped[str] = mapped_column(String(16), default="waiting")
     """``waiting`` for players, ``playing``, or ``over`` (the current game is finished)."""
     game_no: Mapped[int] = mapped_column(Integer, default=0)
@@ -175,7 +179,43 @@ class ResultRow(Base):
     safeties: Mapped[int] = mapped_column(Integer)
     against_bots: Mapped[bool] = mapped_column(Boolean)
     """Whether a bot held another seat of the game."""
+    abandoned: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Whether a bot was playing this human seat at the end (its player had left): last, for the ratings."""
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
+
+
+class RatingRow(Base):
+    """A player's OpenSkill (Plackett-Luce) rating in one pool: an edition at one player count (ratings.py)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (Index("ratings_by_pool", "edition", "players", "mu"),)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    edition: Mapped[str] = mapped_column(String(40), primary_key=True)
+    players: Mapped[int] = mapped_column(Integer, primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    """Rated games played in the pool: provisional below ``ratings.PROVISIONAL_GAMES``."""
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class RatingChangeRow(Base):
+    """What one rated game did to one player's rating: written once per (game, player), with the game's last
+    action (the primary key refuses a second one)."""
+
+    __tablename__ = "rating_changes"
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, index=True)
+    edition: Mapped[str] = mapped_column(String(40))
+    players: Mapped[int] = mapped_column(Integer)
+    place: Mapped[int] = mapped_column(Integer)
+    """The place the rating counted (1 first; whoever abandoned is last)."""
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 def make_engine(url: str) -> Engine:

@@ -22,6 +22,7 @@ from luz.engine import Game
 from luz.engine.record import to_record
 
 from .db import ActionRow, GameRow, PlayerRow, ResultRow, TableRow
+from .ratings import changes_of, ratings_of
 from .store import TableState
 
 PROFILE_GAMES = 50
@@ -29,8 +30,9 @@ PROFILE_GAMES = 50
 
 
 def results_of(game: Game, state: TableState, names: list[str], bots: set[int]) -> list[dict[str, Any]]:
-    """One result per seat of a finished ``game``: rank, points, deals, exact bids, safeties used.
-    ``bots``: the seats a bot played (a bot seat, or a player's seat taken over)."""
+    """One result per seat of a finished ``game``: rank, points, deals, exact bids, safeties used, and whether
+    the seat was abandoned (a human seat a bot was playing at the end: its player left, or was away past the
+    grace period). ``bots``: the seats a bot played (a bot seat, or a player's seat taken over)."""
     outcome = game.outcome()
     assert outcome is not None
     deals = game.sheet.deals
@@ -49,6 +51,7 @@ def results_of(game: Game, state: TableState, names: list[str], bots: set[int]) 
                 "exact_bids": sum(d.bids[seat] == d.tricks[seat] for d in deals),
                 "safeties": sum(d.safety[seat] for d in deals),
                 "against_bots": bool(bots - {seat}),
+                "abandoned": spec.kind == "human" and (seat in bots or not spec.joined),
             }
         )
     return results
@@ -84,8 +87,8 @@ def _totals(session: Session, player_id: str) -> dict[bool, tuple[int, ...]]:
 
 
 def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[str, Any] | None:
-    """A player's public profile: name, whether an account, the newest games (with everyone's names and
-    results), and statistics against humans only and against bots."""
+    """A player's public profile: name, whether an account, ratings, the newest games (with everyone's names,
+    results and the player's rating change), and statistics against humans only and against bots."""
     with Session(engine) as session:
         player = session.get(PlayerRow, player_id)
         if player is None:
@@ -111,6 +114,8 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
                 row.id: row.edition
                 for row in session.execute(select(TableRow.id, TableRow.edition).where(TableRow.id.in_(table_ids)))
             }
+        changes = changes_of(session, player_id, keys)
+        ratings = ratings_of(session, player_id)
     games = [
         {
             "table": r.table_id,
@@ -120,6 +125,8 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
             "seat": r.seat,
             "rank": r.rank,
             "points": r.points,
+            "abandoned": r.abandoned,
+            "rating_change": changes.get((r.table_id, r.game_no)),
             "players": [
                 {"name": o.name, "kind": o.kind, "player": o.player_id, "rank": o.rank, "points": o.points}
                 for o in others[(r.table_id, r.game_no)]
@@ -133,6 +140,7 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
         "name": player.name,
         "account": player.username is not None,
         "since": player.created_at.isoformat(),
+        "ratings": ratings,
         "stats": {
             "all": _stats(*(sum(t[k] for t in totals.values()) for k in range(6))),
             "against_humans": _stats(*totals.get(False, (0,) * 6)),

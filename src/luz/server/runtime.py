@@ -115,7 +115,8 @@ class Broker(Protocol):
 
     async def publish(self, table_id: str, version: int, change: Change | None = None) -> None: ...
     async def presence(self, table_id: str, seat: int, kind: str) -> None:
-        """``here``: this process has a connection of the seat; ``who``: does any process have one?"""
+        """``here``: this process has a connection of the seat; ``who``: does any process have one? ``away``: a
+        bot plays the seat for its absent player."""
 
     async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None: ...
     async def close(self) -> None: ...
@@ -548,17 +549,28 @@ class Manager:
 
     def _bot_takes(self, runtime: TableRuntime, seat: int) -> None:
         runtime.taken_over.add(seat)
+        if self.broker.shared:  # the other processes show it, and count the seat abandoned if the game ends so
+            self._spawn(self.broker.presence(runtime.state.id, seat, "away"))
         self._spawn(self.broadcast(runtime))
         self.schedule_bots(runtime)
 
     async def on_presence(self, table_id: str, seat: int, kind: str) -> None:
-        """Another process has a connection of ``seat`` (``here``), or asks whether any process has (``who``)."""
+        """Another process has a connection of ``seat`` (``here``), asks whether any process has (``who``), or has
+        a bot playing it (``away``)."""
         runtime = self.tables.get(table_id)
         if runtime is None or not 0 <= seat < len(runtime.state.seats):
             return
         if kind == "who":
             if runtime.connected(seat):
                 await self.broker.presence(table_id, seat, "here")
+            return
+        if kind == "away":  # another process's bot plays the seat (its player is gone): here too, unless the
+            # player is back here or was just said to be back elsewhere (a "here" that crossed this message)
+            now = asyncio.get_running_loop().time()
+            back = runtime.connected(seat) or now - runtime.elsewhere.get(seat, float("-inf")) < 2 * PRESENCE_WAIT
+            if not back and seat not in runtime.taken_over:
+                runtime.taken_over.add(seat)
+                await self.broadcast(runtime)
             return
         if kind != "here":
             return

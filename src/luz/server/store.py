@@ -17,15 +17,17 @@ from sqlalchemy import bindparam, insert, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from .db import ActionRow, GameRow, NoteRow, ResultRow, SeatRow, TableRow, now
+from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, SeatRow, TableRow, now
+from .ratings import rate_game
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
 _BUMP = (
-    "UPDATE tables SET version = version + 1{} WHERE id = :table_id AND version = :expected RETURNING game_no, version"
+    "UPDATE tables SET version = version + 1{} WHERE id = :table_id AND version = :expected"
+    " RETURNING game_no, version{}"
 )
-BUMP = text(_BUMP.format(""))
-BUMP_OVER = text(_BUMP.format(", status = 'over'"))
+BUMP = text(_BUMP.format("", ""))
+BUMP_OVER = text(_BUMP.format(", status = 'over'", ", rated, edition, players"))  # what rating the game needs
 APPEND = text(
     "INSERT INTO actions (table_id, game_no, seq, seat, action, created_at) VALUES (:table_id, :game_no,"
     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = :same_table AND game_no = :same_game),"
@@ -78,6 +80,8 @@ class TableState:
     version: int
     seats: list[SeatState]
     hints: bool = False
+    rated: bool = False
+    """Whether its games change the players' ratings (ratings.py): every human seat an account's."""
     seed: int | None = None
     actions: list[str] = field(default_factory=list)
 
@@ -91,6 +95,7 @@ class TableState:
             "public": self.public,
             "grace_seconds": self.grace_seconds,
             "hints": self.hints,
+            "rated": self.rated,
             "status": self.status,
             "game_no": self.game_no,
             "version": self.version,
@@ -108,6 +113,15 @@ class SecondSeat(PermissionError):
     def __init__(self, seat: int) -> None:
         super().__init__(f"you already hold seat {seat + 1} at this table: one seat per player")
         self.seat = seat
+
+
+class AccountRequired(PermissionError):
+    """A guest asked for a seat at a rated table: only accounts are rated."""
+
+    code = "account_required"
+
+    def __init__(self) -> None:
+        super().__init__("this table is rated: sign in to an account (or register) to take a seat")
 
 
 class Store:
@@ -144,6 +158,7 @@ class Store:
         grace_seconds: float,
         seats: list[dict[str, Any]],
         hints: bool = False,
+        rated: bool = False,
     ) -> tuple[str, dict[int, str]]:
         """Store a new table; returns its id and the secret token of each human seat."""
         table_id = secrets.token_hex(8)
@@ -159,6 +174,7 @@ class Store:
                     public=public,
                     grace_seconds=grace_seconds,
                     hints=hints,
+                    rated=rated,
                     status="waiting",
                     game_no=0,
                     version=1,
@@ -205,6 +221,7 @@ class Store:
             version=row.version,
             seats=[SeatState(s.seat, s.kind, s.bot, s.name, s.joined, s.player_id) for s in seats],
             hints=row.hints,
+            rated=row.rated,
         )
         if row.game_no:
             game = session.get(GameRow, (row.id, row.game_no))
@@ -254,11 +271,14 @@ class Store:
     ) -> tuple[str, TableState]:
         """Take ``seat`` for ``player_id`` (with its invite token, or an open seat of a public table); returns the
         seat's token. :class:`SecondSeat` when the player holds another seat of the table (checked under the
-        table's lock, and by the database's unique constraint on (table, player))."""
+        table's lock, and by the database's unique constraint on (table, player)); :class:`AccountRequired` for a
+        guest (or no identity) at a rated table."""
         with self._locked(table_id) as (session, row):
             seat_row = session.get(SeatRow, (table_id, seat))
             if seat_row is None or seat_row.kind != "human":
                 raise PermissionError("there is no human seat with that number")
+            if row.rated and not self._is_account(session, player_id):
+                raise AccountRequired
             if player_id is not None:
                 held = session.scalars(
                     select(SeatRow.seat).where(
@@ -282,6 +302,11 @@ class Store:
                 seat_row.player_id = player_id
             self._bump(session, row)
             return token, self._state(session, row)
+
+    @staticmethod
+    def _is_account(session: Session, player_id: str | None) -> bool:
+        player = session.get(PlayerRow, player_id) if player_id is not None else None
+        return player is not None and player.username is not None
 
     def leave(self, table_id: str, seat: int) -> TableState:
         """Give a seat up: before the first game it is open again; afterwards its player is away (a bot stands in)."""
@@ -319,7 +344,8 @@ class Store:
 
         One transaction (the hot path: every action): the version-checked update of the table's row, which takes
         its write lock (PostgreSQL: the row's; SQLite: the database's), then the action's insert; with the game's
-        last action, each seat's ``results`` (history.py) too, so they are stored exactly once.
+        last action, each seat's ``results`` (history.py) too, and at a rated table the players' new ratings
+        (ratings.py), so they are stored exactly once.
         """
         with self.engine.begin() as connection:
             bumped = connection.execute(
@@ -327,7 +353,7 @@ class Store:
             ).one_or_none()
             if bumped is None:
                 raise StaleVersion
-            game_no, version = bumped
+            game_no, version = bumped[0], bumped[1]
             connection.execute(
                 APPEND,
                 {
@@ -344,6 +370,9 @@ class Store:
                 connection.execute(
                     insert(ResultRow), [{"table_id": table_id, "game_no": game_no, **result} for result in results]
                 )
+                rated, edition, players = bumped[2:]
+                if rated:
+                    rate_game(connection, table_id, game_no, edition, players, results)
             return int(version)
 
     def record_of(self, table_id: str, game_no: int) -> tuple[int, list[str]] | None:

@@ -2,8 +2,8 @@
 endpoints only they need (the score-keeper's report and a replay's steps). See docs/USER_GUIDE.md.
 
 >>> sorted(p.name for p in STATIC.glob("*.html"))
-['account.html', 'how-to-play.html', 'index.html', 'not-found.html', 'profile.html', 'replay.html', 'score.html',
-     'table.html']
+['account.html', 'how-to-play.html', 'index.html', 'leaderboard.html', 'not-found.html', 'profile.html', 'replay.html',
+     'score.html', 'table.html']
 """
 
 from __future__ import annotations

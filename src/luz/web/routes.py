@@ -32,6 +32,7 @@ PAGES = {
     "/how-to-play": "how-to-play.html",
     "/u/{player_id}": "profile.html",
     "/account": "account.html",
+    "/leaderboard": "leaderboard.html",
 }
 
 TUTORIAL_SEED = 1

@@ -169,6 +169,7 @@ export async function startPage() {
       "nav",
       { dataset: { i18nLabel: "nav.label" } },
       el("a", { href: "/", dataset: { i18n: "nav.home" } }),
+      el("a", { href: "/leaderboard", dataset: { i18n: "nav.leaderboard" } }),
       el("a", { href: "/score", dataset: { i18n: "nav.score" } }),
       el("a", { href: "/how-to-play", dataset: { i18n: "nav.rules" } }),
     ),

@@ -2,6 +2,7 @@
 
 import { $, ApiError, api, botLabel, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { identity } from "./identity.js";
 
 let editionList = {};
 let bots = [];
@@ -97,6 +98,7 @@ function tableSpec() {
     seats,
   };
   if ($("#hints").checked) spec.hints = true;
+  if ($("#rated").checked) spec.rated = true;
   return spec;
 }
 
@@ -105,6 +107,11 @@ async function createTable(event) {
   $("#create-error").textContent = "";
   if (needName("#create-error")) return;
   const spec = tableSpec();
+  if (spec.rated && (await identity)?.guest) {
+    // Only accounts sit at rated tables: say so before a table is made that you could not sit at.
+    $("#create-error").replaceChildren(t("rating.need_account"), " ", el("a", { href: "/account", text: t("player.account") }));
+    return;
+  }
   $("#create-button").disabled = true;
   try {
     const answer = await api("/api/tables", { method: "POST", body: spec });
@@ -149,7 +156,7 @@ function drawLobby() {
     const item = el(
       "li",
       { class: "panel", dataset: { table: table.id } },
-      el("h3", {}, table.name),
+      el("h3", {}, table.name, table.rated ? el("span", { class: "badge rated" }, t("rating.rated")) : null),
       el(
         "p",
         { class: "muted" },

@@ -1,18 +1,42 @@
-// A player's profile: statistics against humans and against bots, and the newest games, each with its replay.
+// A player's profile: ratings (one card per edition and player count), statistics against humans and against
+// bots, and the newest games, each with its result, rating change and replay.
 
-import { $, ApiError, api, el, startPage } from "./common.js";
+import { $, ApiError, api, editions, el, startPage } from "./common.js";
+import { initials } from "./board.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { ratingChange, ratingText } from "./ratings.js";
 
 const playerId = decodeURIComponent(location.pathname.split("/")[2] || "");
 let profile = null;
+let editionList = {};
 
 const percent = (x) => (x === null ? "–" : `${Math.round(100 * x)} %`);
 const decimal = (x) => (x === null ? "–" : x.toFixed(1));
+const editionName = (key) => editionList[key]?.name ?? key ?? "";
 
-function render() {
-  if (!profile) return;
-  $("#player-name-title").textContent = profile.name;
-  $("#player-info").textContent = profile.account ? t("player.is_account") : t("player.is_guest");
+function drawRatings() {
+  $("#ratings").replaceChildren(
+    ...profile.ratings.map((rating) =>
+      el(
+        "li",
+        { class: "rating-card" },
+        el(
+          "a",
+          { href: `/leaderboard?edition=${encodeURIComponent(rating.edition)}&players=${rating.players}` },
+          el("span", { class: "rating-pool" }, `${editionName(rating.edition)} · ${t("table.players", { n: rating.players })}`),
+          el("strong", { class: "rating-value" }, ratingText(rating)),
+          el(
+            "span",
+            { class: "muted" },
+            t("rating.games", { n: rating.games }) + (rating.provisional ? ` · ${t("rating.provisional")}` : ""),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function drawStats() {
   const columns = ["all", "against_humans", "against_bots"];
   const rows = [
     ["games", (s) => String(s.games)],
@@ -32,29 +56,51 @@ function render() {
       ),
     ),
   );
+}
+
+function placeBadge(game) {
+  const label = game.abandoned ? t("rating.abandoned") : t("player.place", { rank: game.rank });
+  return el("span", { class: `place place-${game.abandoned ? "left" : game.rank}` }, label);
+}
+
+function drawGames() {
   $("#no-games").hidden = profile.games.length > 0;
-  const head = ["date", "edition", "players", "result", "replay"];
+  const head = ["date", "edition", "players", "result", "rating"];
   $("#games").replaceChildren(
-    el("tr", {}, ...head.map((h) => el("th", { scope: "col", text: t(`player.col_${h}`) }))),
+    el("tr", {}, ...head.map((h) => el("th", { scope: "col", class: h, text: t(`player.col_${h}`) }))),
     ...profile.games.map((game) =>
       el(
         "tr",
         { class: "game-row" },
-        el("td", { text: new Date(game.finished_at).toLocaleString() }),
-        el("td", { text: game.edition ?? "" }),
-        el("td", { text: game.players.map((p) => p.name).join(", ") }),
-        el("td", { text: t("player.result", { rank: game.rank, points: game.points }) }),
-        el("td", {}, el("a", { href: game.replay, text: t("player.replay") })),
+        el("td", {}, el("a", { href: game.replay, title: t("player.replay") }, new Date(game.finished_at).toLocaleDateString())),
+        el("td", { class: "edition", text: editionName(game.edition) }),
+        el(
+          "td",
+          { class: "who-played" },
+          ...game.players.map((p) => el(p.player === profile.id ? "strong" : "span", { class: "who-chip" }, p.name)),
+        ),
+        el("td", {}, placeBadge(game), " ", el("span", { class: "muted" }, t("player.points", { points: game.points }))),
+        el("td", { class: "rating-change" }, ratingChange(game.rating_change)),
       ),
     ),
   );
+}
+
+function render() {
+  if (!profile) return;
+  $("#player-name-title").textContent = profile.name;
+  $("#player-avatar").textContent = initials(profile.name);
+  $("#player-info").textContent = profile.account ? t("player.is_account") : t("player.is_guest");
+  drawRatings();
+  drawStats();
+  drawGames();
 }
 
 async function main() {
   await startPage();
   onLanguageChange(render);
   try {
-    profile = await api(`/api/players/${encodeURIComponent(playerId)}`);
+    [profile, editionList] = await Promise.all([api(`/api/players/${encodeURIComponent(playerId)}`), editions()]);
   } catch (error) {
     $("#profile-error").textContent = error instanceof ApiError ? error.message : t("conn.failed");
     return;

@@ -38,6 +38,7 @@ import {
   tableName,
 } from "./common.js";
 import { language, onLanguageChange, t } from "./i18n.js";
+import { ratingBadge } from "./ratings.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const query = new URLSearchParams(location.search);
@@ -369,6 +370,7 @@ function draw() {
   const table = state.table;
   const edition = page.editions[table.edition];
   $("#main").dataset.version = state.version;
+  watchRatings(table);
   $("#table-name").textContent = tableName(table, edition);
   const view = state.view;
   const info = [];
@@ -376,6 +378,7 @@ function draw() {
   info.push(t("table.game", { n: table.game_no || 1 }), edition?.name, t("table.players", { n: table.players }));
   if (table.options?.trick_history) info.push(t("table.opt_history"));
   if (table.hints) info.push(t("table.opt_hints"));
+  if (table.rated) info.push(t("rating.rated"));
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
   drawJoin(table);
   $("#waiting").hidden = Boolean(view);
@@ -477,9 +480,25 @@ function seatBadges(view, seat) {
   if (view.current_player === seat) badges.push(el("span", { class: "badge turn" }, t("seat.turn")));
   if (view.first_player === seat && view.phase !== "game_over") badges.push(el("span", { class: "badge first" }, t("seat.first")));
   if (info.kind === "bot") return badges;
+  if (page.ratings?.[seat]) badges.push(ratingBadge(page.ratings[seat]));
   if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
   else if (info.joined && !info.connected) badges.push(el("span", { class: "badge away" }, t("seat.away")));
   return badges;
+}
+
+// Ratings are public (as on the leaderboard): each account's, beside its name, read again when a game ends or
+// starts or a seat changes hands.
+let ratingsKey = null;
+function watchRatings(table) {
+  const key = [table.status, table.game_no, ...table.seats.map((s) => s.player)].join(":");
+  if (key === ratingsKey) return;
+  ratingsKey = key;
+  api(`/api/tables/${encodeURIComponent(tableId)}/ratings`)
+    .then((answer) => {
+      page.ratings = answer.seats;
+      draw();
+    })
+    .catch(() => {});
 }
 
 function drawSeats(edition, view) {

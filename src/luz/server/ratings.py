@@ -1,0 +1,251 @@
+"""Ratings: OpenSkill (Plackett-Luce) ratings of the accounts that play at rated tables.
+
+One rating per **pool**, an edition at one player count (``iello-2024`` at 4 players): the editions' decks and
+the player count change the game (how many tricks there are, how often a bid is made), as a chess site rates
+each speed on its own. A game updates the ratings of its human players from its final ranking, with the bots'
+places taken out (bots play but are not rated); whoever abandoned (a bot was playing their seat at the end) is
+placed last. The shown rating is ``60 × μ`` (a new player's 1500), provisional (shown with a ``?``) until
+``PROVISIONAL_GAMES`` rated games in the pool.
+
+A game's ratings are written in the transaction that stores its last action (``Store.append_action``): exactly
+once, whichever process stores it; the ``rating_changes`` primary key (game, player) refuses a second write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from sqlalchemy import Connection, case, func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from luz.engine import EDITIONS
+
+from .db import PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
+
+if TYPE_CHECKING:
+    from openskill.models import PlackettLuce
+
+PROVISIONAL_GAMES = 10
+"""Rated games in a pool before a rating is no longer provisional."""
+SCALE = 60
+"""The shown rating is ``SCALE × μ``: OpenSkill's new player (μ 25, σ 25/3) shows 1500."""
+LEADERBOARD_SIZE = 100
+
+
+@cache
+def model() -> PlackettLuce:
+    from openskill.models import PlackettLuce  # on first use: keeps `luz` quick to start
+
+    return PlackettLuce()
+
+
+def shown(mu: float) -> int:
+    """The rating players see."""
+    return round(SCALE * mu)
+
+
+def rating_json(mu: float, sigma: float, games: int) -> dict[str, Any]:
+    return {"rating": shown(mu), "games": games, "provisional": games < PROVISIONAL_GAMES, "sigma": round(sigma, 3)}
+
+
+def places_of(results: list[dict[str, Any]]) -> dict[str, int]:
+    """Each rated player's place (1 first) in a finished game: the humans' ranks among themselves, whoever
+    abandoned last (tied if several)."""
+    humans = [r for r in results if r["kind"] == "human" and r["player_id"] is not None]
+    staying = sorted((r for r in humans if not r["abandoned"]), key=lambda r: r["rank"])
+    places: dict[str, int] = {}
+    for result in staying:  # equal ranks (a shared place) keep equal places
+        places[result["player_id"]] = 1 + sum(other["rank"] < result["rank"] for other in staying)
+    last = len(staying) + 1
+    for result in humans:
+        if result["abandoned"]:
+            places[result["player_id"]] = last
+    return places
+
+
+def rate_game(
+    connection: Connection, table_id: str, game_no: int, edition: str, players: int, results: list[dict[str, Any]]
+) -> None:
+    """Update the ratings of a rated game's players (in the caller's transaction, the one that stores the game's
+    last action). Fewer than two human players: nothing to rate."""
+    places = places_of(results)
+    if len(places) < 2:
+        return
+    ids = sorted(places)  # every transaction locks ratings in the same order: no deadlock between two games
+    initial = model().rating()
+    insert_new = postgresql_insert if connection.dialect.name == "postgresql" else sqlite_insert
+    connection.execute(
+        insert_new(RatingRow)
+        .values(
+            [
+                {
+                    "player_id": player,
+                    "edition": edition,
+                    "players": players,
+                    "mu": initial.mu,
+                    "sigma": initial.sigma,
+                    "games": 0,
+                    "updated_at": now(),
+                }
+                for player in ids
+            ]
+        )
+        .on_conflict_do_nothing()
+    )
+    query = (
+        select(RatingRow.player_id, RatingRow.mu, RatingRow.sigma)
+        .where(RatingRow.player_id.in_(ids), RatingRow.edition == edition, RatingRow.players == players)
+        .order_by(RatingRow.player_id)
+    )
+    if connection.dialect.name == "postgresql":  # another table's game may rate the same player right now
+        query = query.with_for_update()
+    before = {player: (mu, sigma) for player, mu, sigma in connection.execute(query)}
+    teams = [[model().rating(mu=before[p][0], sigma=before[p][1])] for p in ids]
+    after = [team[0] for team in model().rate(teams, ranks=[places[p] for p in ids])]
+    stamp = now()
+    for player, rated in zip(ids, after, strict=True):
+        connection.execute(
+            update(RatingRow)
+            .where(RatingRow.player_id == player, RatingRow.edition == edition, RatingRow.players == players)
+            .values(mu=rated.mu, sigma=rated.sigma, games=RatingRow.games + 1, updated_at=stamp)
+        )
+    connection.execute(
+        insert(RatingChangeRow),
+        [
+            {
+                "table_id": table_id,
+                "game_no": game_no,
+                "player_id": player,
+                "edition": edition,
+                "players": players,
+                "place": places[player],
+                "mu_before": before[player][0],
+                "sigma_before": before[player][1],
+                "mu_after": rated.mu,
+                "sigma_after": rated.sigma,
+                "created_at": stamp,
+            }
+            for player, rated in zip(ids, after, strict=True)
+        ],
+    )
+
+
+def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+    """The change of ``player_id``'s shown rating in each of ``games`` that was rated."""
+    if not games:
+        return {}
+    rows = session.execute(
+        select(
+            RatingChangeRow.table_id, RatingChangeRow.game_no, RatingChangeRow.mu_before, RatingChangeRow.mu_after
+        ).where(RatingChangeRow.player_id == player_id, RatingChangeRow.table_id.in_({t for t, _ in games}))
+    ).all()
+    wanted = set(games)
+    return {(t, g): shown(after) - shown(before) for t, g, before, after in rows if (t, g) in wanted}
+
+
+def ratings_of(session: Session, player_id: str) -> list[dict[str, Any]]:
+    """A player's ratings, one per pool played, the most played first."""
+    rows = session.scalars(
+        select(RatingRow)
+        .where(RatingRow.player_id == player_id, RatingRow.games > 0)
+        .order_by(RatingRow.games.desc(), RatingRow.edition, RatingRow.players)
+    ).all()
+    return [{"edition": r.edition, "players": r.players, **rating_json(r.mu, r.sigma, r.games)} for r in rows]
+
+
+def leaderboard(engine: Engine, edition: str, players: int, limit: int = LEADERBOARD_SIZE) -> dict[str, Any]:
+    """A pool's best players (established ratings first, then provisional ones), and every pool with its size."""
+    provisional = case((RatingRow.games < PROVISIONAL_GAMES, 1), else_=0)
+    with Session(engine) as session:
+        rows = session.execute(
+            select(RatingRow.player_id, PlayerRow.name, RatingRow.mu, RatingRow.sigma, RatingRow.games)
+            .join(PlayerRow, PlayerRow.id == RatingRow.player_id)
+            .where(RatingRow.edition == edition, RatingRow.players == players, RatingRow.games > 0)
+            .order_by(provisional, RatingRow.mu.desc(), RatingRow.player_id)
+            .limit(limit)
+        ).all()
+        pools = session.execute(
+            select(RatingRow.edition, RatingRow.players, func.count())
+            .where(RatingRow.games > 0)
+            .group_by(RatingRow.edition, RatingRow.players)
+            .order_by(RatingRow.edition, RatingRow.players)
+        ).all()
+    return {
+        "edition": edition,
+        "players": players,
+        "provisional_games": PROVISIONAL_GAMES,
+        "pools": [{"edition": e, "players": p, "rated": n} for e, p, n in pools],
+        "ranking": [
+            {"rank": n, "player": player, "name": name, **rating_json(mu, sigma, games)}
+            for n, (player, name, mu, sigma, games) in enumerate(rows, 1)
+        ],
+    }
+
+
+def table_ratings(engine: Engine, table_id: str) -> list[dict[str, Any] | None] | None:
+    """The rating of each seat's account in the table's pool (``None``: a bot, a guest or an open seat); a new
+    account shows the starting rating."""
+    with Session(engine) as session:
+        table = session.get(TableRow, table_id)
+        if table is None:
+            return None
+        seats = session.execute(
+            select(SeatRow.seat, SeatRow.player_id, PlayerRow.username)
+            .outerjoin(PlayerRow, PlayerRow.id == SeatRow.player_id)
+            .where(SeatRow.table_id == table_id)
+            .order_by(SeatRow.seat)
+        ).all()
+        accounts = [player for _, player, username in seats if player is not None and username is not None]
+        found = {
+            r.player_id: r
+            for r in session.scalars(
+                select(RatingRow).where(
+                    RatingRow.player_id.in_(accounts),
+                    RatingRow.edition == table.edition,
+                    RatingRow.players == table.players,
+                )
+            )
+        }
+    initial = model().rating()
+    answer: list[dict[str, Any] | None] = []
+    for _, player, username in seats:
+        if player is None or username is None:
+            answer.append(None)
+            continue
+        row = found.get(player)
+        answer.append(rating_json(row.mu, row.sigma, row.games) if row else rating_json(initial.mu, initial.sigma, 0))
+    return answer
+
+
+def ratings_router() -> APIRouter:
+    """``/api/leaderboard`` and ``/api/tables/{id}/ratings``."""
+    router = APIRouter()
+
+    @router.get("/api/leaderboard")
+    async def best_players(
+        request: Request,
+        edition: Annotated[str, Query(description="Edition key: " + ", ".join(EDITIONS))] = "iello-2024",
+        players: Annotated[int, Query(ge=3, le=5)] = 4,
+    ) -> dict[str, Any]:
+        """A pool's leaderboard (an edition at one player count): established ratings first, best first."""
+        if edition not in EDITIONS:
+            raise HTTPException(422, "no such edition: " + ", ".join(EDITIONS))
+        return await asyncio.to_thread(leaderboard, request.app.state.engine, edition, players)
+
+    @router.get("/api/tables/{table_id}/ratings")
+    async def seat_ratings(request: Request, table_id: str) -> dict[str, Any]:
+        """Each seat's rating in the table's pool (accounts only; public, as on the leaderboard)."""
+        if "\x00" in table_id or len(table_id) > 32:
+            raise HTTPException(404, "no such table")
+        found = await asyncio.to_thread(table_ratings, request.app.state.engine, table_id)
+        if found is None:
+            raise HTTPException(404, "no such table")
+        return {"seats": found}
+
+    return router
