@@ -485,6 +485,8 @@ def test_chat_crosses_processes_and_spectators_chat_stays_with_spectators(server
         assert all(m["channel"] == "players" for m in heard[seat]), heard[seat]
     for watcher in ("watcher1", "watcher2"):
         assert [m["text"] for m in heard[watcher]][:3] == ["hello from 1", "spectators only", "hello from 2"]
+
+
 # -- a rated game through both processes: rated exactly once ----------------------------------------------------
 #
 # Every human seat has a client on each process, both playing: the game's last action is sent through both, one is
