@@ -135,6 +135,7 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "public",
         "grace_seconds",
         "hints",
+        "time_control",
         "status",
         "game_no",
         "version",

@@ -25,6 +25,7 @@ from luz.engine.record import to_record
 from luz.web import install as install_web_client
 
 from .bots import BotPool, check_caps
+from .clocks import TimeControlSpec, stored_time_control
 from .db import make_engine, migrate
 from .history import history_router
 from .identity import Identities, Players, identity_router
@@ -70,6 +71,11 @@ class TableCreate(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict, description="Table options (bid_cap, trick_history, ...)")
     hints: bool = Field(False, description="Show each player the odds of its own hidden values (a learning aid).")
     seats: list[SeatSpec] | None = Field(None, description="One per seat; default: every seat human.")
+    time_control: TimeControlSpec | None = Field(
+        None,
+        description="A clock: a preset (minutes + seconds per move) or {reserve_seconds, increment_seconds}; "
+        "default none. When a player's time runs out the heuristic bot plays that move for them.",
+    )
 
 
 class JoinRequest(BaseModel):
@@ -269,6 +275,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             public=spec.public,
             grace_seconds=spec.grace_seconds,
             hints=spec.hints,
+            time_control=stored_time_control(spec.time_control),
             seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
         )
         runtime = await table_or_404(request, table_id)

@@ -53,6 +53,10 @@ class TableRow(Base):
     game_no: Mapped[int] = mapped_column(Integer, default=0)
     version: Mapped[int] = mapped_column(Integer, default=0)
     """Bumped by every stored change of the table: clients notice gaps by it."""
+    time_control: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
+    """``{"reserve_ms", "increment_ms"}``; ``None``: untimed (clocks.py)."""
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The current game's clock: each seat's reserve and when the turn began (clocks.py), stored with each action."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
