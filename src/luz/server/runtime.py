@@ -248,6 +248,7 @@ class Manager:
                 if state is None:
                     return None
                 self.tables[table_id] = TableRuntime(state, build_game(state))
+                self.clocks.arm(self.tables[table_id])  # its turn's deadline, also when another process dies
             return self.tables[table_id]
 
     async def refresh(self, runtime: TableRuntime) -> list[Outbox]:
