@@ -140,9 +140,18 @@ def test_an_untimed_table_has_no_clock_and_arms_nothing(client: Any, truth: Trut
         assert client.app.state.manager.clocks.timers == {}
 
 
+@pytest.mark.parametrize("think", [0.0, 0.08])
 def test_when_time_runs_out_the_heuristic_moves_and_the_table_is_told_once(
-    client: Any, truth: Truth, settings: Any
+    client: Any, truth: Truth, settings: Any, monkeypatch: pytest.MonkeyPatch, think: float
 ) -> None:
+    """``think``: how long the bot takes (it depends on the hand it sees): the clock must not show it."""
+    if think:
+
+        def slow(*args: Any) -> Any:
+            time.sleep(think)
+            return choose_for(*args)
+
+        monkeypatch.setattr(clocks, "choose_for", slow)
     table_id, tokens, _ = timed_table(client, {"reserve_seconds": 1, "increment_seconds": 0.5})
     store = open_store(settings.database_url)
     before = store.load(table_id)

@@ -277,6 +277,7 @@ class Manager:
             runtime.state = state
             runtime.game = build_game(state)
         outboxes.append(self.outbox(runtime))
+        self.clocks.arm(runtime)  # the deadline of the turn reached (its event, when it comes, is then old)
         return outboxes
 
     async def resume(self) -> None:
