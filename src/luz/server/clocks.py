@@ -122,38 +122,46 @@ def public(runtime: TableRuntime) -> dict[str, Any] | None:
 
 
 class Clocks:
-    """The deadlines of a process's live tables: armed after every change, played out when they pass."""
+    """The deadlines of a process's live tables: one timer per table, looked at when it rings."""
 
     def __init__(self, manager: Manager) -> None:
         self.manager = manager
         self.timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
-        """Each timed table's armed deadline: the version it is for and its timer."""
+        """Each timed table's timer and when it rings (epoch ms): at or before the current turn's deadline."""
         self.announced: dict[str, tuple[int, int]] = {}
         """Each table's last timeout told to this process's connections: (game, number of actions)."""
 
+    @staticmethod
+    def _due(runtime: TableRuntime) -> tuple[int | None, int | None]:
+        """The seat to move and when its move is to be prepared (epoch ms), if its seat is timed."""
+        mover = runtime.game.current_player if runtime.game is not None else None
+        ends = deadline(runtime.state, mover)
+        return (None, None) if ends is None else (mover, ends - int(PREPARE * 1000))
+
     def arm(self, runtime: TableRuntime) -> None:
-        """Arm the deadline of the table's current turn (and disarm the previous one's)."""
-        state = runtime.state
-        if state.clock is None and state.id not in self.timers:
-            return  # untimed: nothing to do (the common case, kept cheap)
-        armed = self.timers.get(state.id)
-        if armed is not None and armed[0] == state.version:
+        """Make sure a timer rings by the current turn's deadline. A timer already set to ring earlier is kept:
+        it looks again when it rings (after most moves nothing is to be done, so a move costs no timer)."""
+        if runtime.state.clock is None:
+            return  # untimed (a table never changes): nothing to do
+        _, due = self._due(runtime)
+        armed = self.timers.get(runtime.state.id)
+        if due is None or (armed is not None and armed[0] <= due):
             return
         if armed is not None:
             armed[1].cancel()
-            del self.timers[state.id]
-        mover = runtime.game.current_player if runtime.game is not None else None
-        ends = deadline(state, mover)
-        if ends is None or mover is None:
-            return
-        loop = asyncio.get_running_loop()
-        wait = max(0.0, (ends - now_ms()) / 1000 - PREPARE)
-        timer = loop.call_later(wait, self._expire, runtime, mover, state.version, ends)
-        self.timers[state.id] = (state.version, timer)
+        wait = max(0.0, (due - now_ms()) / 1000)
+        self.timers[runtime.state.id] = (due, asyncio.get_running_loop().call_later(wait, self._ring, runtime))
 
-    def _expire(self, runtime: TableRuntime, seat: int, version: int, ends: int) -> None:
+    def _ring(self, runtime: TableRuntime) -> None:
         self.timers.pop(runtime.state.id, None)
-        self.manager._spawn(self._play_for(runtime, seat, version, ends))
+        mover, due = self._due(runtime)
+        if due is None or mover is None:
+            return  # the game is over, or a bot's seat is to move
+        if due > now_ms():  # the turn changed since the timer was set: ring at its deadline
+            self.arm(runtime)
+            return
+        ends = due + int(PREPARE * 1000)
+        self.manager._spawn(self._play_for(runtime, mover, runtime.state.version, ends))
 
     async def _play_for(self, runtime: TableRuntime, seat: int, version: int, ends: int) -> None:
         """The timeout bot's move for ``seat``, stored at the deadline unless the table moved on meanwhile."""

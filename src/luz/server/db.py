@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -169,7 +170,8 @@ def make_engine(url: str) -> Engine:
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, pool_pre_ping=True)
+    # JSON columns (a timed table's clock is written with each action) through orjson, a few times faster.
+    engine = create_engine(url, pool_pre_ping=True, json_serializer=lambda data: orjson.dumps(data).decode())
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")
