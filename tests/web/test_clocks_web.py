@@ -51,6 +51,8 @@ def test_a_timed_table_from_the_form_shows_every_clock(browser: Any, server: Ser
     assert page.locator(".clock-custom").first.is_hidden()
     page.select_option("#clock", "custom")
     assert page.locator(".clock-custom").first.is_visible()
+    page.locator("#clock").scroll_into_view_if_needed()
+    shoot(ana, "clocks-form", full_page=False)
     page.select_option("#clock", "3+10")
     page.click("#create-button")
     page.wait_for_url(re.compile(r"/t/[^/?#]+"))

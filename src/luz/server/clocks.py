@@ -129,7 +129,7 @@ class Clocks:
         self.timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
         """Each timed table's timer and when it rings (epoch ms): at or before the current turn's deadline."""
         self.announced: dict[str, tuple[int, int]] = {}
-        """Each table's last timeout told to this process's connections: (game, number of actions)."""
+        """Each table's last timeout told to this process's connections: (game, when the move was stored)."""
 
     @staticmethod
     def _due(runtime: TableRuntime) -> tuple[int | None, int | None]:
@@ -181,7 +181,7 @@ class Clocks:
         clock = runtime.state.clock
         if clock is None or clock.get("timeout") is None:
             return None
-        key = (runtime.state.game_no, len(runtime.state.actions))
+        key = (runtime.state.game_no, clock["since"])  # a state caught up step by step keeps the clock it had
         if self.announced.get(runtime.state.id) == key:
             return None
         self.announced[runtime.state.id] = key
