@@ -69,3 +69,16 @@ def test_bench_server_attack_of_an_unknown_kind_is_one_line() -> None:
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "--attack must be one of connections, bots, tables, all" in done.stderr
+
+
+def test_bench_server_with_clocks() -> None:
+    report = run_bench("--seconds", "3", "--clock", "1+5")
+    check(report, processes=1)
+    assert report["clock"] == "1+5"
+
+
+def test_bench_server_refuses_an_unknown_clock() -> None:
+    command = [*luz_command(), "bench", "server", "--tables", "1", "--clock", "2+1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2 and "--clock must be one of 1+5, 3+10, 5+15" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -198,6 +198,10 @@ class Checker:
                 assert said["channel"] in ("players", "spectators"), said
                 assert self.seat is None or said["channel"] == "players", f"spectators' chat sent to seat {self.seat}"
             self._no_hidden(message)
+        elif kind == "timeout":
+            # A move the timeout bot played for a seat whose time ran out (docs/PROTOCOL.md, "Clocks").
+            assert set(message) == {"type", "seat", "version"}, message
+            assert self.states and message["version"] <= self.states[-1]["version"], "a timeout before its state"
         elif kind == "replay":
             assert self.seat is None, "only spectators are sent the replay"
             assert self.states and self.states[-1]["view"]["phase"] == "game_over", "a replay before the game is over"

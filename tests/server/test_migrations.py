@@ -29,6 +29,7 @@ def test_migrating_from_0004_keeps_what_was_stored(database_url: str) -> None:
     from sqlalchemy import text
 
     from luz.server.db import MIGRATIONS
+    from luz.server.store import Store
 
     engine = make_engine(database_url)
     try:
@@ -89,5 +90,8 @@ def test_migrating_from_0004_keeps_what_was_stored(database_url: str) -> None:
                 )
             )
             assert connection.execute(text("SELECT id, text FROM chat")).one() == (1, "gg")
+        state = Store(engine).load("t1")
+        assert state is not None and (state.name, state.status, state.version, state.seed) == ("old", "over", 9, 7)
+        assert state.time_control is None and state.clock is None
     finally:
         engine.dispose()

@@ -479,6 +479,7 @@ async def _drive(
     compression: bool,
     progress: Callable[[str], None],
     attacks: list[str],
+    clock: str | None = None,
 ) -> tuple[Figures, list[SeatClient], list[TableRun], dict[str, float], list[dict[str, Any]]]:
     import httpx
     from websockets.asyncio.client import connect
@@ -521,7 +522,10 @@ async def _drive(
 
         async def create_from(number: int, client: httpx.AsyncClient, address: str | None) -> None:
             home = servers[number % len(servers)]
-            spec = {"edition": edition, "players": players, "name": f"bench {number}", "grace_seconds": 3600}
+            spec: dict[str, Any] = {"edition": edition, "players": players, "name": f"bench {number}"}
+            spec["grace_seconds"] = 3600
+            if clock is not None:  # a timed table (server/clocks.py)
+                spec["time_control"] = clock
             body = await post(f"{home.url}/api/tables", spec, client)
             run = TableRun(body["table"]["id"], players)
             runs.append(run)
@@ -707,8 +711,11 @@ def bench_server(
     progress: Callable[[str], None] | None = None,
     pin: bool = True,
     attacks: tuple[str, ...] = (),
+    clock: str | None = None,
 ) -> dict[str, Any]:
     """Run the load and return the report (see the module's docstring).
+
+    ``clock``: every table timed with this preset of ``luz.server.clocks.PRESETS`` (e.g. ``3+10``).
 
     ``attacks``: after the window without attacker, one more window of the same load per attacker kind (see
     ``luz.bench.attacks``), in that order on the same server; the figures of each are in the report's ``phases``.
@@ -742,6 +749,7 @@ def bench_server(
                     compression=compression,
                     progress=say,
                     attacks=list(attacks),
+                    clock=clock,
                 )
             )
             logs = [s.log_tail(10) for s in servers if s.process.poll() is not None]
@@ -766,6 +774,7 @@ def bench_server(
         "redis": bool(redis_url),
         "seconds": unattacked["seconds"],
         "think_s": think,
+        "clock": clock,
         "compression": compression,
         "open_files_limit": open_files,
         "actions": unattacked["actions"],

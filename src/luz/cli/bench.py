@@ -132,6 +132,9 @@ def server(
         help="Measure again while one attacker of this kind runs: connections, tables, bots, or all (one after the "
         "other). The server then keeps its per-client limits; each honest table comes from its own loopback address.",
     ),
+    clock: str | None = typer.Option(
+        None, help="Time every table with this clock preset (minutes + seconds per move): 1+5, 3+10 or 5+15."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Load the game server: tables x clients-per-table WebSocket clients playing random legal actions.
@@ -145,6 +148,10 @@ def server(
     if attack is not None and attack not in (*KINDS, "all"):
         raise typer.BadParameter(f"--attack must be one of {', '.join(KINDS)}, all")
     attacks = KINDS if attack == "all" else (attack,) if attack else ()
+    from luz.server.clocks import PRESETS
+
+    if clock is not None and clock not in PRESETS:
+        raise typer.BadParameter(f"--clock must be one of {', '.join(PRESETS)}")
     if processes > 1 and not (database_url and database_url.startswith("postgresql") and redis_url):
         raise typer.BadParameter("--processes > 1 needs --database-url postgresql://... and --redis-url redis://...")
     from luz.bench.server import bench_server  # imports the server stack: only for this command
@@ -163,6 +170,7 @@ def server(
         progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]"),
         pin=pin,
         attacks=attacks,
+        clock=clock,
     )
     if as_json:
         typer.echo(json.dumps(report))
@@ -170,7 +178,7 @@ def server(
     title = (
         f"{report['tables']} tables x {report['clients_per_table']} clients = {report['clients']} WebSocket clients, "
         f"{report['processes']} process(es), {report['database']}{' + redis' if report['redis'] else ''}, "
-        f"{report['seconds']:g} s, think {report['think_s']:g} s"
+        f"{report['seconds']:g} s, think {report['think_s']:g} s" + (f", clock {clock}" if clock else "")
     )
     latency = Table(title=title)
     latency.add_column("action -> state (ms)")

@@ -26,6 +26,7 @@ from luz.web import install as install_web_client
 
 from .bots import BotPool, check_caps
 from .chat import Chat, chat_router
+from .clocks import TimeControlSpec, stored_time_control
 from .db import make_engine, migrate
 from .history import history_router
 from .identity import Identities, Players, identity_router
@@ -75,6 +76,11 @@ class TableCreate(BaseModel):
         False, description="Its games change the players' ratings; only accounts may take its human seats."
     )
     seats: list[SeatSpec] | None = Field(None, description="One per seat; default: every seat human.")
+    time_control: TimeControlSpec | None = Field(
+        None,
+        description="A clock: a preset (minutes + seconds per move) or {reserve_seconds, increment_seconds}; "
+        "default none. When a player's time runs out the heuristic bot plays that move for them.",
+    )
 
 
 class JoinRequest(BaseModel):
@@ -283,6 +289,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             grace_seconds=spec.grace_seconds,
             hints=spec.hints,
             rated=spec.rated,
+            time_control=stored_time_control(spec.time_control),
             seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
         )
         runtime = await table_or_404(request, table_id)

@@ -23,6 +23,7 @@ import orjson
 from luz.engine import Action, Game, LuzError, Phase, get_edition, parse_action, view
 from luz.engine.record import to_record
 
+from . import clocks
 from .bots import BotPool, choose_for, is_quick, release_time, within_caps
 from .history import results_of
 from .settings import Settings
@@ -107,6 +108,8 @@ class Change:
 
     game_no: int
     action: str
+    clock: dict[str, Any] | None = None
+    """The table's clock after the action (clocks.py), if the table is timed."""
 
 
 class Broker(Protocol):
@@ -160,6 +163,8 @@ class RedisBroker:
         event: dict[str, Any] = {"table": table_id, "version": version, "origin": self.origin}
         if change is not None:
             event["game_no"], event["action"] = change.game_no, change.action
+            if change.clock is not None:
+                event["clock"] = change.clock
         await self.redis.publish(self.CHANNEL, json.dumps(event))
 
     async def presence(self, table_id: str, seat: int, kind: str) -> None:
@@ -199,7 +204,7 @@ class RedisBroker:
                     # events of one table are put in order by its lock and version.
                     change = None
                     if isinstance(event.get("action"), str) and isinstance(event.get("game_no"), int):
-                        change = Change(event["game_no"], event["action"])
+                        change = Change(event["game_no"], event["action"], event.get("clock"))
                     task = asyncio.create_task(handle(event["table"], int(event["version"]), change))
                     self._handlers.add(task)
                     task.add_done_callback(self._handlers.discard)
@@ -227,6 +232,7 @@ class Manager:
         self._load_lock = asyncio.Lock()
         self._opened = itertools.count()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.clocks = clocks.Clocks(self)
 
     # -- loading -----------------------------------------------------------------------------------------
 
@@ -243,6 +249,7 @@ class Manager:
                 if state is None:
                     return None
                 self.tables[table_id] = TableRuntime(state, build_game(state))
+                self.clocks.arm(self.tables[table_id])  # its turn's deadline, also when another process dies
             return self.tables[table_id]
 
     async def refresh(self, runtime: TableRuntime) -> list[Outbox]:
@@ -271,6 +278,7 @@ class Manager:
             runtime.state = state
             runtime.game = build_game(state)
         outboxes.append(self.outbox(runtime))
+        self.clocks.arm(runtime)  # the deadline of the turn reached (its event, when it comes, is then old)
         return outboxes
 
     async def resume(self) -> None:
@@ -320,14 +328,18 @@ class Manager:
         runtime.game = trial
         runtime.state.actions.append(change.action)
         runtime.state.version += 1
+        runtime.state.clock = change.clock
         if trial.phase is Phase.GAME_OVER:
             runtime.state.status = "over"
         return True
 
     # -- changes -----------------------------------------------------------------------------------------
 
-    async def act(self, runtime: TableRuntime, seat: int, action: Action, expected: int | None = None) -> int:
-        """Apply ``seat``'s action: checked, stored, applied, then broadcast. Returns the new version."""
+    async def act(
+        self, runtime: TableRuntime, seat: int, action: Action, expected: int | None = None, timeout: bool = False
+    ) -> int:
+        """Apply ``seat``'s action: checked, stored, applied, then broadcast. Returns the new version.
+        ``timeout``: the move is the timeout bot's, its player's time having run out (clocks.py)."""
         caught_up: list[Outbox] = []  # states written by another process, met on the way: sent before ours
         try:
             async with runtime.lock:
@@ -353,6 +365,7 @@ class Manager:
                     results = (
                         results_of(trial, runtime.state, runtime.names(), self._bot_seats(runtime)) if over else None
                     )
+                    clock = clocks.after_move(runtime.state, seat, timeout)
                     try:
                         version = await asyncio.to_thread(
                             self.store.append_action,
@@ -362,6 +375,7 @@ class Manager:
                             str(action),
                             over,
                             results,
+                            clock,
                         )
                     except StaleVersion:
                         caught_up += await self.refresh(runtime)
@@ -369,6 +383,7 @@ class Manager:
                     runtime.game = trial
                     runtime.state.actions.append(str(action))
                     runtime.state.version = version
+                    runtime.state.clock = clock
                     if trial.phase is Phase.GAME_OVER:
                         runtime.state.status = "over"
                     break
@@ -377,7 +392,7 @@ class Manager:
         except Refused:
             await self.deliver(runtime, *caught_up)
             raise
-        await self.changed(runtime, *caught_up, change=Change(runtime.state.game_no, str(action)))
+        await self.changed(runtime, *caught_up, change=Change(runtime.state.game_no, str(action), clock))
         return version
 
     @staticmethod
@@ -433,6 +448,7 @@ class Manager:
         return "heuristic" if seat in runtime.taken_over else None
 
     def schedule_bots(self, runtime: TableRuntime, delay: float = 0.0) -> None:
+        self.clocks.arm(runtime)  # after every change: the deadline of the turn, if the table is timed
         game = runtime.game
         if game is None or runtime.state.status != "playing" or game.current_player is None:
             return
@@ -619,6 +635,7 @@ class Manager:
         for entry in table["seats"]:
             entry["connected"] = runtime.connected(entry["seat"])
             entry["bot_playing"] = entry["seat"] in runtime.taken_over
+        table["clock"] = clocks.public(runtime)
         return table
 
     def replay_message(self, runtime: TableRuntime) -> dict[str, Any] | None:
@@ -643,6 +660,11 @@ class Manager:
             if replay is not None:
                 texts.append(dumps(replay))
             out += [(None, c, text) for c in list(runtime.spectators) for text in texts]
+        notice = self.clocks.notice(runtime)  # a move the timeout bot played: told once, after its state
+        if notice is not None:
+            text = dumps(notice)
+            out += [(seat, c, text) for seat, connections in runtime.seats.items() for c in list(connections)]
+            out += [(None, c, text) for c in list(runtime.spectators)]
         return out
 
     async def deliver(self, runtime: TableRuntime, *outboxes: Outbox) -> None:

@@ -17,6 +17,7 @@ from sqlalchemy import bindparam, insert, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from .clocks import new_clock
 from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, SeatRow, TableRow, now
 from .ratings import rate_game
 
@@ -27,7 +28,12 @@ _BUMP = (
     " RETURNING game_no, version{}"
 )
 BUMP = text(_BUMP.format("", ""))
-BUMP_OVER = text(_BUMP.format(", status = 'over'", ", rated, edition, players"))  # what rating the game needs
+_OVER = (", status = 'over'", ", rated, edition, players")  # the game over: what its rating needs
+BUMP_OVER = text(_BUMP.format(*_OVER))
+_CLOCK = bindparam("clock", type_=TableRow.__table__.c.clock.type)
+BUMP_CLOCK = text(_BUMP.format(", clock = :clock", "")).bindparams(_CLOCK)
+"""A timed table's: its clock is stored with each action, in the same statement."""
+BUMP_OVER_CLOCK = text(_BUMP.format(_OVER[0] + ", clock = :clock", _OVER[1])).bindparams(_CLOCK)
 APPEND = text(
     "INSERT INTO actions (table_id, game_no, seq, seat, action, created_at) VALUES (:table_id, :game_no,"
     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = :same_table AND game_no = :same_game),"
@@ -84,6 +90,9 @@ class TableState:
     """Whether its games change the players' ratings (ratings.py): every human seat an account's."""
     seed: int | None = None
     actions: list[str] = field(default_factory=list)
+    time_control: dict[str, int] | None = None
+    """A reserve and an increment per move (clocks.py); ``None``: untimed."""
+    clock: dict[str, Any] | None = None
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -96,6 +105,7 @@ class TableState:
             "grace_seconds": self.grace_seconds,
             "hints": self.hints,
             "rated": self.rated,
+            "time_control": self.time_control,
             "status": self.status,
             "game_no": self.game_no,
             "version": self.version,
@@ -159,6 +169,7 @@ class Store:
         seats: list[dict[str, Any]],
         hints: bool = False,
         rated: bool = False,
+        time_control: dict[str, int] | None = None,
     ) -> tuple[str, dict[int, str]]:
         """Store a new table; returns its id and the secret token of each human seat."""
         table_id = secrets.token_hex(8)
@@ -175,6 +186,7 @@ class Store:
                     grace_seconds=grace_seconds,
                     hints=hints,
                     rated=rated,
+                    time_control=time_control,
                     status="waiting",
                     game_no=0,
                     version=1,
@@ -222,6 +234,8 @@ class Store:
             seats=[SeatState(s.seat, s.kind, s.bot, s.name, s.joined, s.player_id) for s in seats],
             hints=row.hints,
             rated=row.rated,
+            time_control=row.time_control,
+            clock=row.clock,
         )
         if row.game_no:
             game = session.get(GameRow, (row.id, row.game_no))
@@ -327,6 +341,9 @@ class Store:
                 raise StaleVersion
             row.game_no += 1
             row.status = "playing"
+            if row.time_control is not None:
+                kinds = session.scalars(select(SeatRow.kind).where(SeatRow.table_id == table_id).order_by(SeatRow.seat))
+                row.clock = new_clock(row.time_control, list(kinds))
             session.add(GameRow(table_id=table_id, game_no=row.game_no, seed=seed))
             self._bump(session, row)
             return self._state(session, row)
@@ -339,18 +356,26 @@ class Store:
         action: str,
         game_over: bool,
         results: list[dict[str, Any]] | None = None,
+        clock: dict[str, Any] | None = None,
     ) -> int:
         """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved.
 
         One transaction (the hot path: every action): the version-checked update of the table's row, which takes
         its write lock (PostgreSQL: the row's; SQLite: the database's), then the action's insert; with the game's
         last action, each seat's ``results`` (history.py) too, and at a rated table the players' new ratings
-        (ratings.py), so they are stored exactly once.
+        (ratings.py), so they are stored exactly once; a timed table's ``clock`` with it.
         """
         with self.engine.begin() as connection:
-            bumped = connection.execute(
-                BUMP_OVER if game_over else BUMP, {"table_id": table_id, "expected": expected_version}
-            ).one_or_none()
+            if clock is None:
+                bump = connection.execute(
+                    BUMP_OVER if game_over else BUMP, {"table_id": table_id, "expected": expected_version}
+                )
+            else:
+                bump = connection.execute(
+                    BUMP_OVER_CLOCK if game_over else BUMP_CLOCK,
+                    {"table_id": table_id, "expected": expected_version, "clock": clock},
+                )
+            bumped = bump.one_or_none()
             if bumped is None:
                 raise StaleVersion
             game_no, version = bumped[0], bumped[1]

@@ -1,6 +1,7 @@
 // Home and lobby: choose a name, create a table (edition, players, seats, options), see and join open tables.
 
 import { $, ApiError, api, botLabel, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
+import { timeControlText } from "./clock.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { identity } from "./identity.js";
 
@@ -99,7 +100,23 @@ function tableSpec() {
   };
   if ($("#hints").checked) spec.hints = true;
   if ($("#rated").checked) spec.rated = true;
+  const clock = timeControl();
+  if (clock) spec.time_control = clock;
   return spec;
+}
+
+/** The chosen time control: a preset's name, a custom {reserve_seconds, increment_seconds}, or none. */
+function timeControl() {
+  const choice = $("#clock").value;
+  if (choice !== "custom") return choice || null;
+  return {
+    reserve_seconds: Number($("#clock-minutes").value) * 60,
+    increment_seconds: Number($("#clock-increment").value || 0),
+  };
+}
+
+function showCustomClock() {
+  for (const field of document.querySelectorAll(".clock-custom")) field.hidden = $("#clock").value !== "custom";
 }
 
 async function createTable(event) {
@@ -160,7 +177,13 @@ function drawLobby() {
       el(
         "p",
         { class: "muted" },
-        `${editionList[table.edition]?.name ?? table.edition} · ${t("lobby.seats_taken", { n: taken, count: table.players })}`,
+        [
+          editionList[table.edition]?.name ?? table.edition,
+          t("lobby.seats_taken", { n: taken, count: table.players }),
+          table.time_control ? timeControlText(table.time_control) : null,
+        ]
+          .filter(Boolean)
+          .join(" · "),
       ),
     );
     const buttons = el("div", { class: "row" });
@@ -206,6 +229,7 @@ async function start() {
   fillEditions();
   $("#edition").addEventListener("change", fillPlayers);
   $("#players").addEventListener("change", fillSeats);
+  $("#clock").addEventListener("change", showCustomClock);
   $("#create-form").addEventListener("submit", createTable);
   $("#lobby-refresh").addEventListener("click", refreshLobby);
   onLanguageChange(() => {

@@ -20,6 +20,7 @@ import {
   trickOnTable,
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
+import { drawClocks, showTimeout, timeControlText } from "./clock.js";
 import { animateFrom, boxesOf } from "./motion.js";
 import {
   $,
@@ -221,8 +222,11 @@ function receive(message) {
   if (message.type === "state") {
     const newest = page.queue.at(-1) || page.shown;
     if (newest && message.version < newest.version) return;
+    message.received = performance.now(); // a timed table's clocks count from here (clock.js)
     page.queue.push(message);
     pump();
+  } else if (message.type === "timeout") {
+    showTimeout(message.seat, page.me?.seat, nameOf(message.seat));
   } else if (message.type === "notes") {
     page.notes = message;
     drawControls();
@@ -379,6 +383,7 @@ function draw() {
   if (table.options?.trick_history) info.push(t("table.opt_history"));
   if (table.hints) info.push(t("table.opt_hints"));
   if (table.rated) info.push(t("rating.rated"));
+  if (table.time_control) info.push(timeControlText(table.time_control));
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
   drawJoin(table);
   $("#waiting").hidden = Boolean(view);
@@ -399,6 +404,7 @@ function draw() {
   drawSeats(edition, view);
   drawTrick(edition, view);
   drawMe(edition, view);
+  drawClocks(state, page.me?.seat, state.received);
   drawControls();
   drawSummary(view);
   $("#sheet").replaceChildren(renderSheet(view, youOr));
