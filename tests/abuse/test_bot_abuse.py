@@ -16,7 +16,7 @@ from server_support import create_table, seats, wait_for
 from luz.bots import BOTS, RandomBot
 from luz.engine import Action, View
 from luz.server import Settings, create_app
-from luz.server.bots import release_time, within_caps
+from luz.server.bots import BotPool, release_time, within_caps
 from luz.server.store import Store
 
 FORK = pytest.mark.skipif(
@@ -42,6 +42,31 @@ class NapBot(RandomBot):
     def decide(self, view: View, rng: random.Random) -> Action:
         time.sleep(0.05)
         return super().decide(view, rng)
+
+
+def hold(seconds: float, tag: str) -> str:
+    """A computation that holds its bot process ``seconds``."""
+    time.sleep(seconds)
+    return tag
+
+
+@FORK
+def test_the_bot_processes_are_shared_fairly_between_creators() -> None:
+    """One creator's many slow moves wait behind another's: the next computation is always the share's that has
+    held the processes the least. Before, they ran in the order they came (the victim's after all of the hog's)."""
+    pool = BotPool(1)
+    try:
+        wait_for(lambda: pool.healthy, timeout=60, step=0.05)
+        hogs = [pool.submit("hog", hold, 0.4, f"hog{n}") for n in range(4)]
+        time.sleep(0.1)  # the first one holds the process
+        victims = [pool.submit("victim", hold, 0.01, f"victim{n}") for n in range(3)]
+        assert hogs[3].cancel()  # withdrawn while it waits: it never runs
+        assert [v.result(timeout=10) for v in victims] == ["victim0", "victim1", "victim2"]
+        assert hogs[0].done() and not hogs[1].done()  # the victim's three came before the hog's second
+        assert [h.result(timeout=10) for h in hogs[:3]] == ["hog0", "hog1", "hog2"]
+        assert hogs[3].cancelled()
+    finally:
+        pool.shutdown()
 
 
 def settings_for(tmp_path: Path, **changes: Any) -> Settings:

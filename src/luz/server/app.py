@@ -239,7 +239,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def create_table(request: Request, spec: TableCreate) -> TableCreated:
         """Create a table; the answer holds each human seat's secret invite (keep them: they are shown once).
         A client creates at most ``tables_per_minute`` (429 with ``Retry-After`` beyond)."""
-        wait = table_creation.hit("create:" + client_of(request)) if table_creation else None
+        client = client_of(request)
+        wait = table_creation.hit("create:" + client) if table_creation else None
         if wait is not None:
             raise HTTPException(429, "too many tables created: try again later", headers={"Retry-After": str(wait)})
         try:
@@ -272,6 +273,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
         )
         runtime = await table_or_404(request, table_id)
+        runtime.creator = client  # its bots share the bot processes with the client's other tables
         await manager.start_if_ready(runtime)
         invites = [
             Invite(seat=n, token=t, url=f"{settings.public_url}/t/{table_id}?seat={n}&token={t}")
