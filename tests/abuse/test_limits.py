@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from server_support import Closed, Peer, create_table, join_all
+from server_support import Closed, Peer, create_table, free_port, join_all
 from starlette.websockets import WebSocketDisconnect
 
 from luz.server import Settings, create_app
@@ -139,3 +139,20 @@ def test_new_guests_per_client_are_limited(tmp_path: Path) -> None:
         # Another client address still gets its guest.
         other = TestClient(app, client=("198.51.100.4", 50000))
         assert other.post("/api/me/guest").status_code == 201
+
+
+def test_a_shared_limit_counts_in_memory_without_redis_and_lets_through_when_redis_fails(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import asyncio
+
+    from luz.server.ratelimit import SharedRateLimit
+
+    async def hits(limit: SharedRateLimit) -> list[int | None]:
+        return [await limit.hit("create:addr:10.0.0.1") for _ in range(3)]
+
+    kept = asyncio.run(hits(SharedRateLimit("2/minute")))
+    assert kept[:2] == [None, None] and kept[2] is not None and 0 < kept[2] <= 60
+    unreachable = SharedRateLimit("2/minute", f"redis://127.0.0.1:{free_port()}/0", "test")
+    assert asyncio.run(hits(unreachable)) == [None, None, None]
+    assert "rate limit not checked" in caplog.text

@@ -29,7 +29,7 @@ from .db import make_engine, migrate
 from .history import history_router
 from .identity import Identities, Players, identity_router
 from .notes import own_notes, set_note
-from .ratelimit import Counter, RateLimit, client_key
+from .ratelimit import Counter, SharedRateLimit, client_key, deployment_scope
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game, dumps
 from .settings import Settings
 from .store import SecondSeat, Store
@@ -174,9 +174,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             engine.dispose()
 
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
-    table_creation = RateLimit(settings.tables_per_minute) if settings.tables_per_minute else None
+    # Rates per client, counted by every process together when they share Redis; open sockets per process.
+    scope = deployment_scope(settings.database_url)
+    table_creation = (
+        SharedRateLimit(settings.tables_per_minute, settings.redis_url, scope) if settings.tables_per_minute else None
+    )
     client_connections = Counter(settings.max_connections_per_client)
-    connection_rate = RateLimit(settings.connections_per_second)
+    connection_rate = SharedRateLimit(settings.connections_per_second, settings.redis_url, scope)
 
     def client_of(request: Request | WebSocket) -> str:
         peer = request.client.host if request.client else None
@@ -240,7 +244,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         """Create a table; the answer holds each human seat's secret invite (keep them: they are shown once).
         A client creates at most ``tables_per_minute`` (429 with ``Retry-After`` beyond)."""
         client = client_of(request)
-        wait = table_creation.hit("create:" + client) if table_creation else None
+        wait = await table_creation.hit("create:" + client) if table_creation else None
         if wait is not None:
             raise HTTPException(429, "too many tables created: try again later", headers={"Retry-After": str(wait)})
         try:
@@ -362,7 +366,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def play(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
         """Live play: a seat (with its token) or a spectator (without) receives its view after every change."""
         client = client_of(websocket)
-        if connection_rate.hit("connect:" + client) is not None or not client_connections.take(client):
+        if await connection_rate.hit("connect:" + client) is not None or not client_connections.take(client):
             # Refused before the handshake (HTTP 403), the cheapest answer to a flood of connections.
             await websocket.close(code=4429)
             return
