@@ -24,7 +24,7 @@ from luz.engine import EDITIONS, LuzError, action_from_json, get_edition
 from luz.engine.record import to_record
 from luz.web import install as install_web_client
 
-from .bots import BotPool, check_caps
+from .bots import BotPool, check_caps, load_levels
 from .db import make_engine, migrate
 from .history import history_router
 from .identity import Identities, Players, identity_router
@@ -147,6 +147,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # the GIL and for SQLite's lock (sleeping in its busy handler: p99 over a second under load).
             asyncio.get_running_loop().set_default_executor(InlineExecutor())
         await asyncio.to_thread(migrate, engine)
+        await asyncio.to_thread(load_levels)
         # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
         players = Players(engine)
         app.state.identities = Identities(
