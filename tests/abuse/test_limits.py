@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from server_support import Closed, Peer, create_table, free_port, join_all
+from server_support import Closed, Peer, create_table, free_port, join_all, seats
 from starlette.websockets import WebSocketDisconnect
 
 from luz.server import Settings, create_app
@@ -95,6 +95,29 @@ def test_table_creation_is_rate_limited_with_retry_after(client: Any) -> None:
     assert refused.status_code == 429
     assert 0 < int(refused.headers["retry-after"]) <= 60
     assert "too many tables" in refused.json()["detail"]
+
+
+def test_a_client_has_a_few_tables_of_bots_playing_at_once(tmp_path: Path) -> None:
+    """Tables of bots only play on without anyone (before, as many as the creation rate allowed, each taking the
+    server's time): a client may have ``bot_tables_per_client`` playing; a table with a human seat is not one."""
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/luz.sqlite3", bot_workers=0, bot_pace=5.0, bot_tables_per_client=2
+    )
+    bots = {"players": 3, "seats": seats("random", "random", "random")}
+    with TestClient(create_app(settings)) as test_client:
+        for _ in range(2):
+            assert test_client.post("/api/tables", json=bots).status_code == 201
+        refused = test_client.post("/api/tables", json=bots)
+        assert refused.status_code == 429 and refused.headers["retry-after"] == "60", refused.text
+        assert "2 tables of bots playing" in refused.json()["detail"]
+        assert (
+            test_client.post("/api/tables", json={**bots, "seats": seats("human", "random", "random")}).status_code
+            == 201
+        )
+        manager = test_client.app.state.manager
+        playing = next(r for r in manager.tables.values() if r.state.status == "playing")
+        playing.state.status = "over"  # one of them ends
+        assert test_client.post("/api/tables", json=bots).status_code == 201
 
 
 def test_the_client_behind_a_trusted_proxy_is_the_forwarded_address() -> None:

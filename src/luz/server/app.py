@@ -266,6 +266,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 except LuzError as error:
                     raise HTTPException(422, str(error)) from None
         manager = manager_of(request)
+        if all(seat.kind == "bot" for seat in seats) and manager.bot_tables_of(client) >= settings.bot_tables_per_client:
+            raise HTTPException(
+                429,
+                f"you have {settings.bot_tables_per_client} tables of bots playing: wait for one to finish",
+                headers={"Retry-After": "60"},
+            )
         table_id, tokens = await asyncio.to_thread(
             manager.store.create_table,
             name=spec.name or f"{edition.name} table",

@@ -427,6 +427,16 @@ class Manager:
 
     # -- bots --------------------------------------------------------------------------------------------
 
+    def bot_tables_of(self, creator: str) -> int:
+        """Tables of bots only that ``creator`` has playing (or about to) on this process."""
+        return sum(
+            1
+            for runtime in self.tables.values()
+            if runtime.creator == creator
+            and runtime.state.status != "over"
+            and all(seat.kind == "bot" for seat in runtime.state.seats)
+        )
+
     def bot_for(self, runtime: TableRuntime, seat: int) -> str | None:
         """The bot that plays ``seat`` now, if any (within this server's caps, whatever the table stored)."""
         spec = runtime.state.seats[seat]
