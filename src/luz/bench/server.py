@@ -92,6 +92,7 @@ class ServerProcess:
         if not client_limits:
             env.setdefault("LUZ_TABLES_PER_MINUTE", "")
             env.setdefault("LUZ_GUESTS_PER_MINUTE", "")
+            env.setdefault("LUZ_BOT_TABLES_PER_CLIENT", "1000000")
             env.setdefault("LUZ_CONNECTIONS_PER_SECOND", "100000/second")
             env.setdefault("LUZ_CONNECTIONS_PER_CLIENT", "100000")
         log = log_path.open("w")
