@@ -266,7 +266,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 except LuzError as error:
                     raise HTTPException(422, str(error)) from None
         manager = manager_of(request)
-        if all(seat.kind == "bot" for seat in seats) and manager.bot_tables_of(client) >= settings.bot_tables_per_client:
+        bots_only = all(seat.kind == "bot" for seat in seats)
+        if bots_only and manager.bot_tables_of(client) >= settings.bot_tables_per_client:
             raise HTTPException(
                 429,
                 f"you have {settings.bot_tables_per_client} tables of bots playing: wait for one to finish",
