@@ -23,6 +23,7 @@ pytestmark = pytest.mark.slow
 
 SERVER_ENV = {
     "LUZ_TABLES_PER_MINUTE": "5/minute",
+    "LUZ_BOT_TABLES_PER_CLIENT": "3",
     "LUZ_CONNECTIONS_PER_CLIENT": "100",
     "LUZ_CONNECTIONS_PER_SECOND": "30/second",
     "LUZ_HEADER_TIMEOUT": "1",
@@ -55,7 +56,7 @@ def test_an_attacker_does_not_slow_another_table(server: ServerProcess, kind: st
     # second under the first strong-bot table). The bound is the 100 ms, or three times the victim's p99
     # alone where the machine itself is that slow: a p99 of 150 moves is their second slowest, and a CI machine
     # (2 cores, this suite alone on it) has stalls of its own. Measured with other suites running on the same
-    # 2 cores (load average 9): 32-110 ms attacked, 40-82 ms alone.
+    # 2 cores (load average 6 to 9): 21-110 ms attacked, 20-82 ms alone.
     limit = max(0.1, 3 * alone)
     assert p99 < limit, f"victim's ack p99 {p99 * 1000:.0f} ms while attacked ({kind}), {alone * 1000:.0f} ms alone"
     assert health < 1.0
