@@ -7,7 +7,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -181,6 +181,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         SharedRateLimit(settings.tables_per_minute, settings.redis_url, scope) if settings.tables_per_minute else None
     )
     client_connections = Counter(settings.max_connections_per_client)
+    bot_tables_creating: dict[str, int] = {}
+    """Tables of bots only being created, per client (not yet counted by ``Manager.bot_tables_of``)."""
     connection_rate = SharedRateLimit(settings.connections_per_second, settings.redis_url, scope)
 
     def client_of(request: Request | WebSocket) -> str:
@@ -266,32 +268,47 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 except LuzError as error:
                     raise HTTPException(422, str(error)) from None
         manager = manager_of(request)
-        bots_only = all(seat.kind == "bot" for seat in seats)
-        if bots_only and manager.bot_tables_of(client) >= settings.bot_tables_per_client:
-            raise HTTPException(
-                429,
-                f"you have {settings.bot_tables_per_client} tables of bots playing: wait for one to finish",
-                headers={"Retry-After": "60"},
+        with bot_table_place(manager, client, all(seat.kind == "bot" for seat in seats)):
+            table_id, tokens = await asyncio.to_thread(
+                manager.store.create_table,
+                name=spec.name or f"{edition.name} table",
+                edition=edition.key,
+                players=spec.players,
+                options=options,
+                public=spec.public,
+                grace_seconds=spec.grace_seconds,
+                hints=spec.hints,
+                seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
             )
-        table_id, tokens = await asyncio.to_thread(
-            manager.store.create_table,
-            name=spec.name or f"{edition.name} table",
-            edition=edition.key,
-            players=spec.players,
-            options=options,
-            public=spec.public,
-            grace_seconds=spec.grace_seconds,
-            hints=spec.hints,
-            seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
-        )
-        runtime = await table_or_404(request, table_id)
-        runtime.creator = client  # its bots share the bot processes with the client's other tables
+            runtime = await table_or_404(request, table_id)
+            runtime.creator = client  # its bots share the bot processes with the client's other tables
         await manager.start_if_ready(runtime)
         invites = [
             Invite(seat=n, token=t, url=f"{settings.public_url}/t/{table_id}?seat={n}&token={t}")
             for n, t in tokens.items()
         ]
         return TableCreated(table=runtime.state.summary(), invites=invites)
+
+    @contextlib.contextmanager
+    def bot_table_place(manager: Manager, client: str, bots_only: bool) -> Iterator[None]:
+        """Hold one of ``client``'s places for a table of bots only while it is created (429 when it has none
+        left: ``bot_tables_per_client`` playing or being created)."""
+        if not bots_only:
+            yield
+            return
+        if manager.bot_tables_of(client) + bot_tables_creating.get(client, 0) >= settings.bot_tables_per_client:
+            raise HTTPException(
+                429,
+                f"you have {settings.bot_tables_per_client} tables of bots playing: wait for one to finish",
+                headers={"Retry-After": "60"},
+            )
+        bot_tables_creating[client] = bot_tables_creating.get(client, 0) + 1
+        try:
+            yield
+        finally:
+            left = bot_tables_creating.pop(client) - 1
+            if left:
+                bot_tables_creating[client] = left
 
     @app.get("/api/tables")
     async def lobby(request: Request) -> list[dict[str, Any]]:
