@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from server_support import Closed, Peer, create_table, join_all
+from server_support import Closed, Peer, create_table, free_port, join_all, seats
 from starlette.websockets import WebSocketDisconnect
 
 from luz.server import Settings, create_app
@@ -97,6 +97,29 @@ def test_table_creation_is_rate_limited_with_retry_after(client: Any) -> None:
     assert "too many tables" in refused.json()["detail"]
 
 
+def test_a_client_has_a_few_tables_of_bots_playing_at_once(tmp_path: Path) -> None:
+    """Tables of bots only play on without anyone (before, as many as the creation rate allowed, each taking the
+    server's time): a client may have ``bot_tables_per_client`` playing; a table with a human seat is not one."""
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path}/luz.sqlite3", bot_workers=0, bot_pace=5.0, bot_tables_per_client=2
+    )
+    bots = {"players": 3, "seats": seats("random", "random", "random")}
+    with TestClient(create_app(settings)) as test_client:
+        for _ in range(2):
+            assert test_client.post("/api/tables", json=bots).status_code == 201
+        refused = test_client.post("/api/tables", json=bots)
+        assert refused.status_code == 429 and refused.headers["retry-after"] == "60", refused.text
+        assert "2 tables of bots playing" in refused.json()["detail"]
+        assert (
+            test_client.post("/api/tables", json={**bots, "seats": seats("human", "random", "random")}).status_code
+            == 201
+        )
+        manager = test_client.app.state.manager
+        playing = next(r for r in manager.tables.values() if r.state.status == "playing")
+        playing.state.status = "over"  # one of them ends
+        assert test_client.post("/api/tables", json=bots).status_code == 201
+
+
 def test_the_client_behind_a_trusted_proxy_is_the_forwarded_address() -> None:
     forwarded = {"x-forwarded-for": "6.6.6.6, 203.0.113.7, 10.0.0.2"}
     # From a trusted proxy: the last address that is not a trusted proxy (what the client wrote comes first).
@@ -139,3 +162,20 @@ def test_new_guests_per_client_are_limited(tmp_path: Path) -> None:
         # Another client address still gets its guest.
         other = TestClient(app, client=("198.51.100.4", 50000))
         assert other.post("/api/me/guest").status_code == 201
+
+
+def test_a_shared_limit_counts_in_memory_without_redis_and_lets_through_when_redis_fails(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import asyncio
+
+    from luz.server.ratelimit import SharedRateLimit
+
+    async def hits(limit: SharedRateLimit) -> list[int | None]:
+        return [await limit.hit("create:addr:10.0.0.1") for _ in range(3)]
+
+    kept = asyncio.run(hits(SharedRateLimit("2/minute")))
+    assert kept[:2] == [None, None] and kept[2] is not None and 0 < kept[2] <= 60
+    unreachable = SharedRateLimit("2/minute", f"redis://127.0.0.1:{free_port()}/0", "test")
+    assert asyncio.run(hits(unreachable)) == [None, None, None]
+    assert "rate limit not checked" in caplog.text

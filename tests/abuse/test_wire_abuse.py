@@ -23,6 +23,7 @@ pytestmark = pytest.mark.slow
 
 SERVER_ENV = {
     "LUZ_TABLES_PER_MINUTE": "5/minute",
+    "LUZ_BOT_TABLES_PER_CLIENT": "3",
     "LUZ_CONNECTIONS_PER_CLIENT": "100",
     "LUZ_CONNECTIONS_PER_SECOND": "30/second",
     "LUZ_HEADER_TIMEOUT": "1",
@@ -50,10 +51,13 @@ def test_an_attacker_does_not_slow_another_table(server: ServerProcess, kind: st
         assert httpx.get(f"{server.http}/healthz", timeout=10).status_code == 200
         health = time.perf_counter() - health
     p99 = percentile(during, 0.99)
-    # Unprotected, these attacks took the victim's acks to seconds (p50 1.8 s under a connection flood). The 100 ms
-    # objective is measured by `luz bench server --attack`; a test on a shared 2-core CI machine allows for its
-    # noise: one outlier among 150 moves decides a p99, so the bound is 250 ms or three times the victim alone.
-    limit = max(0.25, 3 * alone)
+    print(f"{kind}: victim's ack p99 {p99 * 1000:.1f} ms attacked, {alone * 1000:.1f} ms alone")
+    # Unprotected, these attacks took the victim's acks to seconds (p50 1.8 s under a connection flood, over a
+    # second under the first strong-bot table). The bound is the 100 ms, or three times the victim's p99
+    # alone where the machine itself is that slow: a p99 of 150 moves is their second slowest, and a CI machine
+    # (2 cores, this suite alone on it) has stalls of its own. Measured with other suites running on the same
+    # 2 cores (load average 6 to 9): 21-110 ms attacked, 20-82 ms alone.
+    limit = max(0.1, 3 * alone)
     assert p99 < limit, f"victim's ack p99 {p99 * 1000:.0f} ms while attacked ({kind}), {alone * 1000:.0f} ms alone"
     assert health < 1.0
     if kind == "connections":
@@ -61,7 +65,8 @@ def test_an_attacker_does_not_slow_another_table(server: ServerProcess, kind: st
         # Beyond the address's rate of new sockets: closed as they open.
         assert codes.get("refused", 0) + codes.get("403", 0) >= 400, codes
     elif kind == "tables":
-        assert seen["statuses"] == {201: 5, 429: 55}, seen
+        # Three tables of bots playing at once per client (LUZ_BOT_TABLES_PER_CLIENT), then 429s.
+        assert seen["statuses"] == {201: 3, 429: 57}, seen
         assert all(r.isdigit() and 0 < int(r) <= 60 for r in seen["retry_after"]), seen
     else:
         statuses = seen["statuses"]

@@ -626,6 +626,7 @@ class ServerProcess:
         # Tests create tables and open connections freely (the limits are tested on their own, tests/abuse).
         env["LUZ_TABLES_PER_MINUTE"] = ""
         env["LUZ_GUESTS_PER_MINUTE"] = ""
+        env["LUZ_BOT_TABLES_PER_CLIENT"] = "1000000"
         env["LUZ_CONNECTIONS_PER_SECOND"] = "100000/second"
         env.update(self.env)
         command = [str(LUZ), "serve", "--port", str(self.port), "--database-url", self.database_url]

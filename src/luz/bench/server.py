@@ -33,7 +33,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from luz.bench.attacks import Attacker
 
 # -- server processes ---------------------------------------------------------------------------------------
 
@@ -92,6 +95,7 @@ class ServerProcess:
         if not client_limits:
             env.setdefault("LUZ_TABLES_PER_MINUTE", "")
             env.setdefault("LUZ_GUESTS_PER_MINUTE", "")
+            env.setdefault("LUZ_BOT_TABLES_PER_CLIENT", "1000000")
             env.setdefault("LUZ_CONNECTIONS_PER_SECOND", "100000/second")
             env.setdefault("LUZ_CONNECTIONS_PER_CLIENT", "100000")
         log = log_path.open("w")
@@ -563,6 +567,8 @@ async def _drive(
     receivers = [asyncio.create_task(c.receive(stop)) for c in clients]
     await asyncio.sleep(0.5)  # let the greetings land
 
+    # The attackers' processes start now, outside the windows (their interpreters' start is no attack).
+    attackers = {kind: await asyncio.to_thread(_started_attacker, kind, servers[0], seconds) for kind in attacks}
     cpu_before = [s.cpu_seconds() for s in servers]
     machine_before = machine_cpu_seconds()
     own_before = resource.getrusage(resource.RUSAGE_SELF)
@@ -575,7 +581,7 @@ async def _drive(
     await asyncio.sleep(seconds)
     phases = [phase_figures(figures, None, time.perf_counter() - started)]
     for kind in attacks:
-        phases.append(await _attacked_phase(kind, servers[0], figures, seconds, progress))
+        phases.append(await _attacked_phase(kind, attackers[kind], figures, seconds, progress))
     figures.measuring = False
     stop.set()
     timings["window_s"] = elapsed = time.perf_counter() - started
@@ -625,15 +631,21 @@ def phase_figures(figures: Figures, attack: str | None, window: float) -> dict[s
     return phase
 
 
-async def _attacked_phase(
-    kind: str, server: ServerProcess, figures: Figures, seconds: float, progress: Callable[[str], None]
-) -> dict[str, Any]:
-    """The honest load measured ``seconds`` while attacker ``kind`` runs (from its own process and address)."""
+def _started_attacker(kind: str, server: ServerProcess, seconds: float) -> Attacker:
+    """Attacker ``kind``'s process, started and waiting for the word to attack (holding for ``seconds`` + 1)."""
     from luz.bench.attacks import Attacker
 
+    attack = Attacker(kind, server.url, server.ws_url, seconds + 1, "spawn")
+    attack.start()
+    return attack
+
+
+async def _attacked_phase(
+    kind: str, attack: Attacker, figures: Figures, seconds: float, progress: Callable[[str], None]
+) -> dict[str, Any]:
+    """The honest load measured ``seconds`` while attacker ``kind`` runs (from its own process and address)."""
     progress(f"attack {kind}: playing for {seconds:g} s more")
-    attack = await asyncio.to_thread(Attacker, kind, server.url, server.ws_url, seconds + 1, "spawn")
-    await asyncio.to_thread(attack.start)
+    attack.begin()
     await asyncio.sleep(0.5)  # the attack is under way
     figures.clear_window()
     started = time.perf_counter()

@@ -7,7 +7,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -24,14 +24,14 @@ from luz.engine import EDITIONS, LuzError, action_from_json, get_edition
 from luz.engine.record import to_record
 from luz.web import install as install_web_client
 
-from .bots import BotPool, check_caps
+from .bots import BotPool, check_caps, load_levels
 from .chat import Chat, chat_router
 from .clocks import TimeControlSpec, stored_time_control
 from .db import make_engine, migrate
 from .history import history_router
 from .identity import Identities, Players, identity_router
 from .notes import own_notes, set_note
-from .ratelimit import Counter, RateLimit, client_key
+from .ratelimit import Counter, SharedRateLimit, client_key, deployment_scope
 from .ratings import ratings_router
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game, dumps
 from .settings import Settings
@@ -159,6 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # the GIL and for SQLite's lock (sleeping in its busy handler: p99 over a second under load).
             asyncio.get_running_loop().set_default_executor(InlineExecutor())
         await asyncio.to_thread(migrate, engine)
+        await asyncio.to_thread(load_levels)
         # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
         players = Players(engine)
         app.state.identities = Identities(
@@ -189,9 +190,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             engine.dispose()
 
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
-    table_creation = RateLimit(settings.tables_per_minute) if settings.tables_per_minute else None
+    # Rates per client, counted by every process together when they share Redis; open sockets per process.
+    scope = deployment_scope(settings.database_url)
+    table_creation = (
+        SharedRateLimit(settings.tables_per_minute, settings.redis_url, scope) if settings.tables_per_minute else None
+    )
     client_connections = Counter(settings.max_connections_per_client)
-    connection_rate = RateLimit(settings.connections_per_second)
+    bot_tables_creating: dict[str, int] = {}
+    """Tables of bots only being created, per client (not yet counted by ``Manager.bot_tables_of``)."""
+    connection_rate = SharedRateLimit(settings.connections_per_second, settings.redis_url, scope)
 
     def client_of(request: Request | WebSocket) -> str:
         peer = request.client.host if request.client else None
@@ -258,7 +265,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def create_table(request: Request, spec: TableCreate) -> TableCreated:
         """Create a table; the answer holds each human seat's secret invite (keep them: they are shown once).
         A client creates at most ``tables_per_minute`` (429 with ``Retry-After`` beyond)."""
-        wait = table_creation.hit("create:" + client_of(request)) if table_creation else None
+        client = client_of(request)
+        wait = await table_creation.hit("create:" + client) if table_creation else None
         if wait is not None:
             raise HTTPException(429, "too many tables created: try again later", headers={"Retry-After": str(wait)})
         try:
@@ -279,26 +287,49 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 except LuzError as error:
                     raise HTTPException(422, str(error)) from None
         manager = manager_of(request)
-        table_id, tokens = await asyncio.to_thread(
-            manager.store.create_table,
-            name=spec.name or f"{edition.name} table",
-            edition=edition.key,
-            players=spec.players,
-            options=options,
-            public=spec.public,
-            grace_seconds=spec.grace_seconds,
-            hints=spec.hints,
-            rated=spec.rated,
-            time_control=stored_time_control(spec.time_control),
-            seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
-        )
-        runtime = await table_or_404(request, table_id)
+        with bot_table_place(manager, client, all(seat.kind == "bot" for seat in seats)):
+            table_id, tokens = await asyncio.to_thread(
+                manager.store.create_table,
+                name=spec.name or f"{edition.name} table",
+                edition=edition.key,
+                players=spec.players,
+                options=options,
+                public=spec.public,
+                grace_seconds=spec.grace_seconds,
+                hints=spec.hints,
+                rated=spec.rated,
+                time_control=stored_time_control(spec.time_control),
+                seats=[{**s.model_dump(), "bot": (s.bot or "heuristic") if s.kind == "bot" else None} for s in seats],
+            )
+            runtime = await table_or_404(request, table_id)
+            runtime.creator = client  # its bots share the bot processes with the client's other tables
         await manager.start_if_ready(runtime)
         invites = [
             Invite(seat=n, token=t, url=f"{settings.public_url}/t/{table_id}?seat={n}&token={t}")
             for n, t in tokens.items()
         ]
         return TableCreated(table=runtime.state.summary(), invites=invites)
+
+    @contextlib.contextmanager
+    def bot_table_place(manager: Manager, client: str, bots_only: bool) -> Iterator[None]:
+        """Hold one of ``client``'s places for a table of bots only while it is created (429 when it has none
+        left: ``bot_tables_per_client`` playing or being created)."""
+        if not bots_only:
+            yield
+            return
+        if manager.bot_tables_of(client) + bot_tables_creating.get(client, 0) >= settings.bot_tables_per_client:
+            raise HTTPException(
+                429,
+                f"you have {settings.bot_tables_per_client} tables of bots playing: wait for one to finish",
+                headers={"Retry-After": "60"},
+            )
+        bot_tables_creating[client] = bot_tables_creating.get(client, 0) + 1
+        try:
+            yield
+        finally:
+            left = bot_tables_creating.pop(client) - 1
+            if left:
+                bot_tables_creating[client] = left
 
     @app.get("/api/tables")
     async def lobby(request: Request) -> list[dict[str, Any]]:
@@ -383,7 +414,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def play(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
         """Live play: a seat (with its token) or a spectator (without) receives its view after every change."""
         client = client_of(websocket)
-        if connection_rate.hit("connect:" + client) is not None or not client_connections.take(client):
+        if await connection_rate.hit("connect:" + client) is not None or not client_connections.take(client):
             # Refused before the handshake (HTTP 403), the cheapest answer to a flood of connections.
             await websocket.close(code=4429)
             return

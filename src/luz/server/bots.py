@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import logging
 import os
 import random
@@ -12,11 +13,13 @@ import signal
 import sys
 import threading
 import time
+from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any
 
-from luz.bots import InvalidBotSpec, make_bot, parse_spec
+from luz.bots import BOTS, InvalidBotSpec, make_bot, parse_spec
 from luz.engine import Action, Game, View, view
 
 from .settings import Settings
@@ -41,6 +44,14 @@ def warm_up() -> None:
     needs it: numba takes seconds the first time, more than a bot's time for a move."""
     game = Game.new("iello-2024", players=4, seed=0)
     choose_for("strong", view(game, game.current_player), "warm-up")
+
+
+def load_levels() -> None:
+    """Import every bot level offered to tables, at the server's start: checking a new table's bot spec builds the
+    bot, and the first search bot built imported its code (numba's included) in the event loop, holding every
+    table up 0.3 s to over a second (profiled under ``luz bench server --attack tables``)."""
+    for name in BOTS:
+        make_bot(name)
 
 
 # -- caps and release times ---------------------------------------------------------------------------------
@@ -97,14 +108,24 @@ def release_time(spec: str, settings: Settings) -> float:
 
 
 BOT_NICENESS = 10
-"""How much lower the bot processes' CPU priority is than the server's: a busy bot never slows a table's acks."""
+"""How much lower the bot processes' CPU priority is than the server's where the idle policy is not available."""
 
 
 def _start_bot_process(parent: int) -> None:
     """In a new bot process: yield the CPU to the server, and watch the server (:func:`_watch_parent`)."""
+    _yield_cpu()
+    _watch_parent(parent)
+
+
+def _yield_cpu() -> None:
+    """Run this process only on CPU time nothing else wants (Linux ``SCHED_IDLE``: a server or client thread that
+    wakes up takes the core at once), else at a lower priority (``nice``). A busy bot must never delay a table's
+    acknowledgement: measured with ``luz bench server --attack bots`` (docs/BENCHMARKS.md)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined,unused-ignore]
+        return
     with contextlib.suppress(OSError, AttributeError):
         os.nice(BOT_NICENESS)
-    _watch_parent(parent)
 
 
 def _watch_parent(parent: int) -> None:
@@ -125,18 +146,67 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+@dataclass
+class _Job:
+    share: str
+    future: Future[Any]
+    fn: Any
+    args: tuple[Any, ...]
+
+
 class BotPool:
-    """Processes computing bot moves. When one dies (the out-of-memory killer, a ``kill -9``) the pool is
-    replaced at once; until the new one has warmed up, ``healthy`` is false (``/healthz``: degraded)."""
+    """Processes computing bot moves, shared fairly: each computation belongs to a share (a table's creator) and
+    the next one to run is always from the waiting share that has held the processes the least time (start-time
+    fair queueing). A creator's many or slow bots thus delay their own moves, not the others'.
+
+    When a process dies (the out-of-memory killer, a ``kill -9``) the pool is replaced at once; until the new one
+    has warmed up, ``healthy`` is false (``/healthz``: degraded)."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.replacements = 0
+        self._lock = threading.RLock()  # callbacks come from the executor's thread, or at once from ours
+        self._waiting: dict[str, deque[_Job]] = {}
+        self._used: dict[str, float] = {}
+        """Seconds of bot process each share has used (raised to ``_clock`` when it starts waiting again)."""
+        self._clock = 0.0
+        """The used time of the share whose computation started last: where a share that comes back starts."""
+        self._running = 0
+        self._generation = 0
         self._executor = self._new_executor()
-        self._warm: Future[None] = self._executor.submit(warm_up)
+        self._warm: Future[None] = self._warm_up()
 
     def _new_executor(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(self.workers, initializer=_start_bot_process, initargs=(os.getpid(),))
+
+    def _start(self, fn: Any, *args: Any) -> tuple[int, Future[Any]]:
+        """``fn(*args)`` in the executor now, counted as running until :meth:`_ended` (the lock held, or before
+        the pool is shared); with the pool's generation, which a replacement ends."""
+        future = self._executor.submit(fn, *args)
+        self._running += 1
+        return self._generation, future
+
+    def _ended(self, generation: int, job: _Job | None = None, done: Future[Any] | None = None) -> None:
+        """A computation ended: charge its process time to its share, start the next, hand its outcome over."""
+        with self._lock:
+            if generation == self._generation:  # not a dead pool's computation, already uncounted
+                self._running -= 1
+            outcome = None if done is None or done.cancelled() or done.exception() is not None else done.result()
+            if job is not None and outcome is not None:
+                self._used[job.share] = self._used.get(job.share, self._clock) + outcome[0]
+            self._dispatch()
+        if job is not None and done is not None:
+            if outcome is None:  # failed, or cancelled by the replacement of a dead pool
+                failure = None if done.cancelled() else done.exception()
+                job.future.set_exception(failure or BrokenProcessPool("the bot pool was replaced"))
+            else:
+                job.future.set_result(outcome[1])
+
+    def _warm_up(self) -> Future[None]:
+        """Compile the fast core in the (new) process before the first move; it counts as a running computation."""
+        generation, future = self._start(warm_up)
+        future.add_done_callback(lambda _: self._ended(generation))
+        return future
 
     @property
     def healthy(self) -> bool:
@@ -144,24 +214,64 @@ class BotPool:
         broken = getattr(self._executor, "_broken", False)  # set by the executor when a worker dies
         return not broken and self._warm.done() and self._warm.exception() is None
 
-    def submit(self, fn: Any, *args: Any) -> Future[Any]:
-        """``fn(*args)`` in a bot process. Its future fails with :class:`BrokenProcessPool` if a process dies
+    def submit(self, share: str, fn: Any, *args: Any) -> Future[Any]:
+        """``fn(*args)`` in a bot process when ``share``'s turn comes. Cancelling the future while it waits
+        withdraws it (no process time spent). It fails with :class:`BrokenProcessPool` if a process dies
         meanwhile: call :meth:`recover`, then submit again."""
-        try:
-            return self._executor.submit(fn, *args)
-        except BrokenProcessPool:  # a worker died while no move was in flight
-            self.recover()
-            return self._executor.submit(fn, *args)
+        job = _Job(share, Future(), fn, args)
+        with self._lock:
+            queue = self._waiting.get(share)
+            if queue is None:
+                queue = self._waiting[share] = deque()
+                self._used[share] = max(self._used.get(share, 0.0), self._clock)
+            queue.append(job)
+            self._dispatch()
+        return job.future
+
+    def _dispatch(self) -> None:
+        """Start waiting computations, fairest first, while a process is free (the lock held)."""
+        while self._running < self.workers and self._waiting:
+            share = min(self._waiting, key=self._used.__getitem__)
+            queue = self._waiting[share]
+            job = queue.popleft()
+            if not queue:
+                del self._waiting[share]
+            if not job.future.set_running_or_notify_cancel():
+                continue  # withdrawn while it waited
+            self._clock = self._used[share]
+            try:
+                generation, inner = self._start(_timed, job.fn, *job.args)
+            except BrokenProcessPool as dead:  # a worker died while no move was in flight
+                job.future.set_exception(dead)
+                continue
+            inner.add_done_callback(functools.partial(self._ended, generation, job))
+        for share in [s for s, used in self._used.items() if s not in self._waiting and used <= self._clock]:
+            del self._used[share]  # idle and not ahead of the others: it will start again at the clock
 
     def recover(self) -> None:
         """Replace the pool if a worker died (the moves in flight failed; the new pool warms up first)."""
-        if not getattr(self._executor, "_broken", False):
-            return
-        log.error("a bot process died: replacing the bot pool")
-        self._executor.shutdown(wait=False, cancel_futures=True)
-        self.replacements += 1
-        self._executor = self._new_executor()
-        self._warm = self._executor.submit(warm_up)
+        with self._lock:
+            if not getattr(self._executor, "_broken", False):
+                return
+            log.error("a bot process died: replacing the bot pool")
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self.replacements += 1
+            self._generation += 1
+            self._running = 0
+            self._executor = self._new_executor()
+            self._warm = self._warm_up()
 
     def shutdown(self) -> None:
+        with self._lock:
+            for queue in self._waiting.values():
+                for job in queue:
+                    job.future.cancel()
+            self._waiting.clear()
         self._executor.shutdown(cancel_futures=True)
+
+
+def _timed(fn: Any, *args: Any) -> tuple[float, Any]:
+    """``fn(*args)`` in a bot process, with the seconds it held the process (what its share is charged)."""
+    started = time.perf_counter()
+    result = fn(*args)
+    return time.perf_counter() - started, result

@@ -1,5 +1,5 @@
 """Who a client is, for limits (its address, or its forwarded one from a trusted proxy), and rate limits on the
-``limits`` library.
+``limits`` library (shared by the server processes through Redis when they have it).
 
 A key is ``addr:<address>`` today; an identity (once clients have them) is another key, ``id:<name>``, for the
 same limits.
@@ -7,12 +7,19 @@ same limits.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+import logging
 import math
 import time
 from collections.abc import Iterable, Mapping
 
 from limits import parse, storage, strategies
+from limits.aio import storage as aio_storage
+from limits.aio import strategies as aio_strategies
+from limits.errors import StorageError
+
+log = logging.getLogger("luz.server")
 
 
 def client_key(peer: str | None, headers: Mapping[str, str], trusted_proxies: Iterable[str]) -> str:
@@ -46,7 +53,8 @@ def _in(address: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Netwo
 
 
 class RateLimit:
-    """At most ``rate`` (``"10/minute"``) hits per key over a moving window, in this process's memory."""
+    """At most ``rate`` (``"10/minute"``) hits per key over a moving window, in this process's memory (for checks
+    that cannot wait for a network round trip: sockets as they open)."""
 
     def __init__(self, rate: str) -> None:
         self.rate = parse(rate)
@@ -56,8 +64,46 @@ class RateLimit:
         """Count a hit of ``key``: ``None`` if allowed, else the whole seconds to wait (for ``Retry-After``)."""
         if self.limiter.hit(self.rate, key):
             return None
-        reset, _ = self.limiter.get_window_stats(self.rate, key)
-        return max(1, math.ceil(reset - time.time()))
+        return _seconds_to(self.limiter.get_window_stats(self.rate, key).reset_time)
+
+
+class SharedRateLimit:
+    """At most ``rate`` hits per key over a moving window, counted together by every server process of a
+    deployment when it has Redis (``redis_url``; ``scope`` keeps deployments sharing a Redis apart), else in this
+    process's memory."""
+
+    def __init__(self, rate: str, redis_url: str | None = None, scope: str = "") -> None:
+        self.rate = parse(rate)
+        if redis_url:
+            shared = storage.storage_from_string(
+                f"async+{redis_url}", implementation="redispy", key_prefix=f"luz-limits:{scope}", wrap_exceptions=True
+            )
+            assert isinstance(shared, aio_storage.Storage)
+            self.storage: aio_storage.Storage = shared
+        else:
+            self.storage = aio_storage.MemoryStorage()
+        self.limiter = aio_strategies.MovingWindowRateLimiter(self.storage)
+
+    async def hit(self, key: str) -> int | None:
+        """Count a hit of ``key``: ``None`` if allowed, else the whole seconds to wait (for ``Retry-After``). With
+        Redis unreachable the limit is not enforced (a line in the log), rather than every request refused."""
+        try:
+            if await self.limiter.hit(self.rate, key):
+                return None
+            stats = await self.limiter.get_window_stats(self.rate, key)
+        except StorageError as error:
+            log.warning("rate limit not checked, its storage failed: %s", type(error.storage_error).__name__)
+            return None
+        return _seconds_to(stats.reset_time)
+
+
+def _seconds_to(reset: float) -> int:
+    return max(1, math.ceil(reset - time.time()))
+
+
+def deployment_scope(database_url: str) -> str:
+    """A name for the deployment whose processes share ``database_url``: their shared limits' keys begin with it."""
+    return hashlib.sha256(database_url.encode()).hexdigest()[:16]
 
 
 class Counter:

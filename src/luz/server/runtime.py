@@ -71,7 +71,10 @@ class TableRuntime:
     opened: dict[Any, int] = field(default_factory=dict)
     """When each connection was opened (a counter): a seat's oldest is closed when it opens one too many."""
     thinking: Future[Any] | None = None
-    """This table's bot move in a bot process, if any: a table has at most one there at a time (its fair share)."""
+    """This table's bot move in a bot process, if any: a table has at most one there at a time."""
+    creator: str | None = None
+    """The client that created the table (known to the process it was created on): the bots of its tables share
+    the bot processes' time as one (``BotPool``); ``None``: the table is a share of its own."""
     views: dict[int | None, dict[str, Any] | None] = field(default_factory=dict)
     """Each seat's view (``None``: the spectator's) as JSON data, computed once for ``views_version``."""
     views_version: int = -1
@@ -440,6 +443,16 @@ class Manager:
 
     # -- bots --------------------------------------------------------------------------------------------
 
+    def bot_tables_of(self, creator: str) -> int:
+        """Tables of bots only that ``creator`` has playing (or about to) on this process."""
+        return sum(
+            1
+            for runtime in self.tables.values()
+            if runtime.creator == creator
+            and runtime.state.status != "over"
+            and all(seat.kind == "bot" for seat in runtime.state.seats)
+        )
+
     def bot_for(self, runtime: TableRuntime, seat: int) -> str | None:
         """The bot that plays ``seat`` now, if any (within this server's caps, whatever the table stored)."""
         spec = runtime.state.seats[seat]
@@ -485,11 +498,12 @@ class Manager:
             # Its bot still thinks about an earlier move: a table never holds more than one bot process.
             return choose_for(FALLBACK_BOT, seen, seed)
         for attempt in range(2):
-            runtime.thinking = thinking = self.bots.submit(choose_for, bot, seen, seed)
+            share = runtime.creator or runtime.state.id
+            runtime.thinking = thinking = self.bots.submit(share, choose_for, bot, seen, seed)
             try:
                 action: Action = await asyncio.wait_for(asyncio.wrap_future(thinking), release - loop.time())
                 return action
-            except TimeoutError:  # a queued move is cancelled (no process time spent on it); a running one ends
+            except TimeoutError:  # a waiting move is withdrawn (no process time spent on it); a running one ends
                 thinking.cancel()
                 log.warning(
                     "bot %s went over its time at table %s: %s moves for it", bot, runtime.state.id, FALLBACK_BOT

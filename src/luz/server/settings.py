@@ -47,6 +47,9 @@ class Settings:
     tables_per_minute: str | None = None
     """Tables one client may create (a ``limits`` rate; ``luz serve``: ``"10/minute"``); more are refused with
     429 and ``Retry-After``. ``None``: no limit."""
+    bot_tables_per_client: int = 1_000_000
+    """All-bot tables one client may have playing at once on a process (``luz serve``: 3); more are refused with
+    429: each plays on without anyone, a few actions a second of the server's time."""
     guests_per_minute: str | None = None
     """New guest identities one client may get (a ``limits`` rate; ``luz serve``: ``"30/minute"``); more are
     refused with 429. ``None``: no limit."""
@@ -69,6 +72,7 @@ class Settings:
             bot_pace=float(os.environ.get("LUZ_BOT_PACE", "0.5")),
             tables_per_minute=os.environ.get("LUZ_TABLES_PER_MINUTE", "10/minute") or None,
             guests_per_minute=os.environ.get("LUZ_GUESTS_PER_MINUTE", "30/minute") or None,
+            bot_tables_per_client=int(os.environ.get("LUZ_BOT_TABLES_PER_CLIENT", "3")),
             max_connections_per_client=int(os.environ.get("LUZ_CONNECTIONS_PER_CLIENT", "256")),
             connections_per_second=os.environ.get("LUZ_CONNECTIONS_PER_SECOND", "30/second"),
             header_timeout=float(os.environ.get("LUZ_HEADER_TIMEOUT", "10")),
