@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 import httpx
 import psycopg
+from sqlalchemy import Engine
 
 from luz.engine import Deal, Edition, Game, action_from_json, get_edition, parse_action
 from luz.server.db import make_engine
@@ -108,6 +109,21 @@ def backend_urls(backend: str, tmp_path: Path) -> Iterator[str]:
         pytest.skip(problem)
     with postgres_schema() as url:
         yield url
+
+
+def migrate_to(engine: Engine, revision: str) -> None:
+    """Bring the database to an earlier schema ``revision`` (as a server of that time left it), to test what the
+    later migrations do to its rows."""
+    from alembic import command
+    from alembic.config import Config
+
+    from luz.server.db import MIGRATIONS
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
 
 
 def open_store(database_url: str) -> Store:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from server_support import migrate_to
 
 from luz.server.db import Base, make_engine, migrate
 
@@ -24,20 +25,13 @@ def test_migrating_from_0004_keeps_what_was_stored(database_url: str) -> None:
     """0005 (ratings), 0006 (clocks) and 0007 (chat) on a database at 0004 with a player, a finished table, its game
     and results: all kept; the table unrated and untimed, the results not abandoned, nobody rated, no chat; the new
     chat table takes a message."""
-    from alembic import command
-    from alembic.config import Config
     from sqlalchemy import text
 
-    from luz.server.db import MIGRATIONS
     from luz.server.store import Store
 
     engine = make_engine(database_url)
     try:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.upgrade(config, "0004")
+        migrate_to(engine, "0004")
         with engine.begin() as connection:
             connection.execute(
                 text(

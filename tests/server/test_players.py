@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 import pytest
-from server_support import Peer, create_table, guest, seats
+from server_support import Peer, create_table, guest, migrate_to, seats
 from sqlalchemy import text
 
 from luz.server.identity import COOKIE, HEADER, LOGIN_ATTEMPTS_PER_MINUTE
@@ -207,18 +207,11 @@ def test_a_guest_cannot_act_as_another(client: Any) -> None:
 
 
 def test_the_migration_keeps_the_tables_and_records_stored_before(database_url: str) -> None:
-    from alembic import command
-    from alembic.config import Config
-
-    from luz.server.db import MIGRATIONS, make_engine, migrate
+    from luz.server.db import make_engine, migrate
 
     engine = make_engine(database_url)
     try:
-        config = Config()
-        config.set_main_option("script_location", str(MIGRATIONS))
-        with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.upgrade(config, "0002")
+        migrate_to(engine, "0002")
         with engine.begin() as connection:
             connection.execute(
                 text(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from server_support import ServerProcess
-from web_support import move_once, offered, open_player
+from web_support import open_player, play_together_to_end
 
 pytestmark = pytest.mark.browser
 
@@ -34,15 +34,7 @@ def test_a_guest_plays_with_no_form_and_finds_the_game_on_its_profile(browser: A
     bo.page.wait_for_function("document.querySelector('#join-name').value.length > 0")
     assert bo.page.input_value("#join-name") != guest_name  # another browser, another guest
     bo.page.click("#join-button")
-    players = [ana, bo]
-    while True:
-        kinds = [offered(player) for player in players]
-        for player, kind in zip(players, kinds, strict=True):
-            if kind in ("bid", "play"):
-                move_once(player, kind)
-        if kinds == ["over", "over"]:
-            break
-        page.wait_for_timeout(20)
+    play_together_to_end([ana, bo])
 
     page.click("#me-link")
     page.wait_for_url(re.compile(r"/u/[0-9a-f]+"))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from server_support import ServerProcess
 from sqlalchemy import insert
-from web_support import move_once, offered, open_player, shoot
+from web_support import open_player, play_together_to_end, shoot
 
 from luz.server.db import PlayerRow, RatingRow, make_engine
 
@@ -97,14 +97,7 @@ def test_two_accounts_play_a_rated_game_and_see_their_ratings_change(browser: An
     assert badge_texts(ana) == ["1500?", "1500?"]
     assert "Rated" in page.inner_text("#table-info")
     players = [ana, bo]
-    while True:
-        kinds = [offered(player) for player in players]
-        for player, kind in zip(players, kinds, strict=True):
-            if kind in ("bid", "play"):
-                move_once(player, kind)
-        if kinds == ["over", "over"]:
-            break
-        page.wait_for_timeout(20)
+    play_together_to_end(players)
     for player in players:
         player.page.wait_for_function(
             "[...document.querySelectorAll('.badge.rating')].every(b => b.textContent !== '1500?')"

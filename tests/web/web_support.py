@@ -114,6 +114,18 @@ def play_to_end(player: Player, timeout: float = 120.0) -> int:
     return moves
 
 
+def play_together_to_end(players: list[Player]) -> None:
+    """Play several seats of one table, each on its own page, by clicking until every page shows the game over."""
+    while True:
+        kinds = [offered(player) for player in players]
+        for player, kind in zip(players, kinds, strict=True):
+            if kind in ("bid", "play"):
+                move_once(player, kind)
+        if all(kind == "over" for kind in kinds):
+            return
+        players[0].page.wait_for_timeout(20)
+
+
 def record_of(server: ServerProcess, table_id: str, game: int = 1) -> dict[str, Any]:
     response = httpx.get(f"{server.http}/api/tables/{table_id}/record", params={"game": game}, timeout=10)
     assert response.status_code == 200, response.text
