@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import os
 import secrets
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import NoReturn
 from urllib.parse import urlsplit
 
 import pytest
 
 from luz.bench.server import ServerProcess
+
+sys.path.insert(0, str(Path(__file__).parent))
+from scaleout_support import two_servers
 
 POSTGRES_URL = os.environ.get("LUZ_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("LUZ_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -67,12 +72,5 @@ def servers(
 ) -> Iterator[list[ServerProcess]]:
     """Two ``luz serve`` processes on free ports, one database, events through Redis (started together: they
     migrate the fresh database at the same moment)."""
-    folder = tmp_path_factory.mktemp("servers")
-    started = [ServerProcess.start(postgres_url, redis_url, folder / f"server-{n}.log", bot_workers=1) for n in (1, 2)]
-    try:
-        for server in started:
-            server.wait_healthy(timeout=60)
+    with two_servers(postgres_url, redis_url, tmp_path_factory.mktemp("servers"), bot_workers=1) as started:
         yield started
-    finally:
-        for server in started:
-            server.stop()

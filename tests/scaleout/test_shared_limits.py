@@ -7,6 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from scaleout_support import two_servers
 
 from luz.bench.server import ServerProcess
 
@@ -16,14 +17,8 @@ def limited_servers(
     postgres_url: str, redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[list[ServerProcess]]:
     monkeypatch.setenv("LUZ_TABLES_PER_MINUTE", "3/minute")
-    started = [ServerProcess.start(postgres_url, redis_url, tmp_path / f"server-{n}.log") for n in (1, 2)]
-    try:
-        for server in started:
-            server.wait_healthy(timeout=60)
+    with two_servers(postgres_url, redis_url, tmp_path) as started:
         yield started
-    finally:
-        for server in started:
-            server.stop()
 
 
 def test_a_client_limit_holds_across_server_processes(limited_servers: list[ServerProcess]) -> None:
