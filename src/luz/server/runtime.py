@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from luz.engine import Action, Game, LuzError, Phase, get_edition, parse_action, view
+from luz.engine import Action, Game, LuzError, Phase, ViewsJson, get_edition, parse_action, view
 from luz.engine.record import to_record
 
 from .bots import BotPool, choose_for, is_quick, release_time, within_caps
@@ -71,8 +71,8 @@ class TableRuntime:
     """When each connection was opened (a counter): a seat's oldest is closed when it opens one too many."""
     thinking: Future[Any] | None = None
     """This table's bot move in a bot process, if any: a table has at most one there at a time (its fair share)."""
-    views: dict[int | None, dict[str, Any] | None] = field(default_factory=dict)
-    """Each seat's view (``None``: the spectator's) as JSON data, computed once for ``views_version``."""
+    views: ViewsJson | None = None
+    """Every seat's view of the game at ``views_version`` (built on first use at each version)."""
     views_version: int = -1
 
     def names(self) -> list[str]:
@@ -593,14 +593,13 @@ class Manager:
 
     @staticmethod
     def view_json(runtime: TableRuntime, seat: int | None) -> dict[str, Any] | None:
-        """``seat``'s view of the table's game as JSON data, computed once per version (the version changes with
-        every change of the game: an action, a new game, a catch-up)."""
-        if runtime.views_version != runtime.state.version:
-            runtime.views, runtime.views_version = {}, runtime.state.version
-        if seat not in runtime.views:
-            game = runtime.game
-            runtime.views[seat] = None if game is None else view(game, seat, hints=runtime.state.hints).to_json()
-        return runtime.views[seat]
+        """``seat``'s view of the table's game as JSON data, from parts built once per version for every seat (the
+        version changes with every change of the game: an action, a new game, a catch-up)."""
+        if runtime.game is None:
+            return None
+        if runtime.views is None or runtime.views_version != runtime.state.version:
+            runtime.views, runtime.views_version = ViewsJson(runtime.game, runtime.views), runtime.state.version
+        return runtime.views.of(seat, runtime.state.hints)
 
     def table_message(self, runtime: TableRuntime) -> dict[str, Any]:
         table = runtime.state.summary()
