@@ -173,3 +173,49 @@ def test_actions_stored_through_the_driver_read_back_as_those_through_sqlalchemy
         assert store.load(table_id).version == version and store.load(table_id).actions == ["bid:1", "bid:3"]
     finally:
         engine.dispose()
+
+
+class Stuck:
+    """A connection that never takes a message (its reader stopped reading)."""
+
+    async def send_text(self, data: str) -> None:
+        await asyncio.Event().wait()
+
+
+def test_a_connection_that_takes_no_message_is_dropped_and_the_others_are_served(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("luz.server.runtime.SEND_SECONDS", 0.2)
+
+    async def scenario() -> None:
+        engine = make_engine(sqlite_url)
+        migrate(engine)
+        store = Store(engine)
+        manager = Manager(store, MemoryBroker(), None, Settings(database_url=sqlite_url, bot_workers=0))
+        try:
+            table_id, tokens = store.create_table(
+                name="stuck",
+                edition="iello-2024",
+                players=3,
+                options={"first_player": 0},
+                public=True,
+                grace_seconds=3600,
+                seats=[{"kind": "human"}] * 3,
+            )
+            for seat, token in tokens.items():
+                store.join(table_id, seat, f"p{seat}", token)
+            runtime = await manager.runtime(table_id)
+            assert runtime is not None
+            stuck, served = Stuck(), Recorder()
+            manager.attach(runtime, 1, stuck)
+            manager.attach(runtime, 2, served)
+            started = asyncio.get_running_loop().time()
+            await manager.broadcast(runtime)
+            assert asyncio.get_running_loop().time() - started < 2
+            assert served.sent[-1]["version"] == runtime.state.version
+            assert not runtime.connected(1) and runtime.connected(2)
+        finally:
+            await manager.close()
+            engine.dispose()
+
+    asyncio.run(scenario())
