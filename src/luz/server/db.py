@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -165,7 +166,9 @@ def make_engine(url: str) -> Engine:
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, pool_pre_ping=True)
+    # As many pooled connections as asyncio's worker threads (its default executor's size), which make the
+    # database calls: with fewer, the pool opened and closed an overflow connection per call under load.
+    engine = create_engine(url, pool_pre_ping=True, pool_size=min(32, (os.cpu_count() or 1) + 4))
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")
