@@ -1,5 +1,6 @@
-"""The server's fast path (views cached per version, orjson, the two-statement store) sends exactly what the engine's
-view function gives: every action of many games, every seat (two connections for one of them) and the spectator."""
+"""The server's fast path (every seat's view built from shared parts by ``ViewsJson``, once per version; orjson; the
+two-statement store) sends exactly what the engine's view function gives: every action of many games, every seat
+(two connections for one of them) and the spectator."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import random
 from typing import Any
 
 import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
-from luz.engine import Game, action_from_json, action_to_json, get_edition, view
+from luz.engine import EDITIONS, Game, Phase, ViewsJson, action_from_json, action_to_json, get_edition, view
 from luz.server import Settings
-from luz.server.db import make_engine, migrate
+from luz.server.db import ActionRow, make_engine, migrate, now
 from luz.server.runtime import Manager, MemoryBroker
-from luz.server.store import Store
+from luz.server.store import StaleVersion, Store
 
 
 class Recorder:
@@ -104,3 +107,115 @@ def test_fast_path_views_equal_the_engine(
 ) -> None:
     checked = asyncio.run(play_games(database_url, edition, players, hints, seed))
     assert checked > 2 * 40 * (players + 2)  # two whole games of several deals, every connection each time
+
+
+@pytest.mark.parametrize("edition", sorted(EDITIONS))
+def test_views_json_equals_the_engine_view_on_every_action(edition: str) -> None:
+    """Every seat's and the spectator's, with and without hints, before the deal and after the game too; each built
+    from the views of the state before."""
+    rules = get_edition(edition)
+    checked = 0
+    for players in sorted(rules.values):
+        for seed in range(2):
+            rng = random.Random(f"{edition}:{players}:{seed}")
+            game = Game(rules, players, rules.options(players), seed=seed)
+            step, views = 0, None
+            while True:
+                views = ViewsJson(game, views)  # each hand no card of which was played since: taken from the last
+                hints = step % 7 == 0  # the beliefs are slow: every seventh state
+                for seat in [None, *range(players)]:
+                    assert views.of(seat, hints) == view(game, seat, hints=hints).to_json(), (seat, step)
+                    checked += 1
+                if game.current_player is None:
+                    break
+                game.apply(rng.choice(list(game.legal_actions())))
+                step += 1
+            assert game.phase is Phase.GAME_OVER
+    assert checked > 2 * 100 * 4
+
+
+def test_views_json_refuses_a_seat_the_game_has_not() -> None:
+    game = Game(get_edition("iello-2024"), 4, get_edition("iello-2024").options(4), seed=1)
+    for seat in (4, -1, True):
+        with pytest.raises(ValueError):
+            ViewsJson(game).of(seat)  # type: ignore[arg-type]
+
+
+def test_actions_stored_through_the_driver_read_back_as_those_through_sqlalchemy(database_url: str) -> None:
+    """An action that does not end the game is stored on the driver's connection, the game's last through
+    SQLAlchemy: the same rows (numbered in turn, times of one kind); a stale version stores nothing."""
+    engine = make_engine(database_url)
+    migrate(engine)
+    store = Store(engine)
+    try:
+        table_id, _ = store.create_table(
+            name="driver",
+            edition="iello-2024",
+            players=3,
+            options={"first_player": 0},
+            public=True,
+            grace_seconds=30.0,
+            seats=[{"kind": "bot", "bot": "random", "name": None}] * 3,
+        )
+        version = store.start_game(table_id, 1, seed=5).version
+        before = now()
+        version = store.append_action(table_id, version, 0, "bid:1", False)
+        with pytest.raises(StaleVersion):
+            store.append_action(table_id, version - 1, 1, "bid:2", False)
+        version = store.append_action(table_id, version, 1, "bid:3", True, [])
+        with Session(engine) as session:
+            rows = session.scalars(select(ActionRow).where(ActionRow.table_id == table_id).order_by(ActionRow.seq))
+            stored = [(r.seq, r.seat, r.action, r.created_at) for r in rows]
+        assert [row[:3] for row in stored] == [(1, 0, "bid:1"), (2, 1, "bid:3")]
+        driver_time, sqlalchemy_time = stored[0][3], stored[1][3]
+        assert type(driver_time) is type(sqlalchemy_time) and driver_time.tzinfo == sqlalchemy_time.tzinfo
+        assert before.replace(tzinfo=driver_time.tzinfo) <= driver_time <= sqlalchemy_time
+        assert store.load(table_id).version == version and store.load(table_id).actions == ["bid:1", "bid:3"]
+    finally:
+        engine.dispose()
+
+
+class Stuck:
+    """A connection that never takes a message (its reader stopped reading)."""
+
+    async def send_text(self, data: str) -> None:
+        await asyncio.Event().wait()
+
+
+def test_a_connection_that_takes_no_message_is_dropped_and_the_others_are_served(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("luz.server.runtime.SEND_SECONDS", 0.2)
+
+    async def scenario() -> None:
+        engine = make_engine(sqlite_url)
+        migrate(engine)
+        store = Store(engine)
+        manager = Manager(store, MemoryBroker(), None, Settings(database_url=sqlite_url, bot_workers=0))
+        try:
+            table_id, tokens = store.create_table(
+                name="stuck",
+                edition="iello-2024",
+                players=3,
+                options={"first_player": 0},
+                public=True,
+                grace_seconds=3600,
+                seats=[{"kind": "human"}] * 3,
+            )
+            for seat, token in tokens.items():
+                store.join(table_id, seat, f"p{seat}", token)
+            runtime = await manager.runtime(table_id)
+            assert runtime is not None
+            stuck, served = Stuck(), Recorder()
+            manager.attach(runtime, 1, stuck)
+            manager.attach(runtime, 2, served)
+            started = asyncio.get_running_loop().time()
+            await manager.broadcast(runtime)
+            assert asyncio.get_running_loop().time() - started < 2
+            assert served.sent[-1]["version"] == runtime.state.version
+            assert not runtime.connected(1) and runtime.connected(2)
+        finally:
+            await manager.close()
+            engine.dispose()
+
+    asyncio.run(scenario())

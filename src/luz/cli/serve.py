@@ -67,6 +67,10 @@ def serve(
         # No permessage-deflate: compressing each view for each connection was 8-9 % of the server's CPU and
         # holds a zlib context per connection, for messages of a few KB (docs/DEPLOY.md).
         ws_per_message_deflate=False,
+        # websockets' Sans-I/O protocol (uvicorn's choice when websockets is installed, named so it stays the one):
+        # 1.16 ms of server CPU per action against 1.33 ms for uvicorn's older websockets protocol, side by side at
+        # 200 tables (docs/BENCHMARKS.md); the event loop is uvloop and the HTTP parser httptools (guarded_http).
+        ws="websockets-sansio",
         proxy_headers=False,  # the client's address is the server's to work out, from trusted proxies only
         log_config=None,
     )

@@ -25,7 +25,7 @@ from .errors import (
 from .game import Deal, Game, Phase, Trick, check_deal, shuffle_deal, trick_winner
 from .record import replay, to_record
 from .scoring import DealResult, Outcome, ScoreSheet, TieBreak
-from .views import SlotView, View, view
+from .views import SlotView, View, ViewsJson, view
 
 __all__ = [
     "EDITIONS",
@@ -58,6 +58,7 @@ __all__ = [
     "UnknownEdition",
     "UnsupportedPlayerCount",
     "View",
+    "ViewsJson",
     "action_from_json",
     "action_to_json",
     "check_action",

@@ -319,6 +319,10 @@ class Game:
     def is_played(self, seat: int, slot: int) -> bool:
         return not self._unplayed[seat] >> slot & 1
 
+    def unplayed_slots(self, seat: int) -> int:
+        """The slots of ``seat``'s hand not yet played in this deal, a bit each (bit ``slot``)."""
+        return self._unplayed[seat]
+
     def outcome(self) -> Outcome | None:
         return self._sheet.outcome()
 

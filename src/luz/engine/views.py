@@ -21,7 +21,7 @@ from typing import Any
 from .actions import Action, Bid, action_to_json
 from .cards import Card
 from .editions import Edition, TableOptions
-from .game import Game, Phase, Trick
+from .game import Deal, Game, Phase, Trick
 from .scoring import DealResult, Outcome
 
 
@@ -71,26 +71,16 @@ class View:
 
     def to_json(self) -> dict[str, Any]:
         """The view as JSON-serialisable data (cards in the edition's notation)."""
-        letters = [c.letter for c in self.edition.colours]
-
-        def slot_json(s: SlotView) -> dict[str, Any]:
-            card = None if s.value is None else self.edition.card_name(Card(s.colour, s.value))
-            return {
-                "slot": s.slot,
-                "colour": letters[s.colour],
-                "value": s.value,
-                "card": card,
-                "played": s.played,
-            }
+        edition = self.edition
 
         def trick_json(t: Trick | None) -> dict[str, Any] | None:
             if t is None:
                 return None
-            plays = [{"seat": seat, "slot": slot, "card": self.edition.card_name(c)} for seat, slot, c in t.plays]
+            plays = [{"seat": seat, "slot": slot, "card": edition.card_name(c)} for seat, slot, c in t.plays]
             return {"leader": t.leader, "plays": plays, "winner": t.winner}
 
         return {
-            "edition": self.edition.key,
+            "edition": edition.key,
             "players": self.players,
             "seat": self.seat,
             "options": self.options.to_json(),
@@ -99,7 +89,7 @@ class View:
             "phase": self.phase.value,
             "first_player": self.first_player,
             "current_player": self.current_player,
-            "hands": [[slot_json(s) for s in hand] for hand in self.hands],
+            "hands": [_hand_json(edition, hand) for hand in self.hands],
             "bids": [None if b is None else {"tricks": b.tricks, "safety": b.safety} for b in self.bids],
             "beads_left": self.beads_left,
             "trick": trick_json(self.trick),
@@ -115,33 +105,46 @@ class View:
         }
 
 
+def _hand_json(edition: Edition, hand: tuple[SlotView, ...]) -> list[dict[str, Any]]:
+    """One hand of a view as JSON data."""
+    letters = [c.letter for c in edition.colours]
+    return [
+        {
+            "slot": s.slot,
+            "colour": letters[s.colour],
+            "value": s.value,
+            "card": None if s.value is None else edition.card_name(Card(s.colour, s.value)),
+            "played": s.played,
+        }
+        for s in hand
+    ]
+
+
 def view(game: Game, seat: int | None, hints: bool = False) -> View:
     """What ``seat`` knows now (``None``: a spectator, who knows only what every player knows).
 
     With ``hints``, a seat's view also carries, for each of its unplayed slots, the possible values and their
     probabilities, computed from the view alone (a player aid; off by default).
     """
-    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players):
-        raise ValueError(f"seat must be 0..{game.players - 1} or None, not {seat!r}")
-    dealt = game.phase is not Phase.DEAL
+    _check_seat(game, seat)
     hands: tuple[tuple[SlotView, ...], ...] = ()
-    if dealt:
-        hands = tuple(
-            tuple(
-                SlotView(
-                    slot,
-                    card.colour,
-                    card.value if (played := game.is_played(holder, slot)) or _sees(seat, holder) else None,
-                    played,
-                )
-                for slot, card in enumerate(hand)
-            )
-            for holder, hand in enumerate(game.deals[-1].hands)
-        )
+    if game.phase is not Phase.DEAL:
+        hands = tuple(_hand(game, holder, _sees(seat, holder)) for holder in range(game.players))
+    seen = _view(game, seat, hands)
+    if hints and seat is not None and seen.phase in (Phase.BID, Phase.PLAY):
+        from .beliefs import Beliefs  # beliefs are computed from a View: imported here to avoid a cycle
+
+        return replace(seen, hints=Beliefs(seen).to_json())
+    return seen
+
+
+def _view(game: Game, seat: int | None, hands: tuple[tuple[SlotView, ...], ...]) -> View:
+    """``seat``'s view, with ``hands`` as given."""
+    dealt = game.phase is not Phase.DEAL
     trick = game.trick if dealt else None
     completed = game.completed_tricks if dealt else ()
     live = game.phase in (Phase.BID, Phase.PLAY)
-    seen = View(
+    return View(
         edition=game.edition,
         players=game.players,
         seat=seat,
@@ -164,11 +167,74 @@ def view(game: Game, seat: int | None, hints: bool = False) -> View:
         legal_actions=tuple(game.legal_actions()) if seat is not None and seat == game.current_player else (),
         outcome=game.outcome(),
     )
-    if hints and seat is not None and live:
-        from .beliefs import Beliefs  # beliefs are computed from a View: imported here to avoid a cycle
 
-        return replace(seen, hints=Beliefs(seen).to_json())
-    return seen
+
+class ViewsJson:
+    """Every point of view of one moment of a game as JSON data: ``of(seat, hints)`` equals
+    ``view(game, seat, hints).to_json()``. What all viewers share is built once (the spectator's view, each hand
+    face down and face up, the legal actions), and each hand is taken from ``previous`` (the same game's views at
+    an earlier moment) when none of its cards was played since: a server sends every seat its view after each
+    action, and an action changes one hand at most.
+
+    The data of different seats share their parts: read them, never change them. Build it anew once the game
+    has changed."""
+
+    def __init__(self, game: Game, previous: ViewsJson | None = None) -> None:
+        self.game = game
+        self._hands: list[_HandJson] = []
+        if game.phase is not Phase.DEAL:
+            deal, kept = game.deals[-1], previous._hands if previous is not None else []
+            for holder in range(game.players):
+                unplayed = game.unplayed_slots(holder)
+                hand = kept[holder] if holder < len(kept) else None
+                if hand is None or hand.deal is not deal or hand.unplayed != unplayed:
+                    face_down, face_up = (_hand_json(game.edition, _hand(game, holder, up)) for up in (False, True))
+                    hand = _HandJson(deal, unplayed, face_down, face_up)
+                self._hands.append(hand)
+        self._common = _view(game, None, ()).to_json()
+        self._common["hands"] = [hand.face_down for hand in self._hands]  # the spectator's: only played values
+        self._legal = [action_to_json(a) for a in game.legal_actions()] if game.current_player is not None else []
+        self._seats: dict[tuple[int, bool], dict[str, Any]] = {}
+
+    def of(self, seat: int | None, hints: bool = False) -> dict[str, Any]:
+        """``seat``'s view (``None``: a spectator's) as JSON data (built once for each seat and ``hints``)."""
+        if seat is None:
+            return self._common
+        _check_seat(self.game, seat)
+        data = self._seats.get((seat, hints))
+        if data is None:
+            data = dict(self._common)
+            data["seat"] = seat
+            data["hands"] = [hand.face_down if h == seat else hand.face_up for h, hand in enumerate(self._hands)]
+            if seat == self.game.current_player:
+                data["legal_actions"] = self._legal
+            if hints:
+                data["hints"] = view(self.game, seat, hints=True).hints
+            self._seats[seat, hints] = data
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class _HandJson:
+    """One hand of one deal with its cards ``unplayed`` (a bit per slot), as its holder and as the others see it."""
+
+    deal: Deal
+    unplayed: int
+    face_down: list[dict[str, Any]]
+    face_up: list[dict[str, Any]]
+
+
+def _check_seat(game: Game, seat: int | None) -> None:
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.players):
+        raise ValueError(f"seat must be 0..{game.players - 1} or None, not {seat!r}")
+
+
+def _hand(game: Game, holder: int, face_up: bool) -> tuple[SlotView, ...]:
+    """``holder``'s hand in the current deal: each value shown once played, or always when ``face_up``."""
+    return tuple(
+        SlotView(slot, card.colour, card.value if (played := game.is_played(holder, slot)) or face_up else None, played)
+        for slot, card in enumerate(game.deals[-1].hands[holder])
+    )
 
 
 def _sees(viewer: int | None, holder: int) -> bool:

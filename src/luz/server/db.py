@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -229,8 +230,15 @@ def make_engine(url: str) -> Engine:
         url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-    # JSON columns (a timed table's clock is written with each action) through orjson, a few times faster.
-    engine = create_engine(url, pool_pre_ping=True, json_serializer=lambda data: orjson.dumps(data).decode())
+    # JSON columns (a timed table's clock is written with each action) through orjson, a few times faster. As many
+    # pooled connections as asyncio's worker threads (its default executor's size), which make the database
+    # calls: with fewer, the pool opened and closed an overflow connection per call under load.
+    engine = create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=min(32, (os.cpu_count() or 1) + 4),
+        json_serializer=lambda data: orjson.dumps(data).decode(),
+    )
     if engine.dialect.name == "sqlite":
 
         @event.listens_for(engine, "connect")

@@ -16,11 +16,11 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import orjson
 
-from luz.engine import Action, Game, LuzError, Phase, get_edition, parse_action, view
+from luz.engine import Action, Game, LuzError, Phase, ViewsJson, get_edition, parse_action, view
 from luz.engine.record import to_record
 
 from . import clocks
@@ -30,6 +30,7 @@ from .settings import Settings
 from .store import StaleVersion, Store, TableState
 
 log = logging.getLogger("luz.server")
+T = TypeVar("T")
 
 
 class Refused(Exception):
@@ -71,12 +72,12 @@ class TableRuntime:
     opened: dict[Any, int] = field(default_factory=dict)
     """When each connection was opened (a counter): a seat's oldest is closed when it opens one too many."""
     thinking: Future[Any] | None = None
-    """This table's bot move in a bot process, if any: a table has at most one there at a time."""
+    """This table's bot move in a bot process, if any: a table has at most one there at a time (its fair share)."""
     creator: str | None = None
     """The client that created the table (known to the process it was created on): the bots of its tables share
     the bot processes' time as one (``BotPool``); ``None``: the table is a share of its own."""
-    views: dict[int | None, dict[str, Any] | None] = field(default_factory=dict)
-    """Each seat's view (``None``: the spectator's) as JSON data, computed once for ``views_version``."""
+    views: ViewsJson | None = None
+    """Every seat's view of the game at ``views_version`` (built on first use at each version)."""
     views_version: int = -1
 
     def names(self) -> list[str]:
@@ -103,6 +104,8 @@ FALLBACK_BOT = "heuristic"
 """Moves (in the server process, in milliseconds) for a bot that went over its time."""
 PRESENCE_WAIT = 0.5
 """Seconds a process waits for another to say it has a seat's player, before a bot takes the seat over."""
+SEND_SECONDS = 5.0
+"""Seconds a message may take to go out to a connection before the connection is dropped (it can reconnect)."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,7 @@ class Manager:
         self._opened = itertools.count()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.clocks = clocks.Clocks(self)
+        self._store_inline = store.engine.dialect.name == "sqlite"
 
     # -- loading -----------------------------------------------------------------------------------------
 
@@ -370,7 +374,7 @@ class Manager:
                     )
                     clock = clocks.after_move(runtime.state, seat, timeout)
                     try:
-                        version = await asyncio.to_thread(
+                        version = await self._stored(
                             self.store.append_action,
                             runtime.state.id,
                             runtime.state.version,
@@ -398,6 +402,14 @@ class Manager:
         await self.changed(runtime, *caught_up, change=Change(runtime.state.game_no, str(action), clock))
         return version
 
+    async def _stored(self, call: Callable[..., T], *args: Any) -> T:
+        """``call(*args)``, a call of the store: on SQLite at once in this thread (where the server runs SQLite's
+        calls anyway: app.InlineExecutor), without ``to_thread``'s futures and loop wake-up, a tenth of an action's
+        CPU; else in a worker thread."""
+        if self._store_inline:
+            return call(*args)
+        return await asyncio.to_thread(call, *args)
+
     @staticmethod
     def _bot_seats(runtime: TableRuntime) -> set[int]:
         return {s.seat for s in runtime.state.seats if s.kind == "bot"} | runtime.taken_over
@@ -412,10 +424,13 @@ class Manager:
         """Tell everyone about the change just made (after the ``before`` outboxes, if any): this process's
         connections and the other processes (``change``: the action stored, if that is what it was)."""
         outbox = self.outbox(runtime)  # now, before anything else changes the table: every version is sent
-        await asyncio.gather(
-            self.broker.publish(runtime.state.id, runtime.state.version, change),
-            self.deliver(runtime, *before, outbox),
-        )
+        if self.broker.shared:
+            await asyncio.gather(
+                self.broker.publish(runtime.state.id, runtime.state.version, change),
+                self.deliver(runtime, *before, outbox),
+            )
+        else:  # nobody to tell elsewhere: no task for it
+            await self.deliver(runtime, *before, outbox)
         self.schedule_bots(runtime)
 
     async def start_if_ready(self, runtime: TableRuntime, next_game: bool = False, seed: int | None = None) -> None:
@@ -635,14 +650,13 @@ class Manager:
 
     @staticmethod
     def view_json(runtime: TableRuntime, seat: int | None) -> dict[str, Any] | None:
-        """``seat``'s view of the table's game as JSON data, computed once per version (the version changes with
-        every change of the game: an action, a new game, a catch-up)."""
-        if runtime.views_version != runtime.state.version:
-            runtime.views, runtime.views_version = {}, runtime.state.version
-        if seat not in runtime.views:
-            game = runtime.game
-            runtime.views[seat] = None if game is None else view(game, seat, hints=runtime.state.hints).to_json()
-        return runtime.views[seat]
+        """``seat``'s view of the table's game as JSON data, from parts built once per version for every seat (the
+        version changes with every change of the game: an action, a new game, a catch-up)."""
+        if runtime.game is None:
+            return None
+        if runtime.views is None or runtime.views_version != runtime.state.version:
+            runtime.views, runtime.views_version = ViewsJson(runtime.game, runtime.views), runtime.state.version
+        return runtime.views.of(seat, runtime.state.hints)
 
     def table_message(self, runtime: TableRuntime) -> dict[str, Any]:
         table = runtime.state.summary()
@@ -682,8 +696,16 @@ class Manager:
         return out
 
     async def deliver(self, runtime: TableRuntime, *outboxes: Outbox) -> None:
-        """Send outboxes, in order on each connection (the sends start in order, before any await)."""
-        await asyncio.gather(*(self._send(runtime, seat, c, text) for out in outboxes for seat, c, text in out))
+        """Send outboxes, in order on each connection (the sends start in order, before any await). A send not done
+        within ``SEND_SECONDS`` drops its connection; one timer for them all (a timer per send was a tenth of the
+        fan-out's CPU)."""
+        sends = [asyncio.ensure_future(self._send(runtime, seat, c, text)) for out in outboxes for seat, c, text in out]
+        if sends:
+            _, late = await asyncio.wait(sends, timeout=SEND_SECONDS)
+            for send in late:
+                send.cancel()
+            if late:
+                await asyncio.wait(late)  # each dropped (detached) on its cancellation
 
     async def broadcast(self, runtime: TableRuntime) -> None:
         """Send every connection of this process its own message about the table."""
@@ -691,9 +713,8 @@ class Manager:
 
     async def _send(self, runtime: TableRuntime, seat: int | None, connection: Connection, text: str) -> None:
         try:
-            async with asyncio.timeout(5):  # not wait_for: a task less per message (Python 3.11)
-                await connection.send_text(text)
-        except Exception:  # a dead or stuck connection is dropped; it can reconnect and resync
+            await connection.send_text(text)
+        except (Exception, asyncio.CancelledError):  # a dead or stuck connection is dropped; it can reconnect, resync
             self.detach(runtime, seat, connection)
 
     async def close(self) -> None:

@@ -41,6 +41,36 @@ APPEND = text(
 ).bindparams(bindparam("created_at", type_=ActionRow.__table__.c.created_at.type))
 
 
+@dataclass(frozen=True)
+class DriverStatement:
+    """A statement as the database driver takes it: its SQL in the driver's parameter style, and the order of its
+    parameters when they are positional (SQLite's ``?``)."""
+
+    sql: str
+    order: tuple[str, ...] | None
+
+    @classmethod
+    def compile(cls, statement: Any, engine: Engine) -> DriverStatement:
+        compiled = statement.compile(dialect=engine.dialect)
+        return cls(str(compiled), tuple(compiled.positiontup) if compiled.positional else None)
+
+    def params(self, values: dict[str, Any]) -> Any:
+        return values if self.order is None else tuple(values[name] for name in self.order)
+
+
+def append_params(table_id: str, game_no: int, seat: int, action: str) -> dict[str, Any]:
+    """The parameters of ``APPEND``."""
+    return {
+        "table_id": table_id,
+        "game_no": game_no,
+        "same_table": table_id,  # a parameter of its own: PostgreSQL types each parameter once
+        "same_game": game_no,
+        "seat": seat,
+        "action": action,
+        "created_at": now(),
+    }
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(24)
 
@@ -145,6 +175,15 @@ class Store:
             if engine.dialect.name == "postgresql"
             else engine
         )
+        # The statements of an action that does not end the game, run on the driver's connection (append_action).
+        self._sqlite = engine.dialect.name == "sqlite"
+        self._bump_sql, self._bump_clock_sql, self._append_sql = (
+            DriverStatement.compile(statement, engine) for statement in (BUMP, BUMP_CLOCK, APPEND)
+        )
+        clock = TableRow.__table__.c.clock.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
+        self._clock_json: Any = clock or (lambda value: value)  # the engine's JSON serialiser (orjson)
+        created_at = ActionRow.__table__.c.created_at.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
+        self._created_at: Any = created_at or (lambda value: value)
 
     @contextmanager
     def _locked(self, table_id: str) -> Iterator[tuple[Session, TableRow]]:
@@ -363,35 +402,24 @@ class Store:
         One transaction (the hot path: every action): the version-checked update of the table's row, which takes
         its write lock (PostgreSQL: the row's; SQLite: the database's), then the action's insert; with the game's
         last action, each seat's ``results`` (history.py) too, and at a rated table the players' new ratings
-        (ratings.py), so they are stored exactly once; a timed table's ``clock`` with it.
+        (ratings.py), so they are stored exactly once; a timed table's ``clock`` with it. Every action but the
+        game's last goes straight to the database driver: SQLAlchemy's execution layer was four fifths of this
+        call's CPU on SQLite.
         """
+        if not game_over:
+            return self._append_through_driver(table_id, expected_version, seat, action, clock)
         with self.engine.begin() as connection:
+            values = {"table_id": table_id, "expected": expected_version}
             if clock is None:
-                bump = connection.execute(
-                    BUMP_OVER if game_over else BUMP, {"table_id": table_id, "expected": expected_version}
-                )
+                bump = connection.execute(BUMP_OVER, values)
             else:
-                bump = connection.execute(
-                    BUMP_OVER_CLOCK if game_over else BUMP_CLOCK,
-                    {"table_id": table_id, "expected": expected_version, "clock": clock},
-                )
+                bump = connection.execute(BUMP_OVER_CLOCK, {**values, "clock": clock})
             bumped = bump.one_or_none()
             if bumped is None:
                 raise StaleVersion
             game_no, version = bumped[0], bumped[1]
-            connection.execute(
-                APPEND,
-                {
-                    "table_id": table_id,
-                    "game_no": game_no,
-                    "same_table": table_id,  # a parameter of its own: PostgreSQL types each parameter once
-                    "same_game": game_no,
-                    "seat": seat,
-                    "action": action,
-                    "created_at": now(),
-                },
-            )
-            if game_over and results:
+            connection.execute(APPEND, append_params(table_id, game_no, seat, action))
+            if results:
                 connection.execute(
                     insert(ResultRow), [{"table_id": table_id, "game_no": game_no, **result} for result in results]
                 )
@@ -399,6 +427,40 @@ class Store:
                 if rated:
                     rate_game(connection, table_id, game_no, edition, players, results)
             return int(version)
+
+    def _append_through_driver(
+        self, table_id: str, expected_version: int, seat: int, action: str, clock: dict[str, Any] | None
+    ) -> int:
+        """``append_action`` of an action that does not end the game: the same statements in one transaction, on
+        the driver's connection (from SQLAlchemy's pool, checked as its own are; SQLite's begun IMMEDIATE as all
+        transactions here)."""
+        connection = self.engine.raw_connection()
+        try:
+            cursor = connection.cursor()
+            try:
+                if self._sqlite:
+                    cursor.execute("BEGIN IMMEDIATE")
+                values = {"table_id": table_id, "expected": expected_version}
+                bump = self._bump_sql
+                if clock is not None:
+                    bump, values["clock"] = self._bump_clock_sql, self._clock_json(clock)
+                cursor.execute(bump.sql, bump.params(values))
+                bumped = cursor.fetchone()
+                if bumped is None:
+                    raise StaleVersion
+                game_no, version = bumped
+                params = append_params(table_id, game_no, seat, action)
+                params["created_at"] = self._created_at(params["created_at"])
+                cursor.execute(self._append_sql.sql, self._append_sql.params(params))
+                connection.commit()
+            except BaseException:
+                connection.rollback()
+                raise
+            finally:
+                cursor.close()
+        finally:
+            connection.close()  # back to the pool
+        return int(version)
 
     def record_of(self, table_id: str, game_no: int) -> tuple[int, list[str]] | None:
         """A game's seed and actions."""
