@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -224,6 +225,15 @@ class RatingChangeRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
+def to_json(data: Any) -> str:
+    """JSON text of a column's value: orjson's, or the standard library's for integers past 64 bits (which orjson
+    refuses and a table's options may hold)."""
+    try:
+        return orjson.dumps(data).decode()
+    except TypeError:
+        return json.dumps(data)
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets its folder created, WAL and foreign keys."""
     if url.startswith("postgresql://"):
@@ -237,7 +247,7 @@ def make_engine(url: str) -> Engine:
         url,
         pool_pre_ping=True,
         pool_size=min(32, (os.cpu_count() or 1) + 4),
-        json_serializer=lambda data: orjson.dumps(data).decode(),
+        json_serializer=to_json,
     )
     if engine.dialect.name == "sqlite":
 
