@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from luz.bots import BOTS, Bot, HeuristicBot, RandomBot, UnknownBot, make_bot, play_out
+from luz.bots import BOTS, Bot, HeuristicBot, RandomBot, UnknownBot, make_arena_bot, make_bot, play_out
 from luz.bots.heuristic import guess_own_cards
 from luz.engine import Bid, Card, Game, Phase, get_edition, view
 from reference import CONFIGS, twin_deals
@@ -27,9 +27,13 @@ def test_bots_only_return_legal_actions(edition: str, players: int) -> None:
         assert game.phase is Phase.GAME_OVER
 
 
-@pytest.mark.parametrize("name", sorted(BOTS))
+EVERY_BOT = [*sorted(BOTS), "learned", "policy"]
+"""The offered bots and the arena's learned ones."""
+
+
+@pytest.mark.parametrize("name", EVERY_BOT)
 def test_a_choice_is_a_function_of_the_view(name: str) -> None:
-    bot = make_bot(name)
+    bot = make_arena_bot(name)
     game = Game.new("iello-2024", players=4, seed=8)
     while game.current_player is not None:
         seen = view(game, game.current_player)
@@ -38,7 +42,7 @@ def test_a_choice_is_a_function_of_the_view(name: str) -> None:
         game.apply(first)
 
 
-@pytest.mark.parametrize("name", sorted(BOTS))
+@pytest.mark.parametrize("name", EVERY_BOT)
 @pytest.mark.parametrize(("edition", "players"), CONFIGS)
 def test_a_bot_cannot_see_its_own_values(name: str, edition: str, players: int) -> None:
     for seed in range(5):
@@ -48,7 +52,7 @@ def test_a_bot_cannot_see_its_own_values(name: str, edition: str, players: int) 
         dealt, twin = twin_deals(game, seat)
         assert twin.deals[-1].hands[seat] != dealt.deals[-1].hands[seat]
         assert view(twin, seat) == view(dealt, seat)
-        assert make_bot(name).choose(view(twin, seat), random.Random(seed)) == make_bot(name).choose(
+        assert make_arena_bot(name).choose(view(twin, seat), random.Random(seed)) == make_arena_bot(name).choose(
             view(dealt, seat), random.Random(seed)
         )
 

@@ -49,7 +49,8 @@ def test_a_field_leaves_out_the_bot_under_test_and_names_its_held_out_members() 
     assert "strong" in [m.spec for m in field_members("quick", "expert")]
     assert {m.kind for m in FIELDS["full"] if m.held_out} >= {"noisy", "strong (today's)"}
     assert FIELDS["full"][-1].spec == "openspiel-ismcts-h"
-    with pytest.raises(ArenaError, match="fields are: quick, full"):
+    assert [m.spec for m in FIELDS["fast"]] == [m.spec for m in FIELDS["quick"] if m.spec != "strong"]
+    with pytest.raises(ArenaError, match="fields are: quick, full, fast"):
         field_members("nope", "strong")
 
 
@@ -65,4 +66,4 @@ def test_the_field_command(tmp_path: Path) -> None:
     two = runner.invoke(app, ["arena", "--bots", "random,heuristic", "--field", "quick"])
     assert two.exit_code == 2 and "the one bot under test" in two.output
     unknown = runner.invoke(app, ["arena", "--bots", "random", "--field", "nope"])
-    assert unknown.exit_code == 2 and "fields are: quick, full" in unknown.output
+    assert unknown.exit_code == 2 and "fields are: quick, full, fast" in unknown.output

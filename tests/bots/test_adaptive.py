@@ -201,7 +201,7 @@ def test_variant_playouts_with_every_seat_the_heuristic_are_the_strong_bots_play
     firsts = np.array([a.slot for a in seen.legal_actions if isinstance(a, Play)], dtype=np.int64)
     state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
     expected = np.zeros((len(firsts), 12, 4), dtype=np.int64), np.zeros((len(firsts), 12, 4), dtype=np.int64)
-    fs.rollouts(vals, *state, seat, False, firsts, *expected)
+    fs.rollouts(vals, *state, seat, False, firsts, fs.NO_POLICY, *expected)
     got = np.zeros_like(expected[0]), np.zeros_like(expected[1])
     kinds = np.repeat(VARIANTS[:1][None], 12 * 4, axis=0).reshape(12, 4, 4)
     fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, *got)

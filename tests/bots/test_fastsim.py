@@ -119,6 +119,7 @@ def test_rollouts_score_by_the_rules() -> None:
         me,
         False,
         firsts,
+        fs.NO_POLICY,
         scores,
         tricks,
     )

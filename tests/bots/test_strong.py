@@ -28,7 +28,7 @@ def test_strong_plays_whole_games_legally(edition: str, players: int) -> None:
     assert game.phase is Phase.GAME_OVER
 
 
-@pytest.mark.parametrize("name", ["strong", "expert"])
+@pytest.mark.parametrize("name", ["strong", "expert", "learned"])
 def test_a_fixed_budget_and_seed_give_the_same_decision(name: str) -> None:
     game = Game.new("iello-2024", 4, seed=21)
     rng = random.Random(0)
@@ -36,7 +36,7 @@ def test_a_fixed_budget_and_seed_give_the_same_decision(name: str) -> None:
         random_steps(game, rng, 1)
     seat = game.current_player
     assert seat is not None
-    decisions = {make_bot(f"{name}:iters=20").choose(view(game, seat), random.Random(5)) for _ in range(3)}
+    decisions = {make_arena_bot(f"{name}:iters=20").choose(view(game, seat), random.Random(5)) for _ in range(3)}
     assert len(decisions) == 1
 
 
@@ -65,7 +65,7 @@ def test_a_bot_receives_nothing_that_leads_to_the_game() -> None:
     assert not hidden & {item for item in reachable if isinstance(item, Card)}
 
 
-@pytest.mark.parametrize("name", ["strong", "expert"])
+@pytest.mark.parametrize("name", ["strong:iters=12", "expert:iters=12", "learned:iters=12", "policy"])
 @pytest.mark.parametrize("trick_history", [False, True])
 @pytest.mark.parametrize(("edition", "players"), [("iello-2024", 4), ("korokorodou-2014", 3), ("standard-deck", 4)])
 def test_changing_only_what_the_seat_cannot_see_changes_nothing(
@@ -88,7 +88,7 @@ def test_changing_only_what_the_seat_cannot_see_changes_nothing(
         twin = rebuild_game(edition, players, seed % players, [(hands, aside)], [steps], len(steps), trick_history)
         assert twin.deals[-1].hands[seat] != deal.hands[seat]
         assert view(twin, seat) == view(game, seat)
-        bot = make_bot(f"{name}:iters=12")
+        bot = make_arena_bot(name)
         assert bot.choose(view(twin, seat), random.Random(seed)) == bot.choose(view(game, seat), random.Random(seed))
         checked += 1
     assert checked >= 4
@@ -129,7 +129,7 @@ def test_the_others_bids_tell_the_seat_about_its_own_cards() -> None:
 
 def test_the_registries() -> None:
     assert "strong" in BOTS and "oracle" not in BOTS and "openspiel-ismcts" not in BOTS
-    assert set(REFERENCE_BOTS) == {"oracle", "openspiel-ismcts", "openspiel-ismcts-h"}
+    assert set(REFERENCE_BOTS) == {"learned", "policy", "oracle", "openspiel-ismcts", "openspiel-ismcts-h"}
     assert make_bot("strong").iters == DEFAULT_ITERS
     assert make_bot("Strong:Seconds=0.25").seconds == 0.25
     assert make_arena_bot("oracle").sees_own_cards

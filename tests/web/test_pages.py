@@ -214,3 +214,27 @@ def test_an_unknown_address_is_a_page_for_browsers_and_json_for_the_api(browser:
     answer = httpx.get(f"{server.http}/api/no-such-thing")
     assert answer.status_code == 404 and answer.json() == {"detail": "Not Found"}
     assert httpx.get(f"{server.http}/nope", headers={"Accept": "text/html"}).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("size", "viewport"), [("phone", {"width": 390, "height": 844}), ("desktop", {"width": 1280, "height": 800})]
+)
+def test_the_bot_chooser_shows_each_level_and_its_measured_rating(
+    browser: Any, server: ServerProcess, size: str, viewport: dict[str, int]
+) -> None:
+    from luz.bots.levels import levels
+
+    visitor = open_player(browser, f"{server.http}/", viewport=viewport)
+    page = visitor.page
+    page.wait_for_selector("#seat-1 option", state="attached")
+    options = page.eval_on_selector_all("#seat-1 option", "os => os.map(o => [o.value, o.textContent])")
+    shown = dict(options)
+    for level in levels():
+        expected = f"{level['label'].capitalize()} bot, rating {level['rating']:.1f}: "
+        assert shown[f"bot:{level['name']}"].startswith(expected), shown
+    page.select_option("#seat-1", "bot:expert")
+    page.select_option("#seat-2", "bot:random")
+    page.locator("#seat-specs").scroll_into_view_if_needed()
+    assert page.evaluate(SIDEWAYS) <= 0
+    shoot(visitor, f"{size}-lobby-bot-levels", full_page=False)
+    assert not visitor.errors, visitor.errors

@@ -51,6 +51,9 @@ heuristic's rollouts (300 simulations a decision: about 2 s on a loaded core). H
 adaptive model's family has no noisy heuristic), today's ``strong`` and the ISMCTS anchor; the other kinds are
 the adaptive bot's policy family, whose result table (:data:`luz.bots.adaptive.RESULTS`) was measured on them."""
 FIELDS["full"] = (*FIELDS["quick"], Member("ismcts (heuristic rollouts)", "openspiel-ismcts-h", True))
+FIELDS["fast"] = tuple(member for member in FIELDS["quick"] if member.spec != "strong")
+"""``fast``: the ``quick`` field without today's strong (no search at the table), for many deal sets of a fast
+bot, such as the learned policy's learning curve."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,18 @@ def _expert(**params: Any) -> Bot:
     return AdaptiveBot(**params)
 
 
+def _learned(**params: Any) -> Bot:
+    from .learned import LearnedBot
+
+    return LearnedBot(**params)
+
+
+def _policy(**params: Any) -> Bot:
+    from .learned import PolicyBot
+
+    return PolicyBot(**params)
+
+
 def _oracle(**params: Any) -> Any:
     from .oracle import OracleBot
 
@@ -62,13 +74,16 @@ BOTS: dict[str, Callable[..., Bot]] = {
 """The bots offered to people (``luz play``, the server's tables): name to a factory taking the spec's parameters."""
 
 REFERENCE_BOTS: dict[str, Callable[..., Any]] = {
+    "learned": _learned,
+    "policy": _policy,
     "oracle": _oracle,
     "openspiel-ismcts": _openspiel_ismcts,
     "openspiel-ismcts-h": _openspiel_ismcts_heuristic,
 }
-"""Bots for the arena only: ``oracle`` sees its own values (a reference, never an opponent for people), and
-``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external anchor (needs ``luz[research]``), with random rollouts or
-(``-h``) the heuristic's."""
+"""Bots for the arena only: ``learned`` (the strong search with the self-play policy in its playouts) and
+``policy`` (that policy alone), not offered until measured stronger (docs/BOTS.md); ``oracle`` sees its own
+values (a reference, never an opponent for people); ``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external
+anchor (needs ``luz[research]``), with random rollouts or (``-h``) the heuristic's."""
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, int | float]]:

@@ -19,11 +19,10 @@ Everything else (worlds drawn from the exact beliefs, the utility, the budgets) 
 from __future__ import annotations
 
 import random
-import time
 
 import numpy as np
 
-from luz.engine import Action, View
+from luz.engine import View
 from luz.engine.beliefs import Beliefs
 
 from . import fastsim as fs
@@ -211,11 +210,6 @@ class AdaptiveBot(StrongBot):
     def __init__(self, iters: int | None = None, seconds: float | None = None, oversample: int = OVERSAMPLE) -> None:
         super().__init__(iters, seconds, oversample)
 
-    def decide(self, view: View, rng: random.Random) -> Action:
-        if len(view.legal_actions) == 1:
-            return view.legal_actions[0]
-        start = time.perf_counter()
-        position = Position.from_view(view)
+    def search(self, view: View, rng: random.Random) -> Search:
         generator = np.random.default_rng(rng.getrandbits(64))
-        search = AdaptiveSearch(position, Beliefs(view), variant_prior(view), generator, self.oversample)
-        return search.run(view.legal_actions, self.iters, self.seconds, start)
+        return AdaptiveSearch(Position.from_view(view), Beliefs(view), variant_prior(view), generator, self.oversample)

@@ -361,19 +361,26 @@ def choose_play_variant(val, col, played, st, trick, won, bids, seat, gt, rules,
     for i in range(count):
         chance[i] = win_chance(val, col, played, st, trick, won, bids, seat, legal[i], gt, rules)
     needs = greedy or (bids[seat] >= 0 and won[seat] < bids[seat])
+    return legal[heuristic_pick(cost, chance, legal, count, needs)]
+
+
+@njit(cache=True)
+def heuristic_pick(cost, chance, legal, count, needs):
+    """The index in ``legal`` of the heuristic's card, from each card's ``cost`` (by slot) and ``chance`` to win the
+    trick (by index): when it ``needs`` tricks the cheapest of the likeliest winners, else the costliest of the
+    likeliest losers."""
+    pick = -1
     if needs:
-        best = chance.max()
-        pick = -1
+        best = chance[:count].max()
         for i in range(count):
             if chance[i] >= best - NEAR and (pick < 0 or cost[legal[i]] < cost[legal[pick]]):
                 pick = i
     else:
-        worst = chance.min()
-        pick = -1
+        worst = chance[:count].min()
         for i in range(count):
             if chance[i] <= worst + NEAR and (pick < 0 or cost[legal[i]] > cost[legal[pick]]):
                 pick = i
-    return legal[pick]
+    return pick
 
 
 @njit(cache=True)
@@ -387,13 +394,77 @@ def policy_bid(val, col, played, st, seat, gt, rules):
     return choose_bid(values, top)
 
 
+# -- a learned play policy ------------------------------------------------------------------------------------
+
+FEATURES = 13
+"""Features of playing a card (:func:`play_features`); a policy is ``float64[FEATURES]`` weights."""
+NO_POLICY = np.zeros(0, dtype=np.float64)
+"""No learned policy: the heuristic's own choice of card."""
+
+
+@njit(cache=True)
+def play_features(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count, out):
+    """Fill ``out[i]`` with the features of ``seat`` playing ``legal[i]``, from its own beliefs ``gt``: the
+    heuristic's chance to win the trick with it and its cost (chance to take a trick later), each also when short
+    of the bid, trump, the expected value, also when short, the tricks still needed per card left, whether others
+    are short of their bids, the last seat to play and the lead (these four times the chance to win), short and
+    trump, and whether it is the heuristic's card (so a policy can be the heuristic with corrections)."""
+    players, low, high = rules[PLAYERS], rules[LOW], rules[HIGH]
+    cost = np.zeros(H, dtype=np.float64)
+    trick_chances(val, col, played, seat, gt, rules, cost)
+    needs = 1.0 if bids[seat] >= 0 and won[seat] < bids[seat] else 0.0
+    left = H - st[TRICKS]
+    deficit = (bids[seat] - won[seat]) / left if bids[seat] >= 0 else 0.0
+    short = 0.0
+    for other in range(players):
+        if other != seat and bids[other] >= 0 and won[other] < bids[other]:
+            short += 1.0 / (players - 1)
+    last = 1.0 if st[COUNT] == players - 1 else 0.0
+    lead = 1.0 if st[COUNT] == 0 else 0.0
+    chance = np.empty(count, dtype=np.float64)
+    for i in range(count):
+        chance[i] = win_chance(val, col, played, st, trick, won, bids, seat, legal[i], gt, rules)
+    usual = heuristic_pick(cost, chance, legal, count, needs > 0)
+    for i in range(count):
+        slot, win = legal[i], chance[i]
+        mean = 0.0
+        for v in range(low, high):
+            mean += gt[slot, v]
+        mean /= high - low
+        trump = 1.0 if col[seat, slot] == rules[TRUMP] else 0.0
+        row = out[i]
+        row[0], row[1], row[2], row[3] = win, cost[slot], needs * win, needs * cost[slot]
+        row[4], row[5], row[6], row[7] = trump, mean, needs * mean, deficit * win
+        row[8], row[9], row[10], row[11] = short * win, last * win, lead * win, needs * trump
+        row[12] = 1.0 if i == usual else 0.0
+
+
+@njit(cache=True)
+def choose_play_policy(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count, policy):
+    """The card of the learned ``policy`` among ``legal[:count]``: the best ``policy . features`` (the first on a
+    tie); the heuristic's card (:func:`choose_play`) when ``policy`` is :data:`NO_POLICY`."""
+    if policy.shape[0] == 0:
+        return choose_play(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count)
+    features = np.empty((count, FEATURES), dtype=np.float64)
+    play_features(val, col, played, st, trick, won, bids, seat, gt, rules, legal, count, features)
+    best, pick = -np.inf, 0
+    for i in range(count):
+        score = 0.0
+        for f in range(FEATURES):
+            score += features[i, f] * policy[f]
+        if score > best:
+            best, pick = score, i
+    return legal[pick]
+
+
 # -- rollouts --------------------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def play_deal(val, col, played, st, trick, won, bids, safe, rules, gt, me, exact_self, opening):
+def play_deal(val, col, played, st, trick, won, bids, safe, rules, gt, me, exact_self, opening, policy):
     """Play the deal to its end, ``me`` taking action ``opening`` (``tricks * 2 + safety`` or a slot), then everyone
-    following the heuristic policy on their own beliefs (updated as they reveal their own cards)."""
+    following the heuristic policy on their own beliefs (updated as they reveal their own cards), with the learned
+    play ``policy`` (:func:`choose_play_policy`) for the cards unless it is :data:`NO_POLICY`."""
     legal = np.empty(H, dtype=np.int64)
     stale = np.zeros(rules[PLAYERS], dtype=np.bool_)
     forced = opening
@@ -410,7 +481,9 @@ def play_deal(val, col, played, st, trick, won, bids, safe, rules, gt, me, exact
             if seat == me and forced >= 0:
                 choice = forced
             else:
-                choice = choose_play(val, col, played, st, trick, won, bids, seat, gt[seat], rules, legal, count)
+                choice = choose_play_policy(
+                    val, col, played, st, trick, won, bids, seat, gt[seat], rules, legal, count, policy
+                )
             apply_play(val, col, played, st, trick, won, rules, choice)
             stale[seat] = not (seat == me and exact_self)
         if seat == me:
@@ -428,9 +501,10 @@ def world_beliefs(val, col, played, rules, me, exact_self, gt):
 
 
 @njit(cache=True)
-def rollouts(vals, col, played, st, trick, won, bids, safe, rules, me, exact_self, firsts, scores, tricks):
-    """For each world ``vals[k]`` and each first action ``firsts[a]`` of ``me``, play the deal out: fill
-    ``scores[a, k, seat]`` with the deal's points and ``tricks[a, k, seat]`` with the tricks taken."""
+def rollouts(vals, col, played, st, trick, won, bids, safe, rules, me, exact_self, firsts, policy, scores, tricks):
+    """For each world ``vals[k]`` and each first action ``firsts[a]`` of ``me``, play the deal out (cards by the
+    play ``policy``, see :func:`play_deal`): fill ``scores[a, k, seat]`` with the deal's points and
+    ``tricks[a, k, seat]`` with the tricks taken."""
     players = rules[PLAYERS]
     gt = np.zeros((players, H, rules[HIGH] + 2), dtype=np.float64)
     for k in range(vals.shape[0]):
@@ -439,7 +513,8 @@ def rollouts(vals, col, played, st, trick, won, bids, safe, rules, me, exact_sel
         for a in range(firsts.shape[0]):
             p2, st2, trick2, won2 = played.copy(), st.copy(), trick.copy(), won.copy()
             bids2, safe2 = bids.copy(), safe.copy()
-            play_deal(val, col, p2, st2, trick2, won2, bids2, safe2, rules, gt.copy(), me, exact_self, firsts[a])
+            gt2 = gt.copy()
+            play_deal(val, col, p2, st2, trick2, won2, bids2, safe2, rules, gt2, me, exact_self, firsts[a], policy)
             for seat in range(players):
                 scores[a, k, seat] = deal_score(bids2[seat], safe2[seat], won2[seat], rules)
                 tricks[a, k, seat] = won2[seat]

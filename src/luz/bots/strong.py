@@ -127,6 +127,8 @@ class StrongBot(Bot):
     """Belief-sampling search with an opponent model; every simulated player decides from its own information."""
 
     name = "strong"
+    policy: np.ndarray = fs.NO_POLICY
+    """The playouts' play policy (:func:`luz.bots.fastsim.choose_play_policy`): the heuristic's here."""
 
     def __init__(
         self, iters: int | None = None, seconds: float | None = None, oversample: int = OVERSAMPLE, spite: float = 1.0
@@ -145,11 +147,12 @@ class StrongBot(Bot):
         if len(view.legal_actions) == 1:
             return view.legal_actions[0]
         start = time.perf_counter()
-        position = Position.from_view(view)
-        search = Search(
-            position, Beliefs(view), np.random.default_rng(rng.getrandbits(64)), self.oversample, self.spite
-        )
-        return search.run(view.legal_actions, self.iters, self.seconds, start)
+        return self.search(view, rng).run(view.legal_actions, self.iters, self.seconds, start)
+
+    def search(self, view: View, rng: random.Random) -> Search:
+        """This decision's search (it draws its generator's seed from ``rng``)."""
+        generator = np.random.default_rng(rng.getrandbits(64))
+        return Search(Position.from_view(view), Beliefs(view), generator, self.oversample, self.spite, self.policy)
 
 
 class Search:
@@ -162,6 +165,7 @@ class Search:
         rng: np.random.Generator,
         oversample: int = OVERSAMPLE,
         spite: float = 1.0,
+        policy: np.ndarray = fs.NO_POLICY,
     ) -> None:
         self.position = position
         self.beliefs = beliefs
@@ -170,12 +174,25 @@ class Search:
         self.oversample = oversample
         self.spite = spite
         """Weight of the others' mean points in the utility (0: only one's own points)."""
+        self.policy = policy
+        """The playouts' play policy (:data:`luz.bots.fastsim.NO_POLICY`: the heuristic's)."""
 
     def run(
         self, legal: tuple[Action, ...], iters: int | None, seconds: float | None, start: float | None = None
     ) -> Action:
         """The best legal action after ``iters`` worlds, or as many as fit in ``seconds`` counted from ``start``
         (a ``time.perf_counter()``, default now), at least one batch."""
+        firsts, totals = self.totals(legal, iters, seconds, start)
+        if isinstance(legal[0], Bid):
+            tricks, safety = np.unravel_index(int(np.argmax(totals)), totals.shape)
+            return Bid(int(tricks), bool(safety))
+        return Play(int(firsts[int(np.argmax(totals[:, 0]))]))
+
+    def totals(
+        self, legal: tuple[Action, ...], iters: int | None, seconds: float | None, start: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The first actions (bids' tricks ``* 2``, or slots) and their summed utilities ``[action, safety]`` over
+        the worlds played out (the budget as :meth:`run`)."""
         bidding = isinstance(legal[0], Bid)
         if bidding:
             top = max(a.tricks for a in legal if isinstance(a, Bid))
@@ -192,10 +209,7 @@ class Search:
                 began = time.perf_counter()
                 totals += self.utilities(firsts, TIME_BATCH, bidding)
                 batch = time.perf_counter() - began
-        if bidding:
-            tricks, safety = np.unravel_index(int(np.argmax(totals)), totals.shape)
-            return Bid(int(tricks), bool(safety))
-        return Play(int(firsts[int(np.argmax(totals[:, 0]))]))
+        return firsts, totals
 
     def utilities(self, firsts: np.ndarray, count: int, bidding: bool) -> np.ndarray:
         """Summed utility of each first action over ``count`` worlds: ``[action, safety]`` (safety 0 for a play)."""
@@ -222,7 +236,7 @@ class Search:
         scores = np.zeros((len(firsts), len(worlds), len(p.won)), dtype=np.int64)
         tricks = np.zeros_like(scores)
         state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
-        fs.rollouts(worlds, *state, p.seat, self.beliefs is None, firsts, scores, tricks)
+        fs.rollouts(worlds, *state, p.seat, self.beliefs is None, firsts, self.policy, scores, tricks)
         return scores, tricks
 
     def worlds(self, count: int) -> np.ndarray:

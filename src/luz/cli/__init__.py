@@ -15,7 +15,7 @@ bench_app = typer.Typer(help="Benchmarks (speed figures as ratios against a refe
 app.add_typer(bench_app, name="bench")
 
 # Each module registers its commands on ``app`` / ``bench_app``.
-from . import arena, bench, export, play, records, score, serve  # noqa: E402, F401
+from . import arena, bench, export, play, records, score, serve, train  # noqa: E402, F401
 
 
 def main() -> None:

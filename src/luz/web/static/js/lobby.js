@@ -7,6 +7,7 @@ import { identity } from "./identity.js";
 
 let editionList = {};
 let bots = [];
+let botLevels = {};
 let lobbyTables = [];
 
 function playerName() {
@@ -49,8 +50,19 @@ function fillPlayers() {
 function seatChoices() {
   return [
     el("option", { value: "human", text: t("create.human") }),
-    ...bots.map((bot) => el("option", { value: `bot:${bot}`, text: t("create.bot", { bot: botLabel(bot) }) })),
+    ...bots.map((bot) => el("option", { value: `bot:${bot}`, text: botChoice(bot) })),
   ];
+}
+
+/** A bot in the seat chooser: its level and measured rating first (when it has them), then its description. */
+function botChoice(bot) {
+  const level = botLevels[bot];
+  if (level?.rating == null) return t("create.bot", { bot: botLabel(bot) });
+  const rating = level.rating.toLocaleString(document.documentElement.lang || undefined, {
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+  });
+  return t("create.bot_level", { bot: botLabel(bot), level: t(`level.${level.label}`), rating });
 }
 
 function fillSeats() {
@@ -225,7 +237,10 @@ async function start() {
   $("#player-name").value = saved.get("name", "");
   $("#tutorial-button").addEventListener("click", startTutorial);
   $("#player-name").addEventListener("input", () => saved.set("name", playerName()));
-  [editionList, bots] = await Promise.all([editions(), api("/api/bots")]);
+  let levels;
+  [editionList, levels] = await Promise.all([editions(), api("/api/bots?levels=true")]);
+  bots = levels.map((level) => level.name);
+  botLevels = Object.fromEntries(levels.map((level) => [level.name, level]));
   fillEditions();
   $("#edition").addEventListener("change", fillPlayers);
   $("#players").addEventListener("change", fillSeats);

@@ -1,0 +1,61 @@
+"""``luz train``: the learned play policy by expert iteration, written as the ``.npz`` the bots load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+
+from luz.engine import EDITIONS, LuzError, get_edition
+
+from . import app
+
+
+@app.command()
+def train(
+    out: Annotated[
+        Path, typer.Option(help="The weights file to write (the package ships src/luz/bots/learned_policy.npz).")
+    ],
+    edition: Annotated[str, typer.Option(help=f"One of {', '.join(EDITIONS)}.")] = "iello-2024",
+    players: Annotated[int, typer.Option(min=2, help="Players at the self-play table.")] = 4,
+    steps: Annotated[int, typer.Option(min=1, max=50, help="Expert-iteration steps.")] = 3,
+    games: Annotated[int, typer.Option(min=1, help="Self-play games per step.")] = 8,
+    label_rate: Annotated[
+        float, typer.Option(min=0.01, max=1, help="Share of card decisions the expert labels.")
+    ] = 0.5,
+    iters: Annotated[int, typer.Option(min=1, help="The expert search's worlds per decision.")] = 64,
+    temperature: Annotated[
+        float, typer.Option(min=0.01, help="Points of search value per e-fold of the target distribution.")
+    ] = 3.0,
+    l2: Annotated[float, typer.Option(min=0, help="L2 penalty of the softmax regression.")] = 0.001,
+    seed: Annotated[int, typer.Option(help="Seed of the games and of the bots' choices.")] = 0,
+) -> None:
+    """Train the play policy by expert iteration: the policy plays, the search labels, the policy is refit.
+
+    Reproducible: the same options give the same weights. Prints one JSON line per step (examples, log-loss,
+    agreement of the policy and of the heuristic with the expert's best card, CPU seconds) and writes OUT with
+    every step's weights, the log and the options.
+    """
+    try:
+        from luz.bots.training import TrainConfig
+        from luz.bots.training import train as run_training
+    except ImportError as error:
+        raise typer.BadParameter(f"luz train needs {error.name}: pip install 'luz[train]'") from None
+
+    try:
+        table = get_edition(edition)
+    except LuzError:
+        raise typer.BadParameter(f"unknown edition {edition!r}", param_hint="'--edition'") from None
+    if players not in table.values:
+        raise typer.BadParameter(
+            f"{edition} is for {', '.join(map(str, table.values))} players", param_hint="'--players'"
+        )
+    config = TrainConfig(edition, players, steps, games, label_rate, iters, temperature, l2, seed)
+    steps_weights, log = run_training(config, lambda line: typer.echo(json.dumps(line)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    options = json.dumps({"command": "luz train", **{k: getattr(config, k) for k in config.__slots__}})
+    np.savez_compressed(out, steps=steps_weights, log=json.dumps(log), options=options)
+    typer.echo(f"weights: {out}")
