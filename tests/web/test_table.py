@@ -45,6 +45,9 @@ def create_in_lobby(player: Player, name: str, seats: list[str], edition: str = 
 
 def test_a_whole_game_against_bots_by_clicking(browser: Any, server: ServerProcess) -> None:
     player = open_player(browser, f"{server.http}/?pace=0")
+    player.page.wait_for_selector(
+        "#seat-0 option", state="attached"
+    )  # the lobby as a player sees it: editions and seats filled in
     shoot(player, "home")
     table_id = create_in_lobby(player, "Ana", ["human", "bot:random", "bot:random", "bot:random"])
     assert next_move(player) == "bid"
