@@ -15,6 +15,11 @@ from luz.bench.engine import bench_engine
 from . import bench_app
 
 
+def progress_line(message: str) -> None:
+    """A bench's progress, dimmed, on stderr (so that ``--json`` output stays one object on stdout)."""
+    Console(stderr=True).print(f"[dim]{message}[/dim]")
+
+
 def check_table(edition: str, players: int) -> None:
     """A usage error (one line, exit 2) for an unknown edition or a player count it does not have."""
     from luz.engine import LuzError, get_edition
@@ -32,8 +37,7 @@ def engine(
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Random complete deals per second, and the ratio against OpenSpiel's oh_hell when open_spiel is installed."""
-    console = Console(stderr=True)
-    report = bench_engine(seconds, seed, progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]"))
+    report = bench_engine(seconds, seed, progress=None if as_json else progress_line)
     if as_json:
         typer.echo(json.dumps(report))
         return
@@ -156,7 +160,6 @@ def server(
         raise typer.BadParameter("--processes > 1 needs --database-url postgresql://... and --redis-url redis://...")
     from luz.bench.server import bench_server  # imports the server stack: only for this command
 
-    console = Console(stderr=True)
     report = bench_server(
         tables=tables,
         clients_per_table=clients_per_table,
@@ -167,7 +170,7 @@ def server(
         think=think,
         seed=seed,
         compression=compression,
-        progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]"),
+        progress=None if as_json else progress_line,
         pin=pin,
         attacks=attacks,
         clock=clock,
@@ -248,10 +251,7 @@ def players(
     many games stored (p50/p99 in ms; the server in this process)."""
     from luz.bench.players import bench_players  # imports the server stack: only for this command
 
-    console = Console(stderr=True)
-    report = bench_players(
-        database_url, accounts, games, rated_games, reads, progress=lambda m: console.print(f"[dim]{m}[/dim]")
-    )
+    report = bench_players(database_url, accounts, games, rated_games, reads, progress=progress_line)
     if as_json:
         typer.echo(json.dumps(report))
         return
@@ -287,10 +287,7 @@ def adapters(
     from luz.bench.adapters import bench_adapters  # imports the frameworks: only for this command
 
     check_table(edition, players)
-    console = Console(stderr=True)
-    report = bench_adapters(
-        seconds, seed, edition, players, progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]")
-    )
+    report = bench_adapters(seconds, seed, edition, players, progress=None if as_json else progress_line)
     if as_json:
         typer.echo(json.dumps(report))
         return
@@ -325,10 +322,7 @@ def vector(
     from luz.bench.vector import bench_vector  # compiles the batched core: only for this command
 
     check_table(edition, players)
-    console = Console(stderr=True)
-    report = bench_vector(
-        seconds, seed, edition, players, progress=None if as_json else lambda m: console.print(f"[dim]{m}[/dim]")
-    )
+    report = bench_vector(seconds, seed, edition, players, progress=None if as_json else progress_line)
     if as_json:
         typer.echo(json.dumps(report))
         return
