@@ -159,6 +159,15 @@ def test_the_command_says_when_the_time_ran_out(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "report.json").read_text())["config"]["deal_sets"] == 1
 
 
+def test_without_a_terminal_the_progress_is_a_line_each_tenth_of_the_games(tmp_path: Path) -> None:
+    args = ["arena", "--bots", "random,random,random", "--games", "4", "--workers", "1", "--out", str(tmp_path)]
+    lines = [line for line in CliRunner().invoke(app, args).output.splitlines() if line.startswith("games ")]
+    assert len(lines) == 10 and lines[-1].startswith("games 12/12 (100%), 0:")
+    assert lines[0].startswith("games 2/12 (16%)")
+    quiet = CliRunner().invoke(app, [*args, "--json"]).output
+    assert "games " not in quiet and json.loads(quiet)["config"]["games"] == 12
+
+
 def test_seatings_play_every_order_of_the_bots_around_the_table() -> None:
     assert len(ArenaConfig(("strong", "oracle", "heuristic", "heuristic"), seatings=True).orders()) == 3
     assert len(ArenaConfig(("a", "b", "c", "d"), seatings=True).orders()) == 6

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +20,31 @@ from luz.bots import BOTS, REFERENCE_BOTS
 from luz.engine import EDITIONS, LuzError
 
 from . import app
+
+PLAIN_STEPS = 10
+"""Without a terminal (a log file), the progress is one line each time another tenth of the games is done."""
+
+
+@contextmanager
+def games_progress(console: Console, total: int, quiet: bool) -> Iterator[Callable[[GameRecord], None]]:
+    """A callable to call as each game ends: a progress bar on a terminal, else a plain line every tenth of
+    ``total`` (with the time elapsed); nothing when ``quiet`` (``--json``)."""
+    if quiet or console.is_terminal:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, TimeRemainingColumn(), console=console, disable=quiet) as progress:
+            task = progress.add_task("games", total=total)
+            yield lambda _: progress.advance(task)
+        return
+    start, done = time.monotonic(), 0
+
+    def advance(_: GameRecord) -> None:
+        nonlocal done
+        done += 1
+        if done * PLAIN_STEPS // total > (done - 1) * PLAIN_STEPS // total:
+            minutes, seconds = divmod(int(time.monotonic() - start), 60)
+            console.print(f"games {done}/{total} ({100 * done // total}%), {minutes}:{seconds:02d} elapsed")
+
+    yield advance
 
 
 def ray_backend(extra: list[str]) -> tuple[bool, str | None]:
@@ -75,13 +103,7 @@ def arena(
     except LuzError as error:
         raise typer.BadParameter(str(error), param_hint="'--bots' / '--edition' / '--players'") from None
     console = Console(stderr=True)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, TimeRemainingColumn(), console=console, disable=as_json) as progress:
-        task = progress.add_task("games", total=len(config.tasks()))
-
-        def advance(_: GameRecord) -> None:
-            progress.advance(task)
-
+    with games_progress(console, len(config.tasks()), as_json) as advance:
         records = run_arena(
             config, workers=workers, ray_address=address, use_ray=use_ray, progress=advance, minutes=minutes
         )
@@ -119,10 +141,8 @@ def gauntlet(
     except LuzError as error:
         raise typer.BadParameter(str(error), param_hint="'--bots' / '--field' / '--edition' / '--players'") from None
     console = Console(stderr=True)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, TimeRemainingColumn(), console=console, disable=as_json) as progress:
-        task = progress.add_task("games", total=games * players * len(config.members))
-        records = run_field(config, workers, lambda _: progress.advance(task), minutes)
+    with games_progress(console, games * players * len(config.members), as_json) as advance:
+        records = run_field(config, workers, advance, minutes)
     summary = summarise_field(config, records)
     if summary["config"]["deal_sets"] < games:
         console.print(f"time limit: {summary['config']['deal_sets']} of {games} deal sets played against every member")
