@@ -21,6 +21,7 @@ SMALL = FieldConfig(
     deal_sets=2,
     seed=5,
 )
+SMALL_TABLE = (SMALL.edition, SMALL.players, SMALL.deal_sets, SMALL.seed)
 
 
 def test_every_member_meets_the_bot_on_the_same_deals() -> None:
@@ -41,6 +42,9 @@ def test_every_member_meets_the_bot_on_the_same_deals() -> None:
         assert 0 <= figure["exact_rate"] <= figure["made_rate"] <= 1
     overall = np.mean([margins(SMALL, games[m], 2) for m in range(2)], axis=0)
     assert summary["overall"]["mean"] == pytest.approx(overall.mean())
+    assert summary["held_out"]["mean"] == pytest.approx(summary["members"][1]["mean"])  # the one held-out member
+    unheld = FieldConfig(SMALL.bot, tuple(Member(m.kind, m.spec, False) for m in SMALL.members), *SMALL_TABLE)
+    assert summarise_field(unheld, games)["held_out"] is None
     assert summary["members"][0]["mean"] > 50  # the heuristic far ahead of random players
 
 
@@ -62,7 +66,9 @@ def test_the_field_command(tmp_path: Path) -> None:
     summary = json.loads(result.output)
     assert len(summary["members"]) == len(FIELDS["quick"]) - 1  # random is the bot under test
     assert summary["overall"]["mean"] < 0
-    assert "| **overall** |" in (tmp_path / "field.md").read_text()
+    report = (tmp_path / "field.md").read_text()
+    assert "| **overall** |" in report and "| **overall, held-out kinds only** | | yes |" in report
+    assert summary["held_out"]["mean"] < 0
     two = runner.invoke(app, ["arena", "--bots", "random,heuristic", "--field", "quick"])
     assert two.exit_code == 2 and "the one bot under test" in two.output
     unknown = runner.invoke(app, ["arena", "--bots", "random", "--field", "nope"])

@@ -164,7 +164,8 @@ def margins(field: FieldConfig, records: list[GameRecord], deal_sets: int) -> np
 
 
 def summarise_field(field: FieldConfig, games: dict[int, list[GameRecord]]) -> dict[str, Any]:
-    """Per member and overall: the mean margin per game with its 95% interval clustered by deal set."""
+    """Per member, overall, and over the members held out of tuning only (``held_out``; ``None`` when there are
+    none): the mean margin per game with its 95% interval clustered by deal set."""
     deal_sets = len({r.deal_set for r in games[0]}) if games[0] else 0
     if not deal_sets:
         raise ArenaError("no deal set was played in full")
@@ -175,6 +176,8 @@ def summarise_field(field: FieldConfig, games: dict[int, list[GameRecord]]) -> d
         made = _made_rate(games[m], field.bot, field.edition)
         members.append({"kind": member.kind, "spec": member.spec, "held_out": member.held_out, **figure, **made})
     overall = interval(by_member.mean(axis=0), field.seed)
+    held = [m for m, member in enumerate(field.members) if member.held_out]
+    held_out = interval(by_member[held].mean(axis=0), field.seed) if held else None
     return {
         "config": {
             "bot": field.bot,
@@ -186,6 +189,7 @@ def summarise_field(field: FieldConfig, games: dict[int, list[GameRecord]]) -> d
         },
         "members": members,
         "overall": overall,
+        "held_out": held_out,
     }
 
 
@@ -205,7 +209,7 @@ def _made_rate(records: list[GameRecord], bot: str, edition: str) -> dict[str, f
 
 
 def field_markdown(summary: dict[str, Any]) -> str:
-    """The gauntlet as Markdown: one row per member, then the overall margin."""
+    """The gauntlet as Markdown: one row per member, then the overall margin, then over the held-out kinds."""
     config = summary["config"]
     lines = [
         f"# Field: {config['bot']}",
@@ -227,11 +231,13 @@ def field_markdown(summary: dict[str, Any]) -> str:
             f"| {m['kind']} | {m['spec']} | {'yes' if m['held_out'] else 'no'} | {margin(m)} "
             f"| {100 * m['made_rate']:.1f}% | {100 * m['exact_rate']:.1f}% |"
         )
+    lines.append(f"| **overall** | | | **{margin(summary['overall'])}** | | |")
+    if summary.get("held_out") is not None:
+        lines.append(f"| **overall, held-out kinds only** | | yes | **{margin(summary['held_out'])}** | | |")
     lines += [
-        f"| **overall** | | | **{margin(summary['overall'])}** | | |",
         "",
         "Margin: the bot's mean score per game minus the mean of its opponents' (all seats but its own), per deal "
-        "set; overall: the mean over the members of each deal set's margins. Intervals: percentile bootstrap over "
-        "deal sets.",
+        "set; overall: the mean over the members of each deal set's margins (held-out kinds only: over the members "
+        "held out of tuning). Intervals: percentile bootstrap over deal sets.",
     ]
     return "\n".join(lines) + "\n"
