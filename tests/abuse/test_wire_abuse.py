@@ -123,7 +123,8 @@ def test_a_killed_bot_worker_is_replaced_and_the_game_finishes(server: ServerPro
     wait_for(lambda: version() > 3, timeout=30, step=0.05)
     os.kill(worker, signal.SIGKILL)
     killed = time.monotonic()
-    health = wait_for(lambda: httpx.get(f"{server.http}/healthz").json(), timeout=10)
+    # Every poll below opens a connection: at most 20 a second, under this server's 30 (a faster poll is refused).
+    health = wait_for(lambda: httpx.get(f"{server.http}/healthz").json(), timeout=10, step=0.05)
     wait_for(lambda: httpx.get(f"{server.http}/healthz").json()["bot_pool_replacements"] == 1, timeout=10, step=0.05)
     assert health["status"] in ("ok", "degraded")
     wait_for(lambda: httpx.get(f"{server.http}/healthz").json()["status"] == "ok", timeout=60, step=0.05)
@@ -131,7 +132,9 @@ def test_a_killed_bot_worker_is_replaced_and_the_game_finishes(server: ServerPro
     (replacement,) = children_of(server.process.pid)
     assert replacement != worker
     # The game goes on to its end (the quick bot moved while the pool warmed up).
-    wait_for(lambda: httpx.get(f"{server.http}/api/tables/{table_id}").json()["status"] == "over", timeout=120)
+    wait_for(
+        lambda: httpx.get(f"{server.http}/api/tables/{table_id}").json()["status"] == "over", timeout=120, step=0.1
+    )
     print(f"bot pool recovered {recovered:.2f} s after its worker was killed")
 
 
