@@ -1,7 +1,7 @@
 // A player's profile: ratings (one card per edition and player count), statistics against humans and against
 // bots, and the newest games, each with its result, rating change and replay.
 
-import { $, ApiError, api, editions, el, startPage } from "./common.js";
+import { $, ApiError, api, botName, editions, el, startPage } from "./common.js";
 import { initials } from "./board.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { ratingChange, ratingText } from "./ratings.js";
@@ -77,13 +77,21 @@ function drawGames() {
         el(
           "td",
           { class: "who-played" },
-          ...game.players.map((p) => el(p.player === profile.id ? "strong" : "span", { class: "who-chip" }, p.name)),
+          ...game.players.map((p, seat) =>
+            el(p.player === profile.id ? "strong" : "span", { class: "who-chip" }, playerName(p, seat)),
+          ),
         ),
         el("td", {}, placeBadge(game), " ", el("span", { class: "muted" }, t("player.points", { points: game.points }))),
         el("td", { class: "rating-change" }, ratingChange(game.rating_change)),
       ),
     ),
   );
+}
+
+/** A player of a past game as the table named them: a person by name, a bot as "Random bot 3" (players come in
+ * seat order). */
+function playerName(player, seat) {
+  return player.kind === "bot" ? t("seat.bot_name", { bot: botName(player.name), n: seat + 1 }) : player.name;
 }
 
 function render() {
