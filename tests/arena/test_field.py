@@ -69,7 +69,7 @@ def test_the_field_command(tmp_path: Path) -> None:
     report = (tmp_path / "field.md").read_text()
     assert "| **overall** |" in report and "| **overall, held-out kinds only** | | yes |" in report
     assert summary["held_out"]["mean"] < 0
-    two = runner.invoke(app, ["arena", "--bots", "random,heuristic", "--field", "quick"])
-    assert two.exit_code == 2 and "the one bot under test" in two.output
+    none = runner.invoke(app, ["arena", "--bots", ",", "--field", "quick"])
+    assert none.exit_code == 2 and "give the bot or bots under test" in none.output
     unknown = runner.invoke(app, ["arena", "--bots", "random", "--field", "nope"])
     assert unknown.exit_code == 2 and "fields are: quick, full, fast" in unknown.output

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -82,17 +82,64 @@ class FieldConfig:
             config.check()
 
 
-def field_members(name: str, bot: str) -> tuple[Member, ...]:
-    """The members of the named field but ``bot`` itself; :class:`ArenaError` naming the fields otherwise."""
+def field_members(name: str, *bots: str) -> tuple[Member, ...]:
+    """The members of the named field but any of ``bots`` (the bots under test); :class:`ArenaError` naming the
+    fields otherwise."""
     try:
-        return tuple(member for member in FIELDS[name] if member.spec != bot)
+        return tuple(member for member in FIELDS[name] if member.spec not in bots)
     except KeyError:
         raise ArenaError(f"unknown field {name!r}; fields are: {', '.join(FIELDS)}") from None
 
 
-def _play(configs: list[ArenaConfig], task: tuple[int, int, int]) -> tuple[int, GameRecord]:
-    member, deal_set, rotation = task
-    return member, play_game(configs[member], deal_set, rotation)
+def _play(configs: Sequence[ArenaConfig], task: tuple[int, int, int]) -> tuple[int, GameRecord]:
+    table, deal_set, rotation = task
+    return table, play_game(configs[table], deal_set, rotation)
+
+
+def play_tables(
+    configs: Sequence[ArenaConfig],
+    tasks: Sequence[tuple[int, int, int]],
+    workers: int | None = None,
+    progress: Callable[[GameRecord], None] | None = None,
+    minutes: float | None = None,
+) -> dict[int, list[GameRecord]]:
+    """Play ``tasks``, each ``(table, deal set, rotation)`` of ``configs[table]``, ordered by deal set: every
+    table's games (by table index), sorted by deal set and rotation. After ``minutes`` no deal set starts, and only
+    the first deal sets played in full at every table are kept."""
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    deadline = None if minutes is None else time.monotonic() + 60 * minutes
+
+    def scheduled() -> Iterator[tuple[int, int, int]]:
+        previous = 0
+        for task in tasks:
+            if task[1] != previous and deadline is not None and time.monotonic() > deadline:
+                return
+            previous = task[1]
+            yield task
+
+    games: dict[int, list[GameRecord]] = {t: [] for t in range(len(configs))}
+    results = (
+        (_play(configs, task) for task in scheduled()) if workers == 1 else _in_processes(configs, scheduled(), workers)
+    )
+    for table, record in results:
+        games[table].append(record)
+        if progress is not None:
+            progress(record)
+    complete = min(
+        next(
+            (
+                d
+                for d in range(configs[t].deal_sets)
+                if sum(r.deal_set == d for r in records) < configs[t].games_per_set()
+            ),
+            configs[t].deal_sets,
+        )
+        for t, records in games.items()
+    )
+    return {
+        t: sorted((r for r in rs if r.deal_set < complete), key=lambda r: (r.deal_set, r.rotation))
+        for t, rs in games.items()
+    }
 
 
 def run_field(
@@ -105,39 +152,12 @@ def run_field(
     only the deal sets played in full by every member are kept."""
     field.check()
     configs = field.tables()
-    workers = (os.cpu_count() or 1) if workers is None else workers
     tasks = [(m, d, r) for d in range(field.deal_sets) for m in range(len(configs)) for r in range(field.players)]
-    deadline = None if minutes is None else time.monotonic() + 60 * minutes
-
-    def scheduled() -> Iterator[tuple[int, int, int]]:
-        for task in tasks:
-            if task[1] > 0 and task[0] == task[2] == 0 and deadline is not None and time.monotonic() > deadline:
-                return
-            yield task
-
-    games: dict[int, list[GameRecord]] = {m: [] for m in range(len(configs))}
-    results = (
-        (_play(configs, task) for task in scheduled()) if workers == 1 else _in_processes(configs, scheduled(), workers)
-    )
-    for member, record in results:
-        games[member].append(record)
-        if progress is not None:
-            progress(record)
-    complete = min(
-        next(
-            (d for d in range(field.deal_sets) if sum(r.deal_set == d for r in records) < field.players),
-            field.deal_sets,
-        )
-        for records in games.values()
-    )
-    return {
-        m: sorted((r for r in rs if r.deal_set < complete), key=lambda r: (r.deal_set, r.rotation))
-        for m, rs in games.items()
-    }
+    return play_tables(configs, tasks, workers, progress, minutes)
 
 
 def _in_processes(
-    configs: list[ArenaConfig], tasks: Iterator[tuple[int, int, int]], workers: int
+    configs: Sequence[ArenaConfig], tasks: Iterator[tuple[int, int, int]], workers: int
 ) -> Iterator[tuple[int, GameRecord]]:
     with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
         running: set[Future[tuple[int, GameRecord]]] = set()
@@ -208,6 +228,12 @@ def _made_rate(records: list[GameRecord], bot: str, edition: str) -> dict[str, f
     return {"made_rate": made / deals, "exact_rate": exact / deals}
 
 
+def format_margin(figure: dict[str, Any], one_deal_set: bool) -> str:
+    """A margin and its 95% interval as ``+1.2 [-0.3, +2.8]`` (one deal set: no interval)."""
+    low, high = figure["ci95"]
+    return f"{figure['mean']:+.1f} " + ("(one deal set: no interval)" if one_deal_set else f"[{low:+.1f}, {high:+.1f}]")
+
+
 def field_markdown(summary: dict[str, Any]) -> str:
     """The gauntlet as Markdown: one row per member, then the overall margin, then over the held-out kinds."""
     config = summary["config"]
@@ -223,8 +249,7 @@ def field_markdown(summary: dict[str, Any]) -> str:
     one = config["deal_sets"] < 2
 
     def margin(figure: dict[str, Any]) -> str:
-        low, high = figure["ci95"]
-        return f"{figure['mean']:+.1f} " + ("(one deal set: no interval)" if one else f"[{low:+.1f}, {high:+.1f}]")
+        return format_margin(figure, one)
 
     for m in summary["members"]:
         lines.append(

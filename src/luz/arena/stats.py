@@ -40,8 +40,9 @@ def interval(values: np.ndarray, seed: int) -> dict[str, Any]:
     return {"mean": float(values.mean()), "ci95": [float(low), float(high)]}
 
 
-def ratings(config: ArenaConfig, records: Sequence[GameRecord]) -> dict[str, dict[str, float]]:
-    """OpenSkill (Plackett-Luce) ratings from every game's ranking, games taken in report order.
+def ratings(labels: Sequence[str], records: Sequence[GameRecord]) -> dict[str, dict[str, float]]:
+    """OpenSkill (Plackett-Luce) ratings of the bot specs ``labels`` from every game's ranking, games taken in the
+    order given (an arena's report order).
 
     Each seat is a one-player team rated with its bot's current rating; a bot with several seats in a game gets
     the mean of their updated ratings.
@@ -49,7 +50,7 @@ def ratings(config: ArenaConfig, records: Sequence[GameRecord]) -> dict[str, dic
     from openskill.models import PlackettLuce  # only when reporting: keeps `luz` quick to start
 
     model = PlackettLuce()
-    current = {spec: model.rating(name=spec) for spec in config.labels()}
+    current = {spec: model.rating(name=spec) for spec in labels}
     for record in records:
         places = {seat: place for place, seat in enumerate(record.ranking)}
         teams = [[model.rating(mu=current[spec].mu, sigma=current[spec].sigma)] for spec in record.seats]
@@ -130,5 +131,5 @@ def summarise(config: ArenaConfig, records: Sequence[GameRecord]) -> dict[str, A
         },
         "bots": bots,
         "pairs": pairs,
-        "openskill": ratings(config, records),
+        "openskill": ratings(labels, records),
     }

@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from luz.arena import ArenaConfig, GameRecord, markdown, run_arena, summarise, write_reports
 from luz.arena.field import FIELDS, FieldConfig, field_markdown, field_members, run_field, summarise_field
+from luz.arena.levels import LevelsConfig, levels_markdown, run_levels, summarise_levels
 from luz.bots import BOTS, REFERENCE_BOTS
 from luz.engine import EDITIONS, LuzError
 
@@ -83,7 +84,10 @@ def arena(
     ] = False,
     field: Annotated[
         str | None,
-        typer.Option(help=f"Play the one bot of --bots against a field ({', '.join(FIELDS)}): one table per member."),
+        typer.Option(
+            help=f"Play each bot of --bots against a field ({', '.join(FIELDS)}): one table per member; with "
+            "several bots, the same members for each, and every bot and member rated on one scale."
+        ),
     ] = None,
 ) -> None:
     """Play BOTS against each other on duplicate deals and report their strength.
@@ -132,9 +136,13 @@ def gauntlet(
     out: Path,
     as_json: bool,
 ) -> None:
-    """``luz arena --field NAME``: one bot against each member of a field, on the same deal sets."""
+    """``luz arena --field NAME``: one bot against each member of a field, on the same deal sets (several bots:
+    :func:`levels`)."""
+    if len(specs) > 1:
+        levels(specs, name, edition, players, games, seed, workers, minutes, out, as_json)
+        return
     if len(specs) != 1:
-        raise typer.BadParameter("with --field, give the one bot under test", param_hint="'--bots'")
+        raise typer.BadParameter("with --field, give the bot or bots under test", param_hint="'--bots'")
     try:
         config = FieldConfig(specs[0], field_members(name, specs[0]), edition, players, games, seed)
         config.check()
@@ -155,3 +163,43 @@ def gauntlet(
         return
     typer.echo(field_markdown(summary))
     console.print(f"reports: {out / 'field.json'}, {out / 'field.md'}")
+
+
+def levels(
+    specs: tuple[str, ...],
+    name: str,
+    edition: str,
+    players: int,
+    games: int,
+    seed: int,
+    workers: int | None,
+    minutes: float | None,
+    out: Path,
+    as_json: bool,
+) -> None:
+    """``luz arena --bots A,B,... --field NAME``: each bot against the same members of a field, on the same deal
+    sets, and every bot and member rated on one OpenSkill scale."""
+    try:
+        config = LevelsConfig(specs, field_members(name, *specs), edition, players, games, seed, name)
+        config.check()
+    except LuzError as error:
+        raise typer.BadParameter(str(error), param_hint="'--bots' / '--field' / '--edition' / '--players'") from None
+    console = Console(stderr=True)
+    with games_progress(console, len(config.tasks()), as_json) as advance:
+        records = run_levels(config, workers, advance, minutes)
+    summary = summarise_levels(config, records)
+    if summary["config"]["deal_sets"] < games:
+        played = summary["config"]["deal_sets"]
+        console.print(f"time limit: {played} of {games} deal sets played by every bot against every member")
+    out.mkdir(parents=True, exist_ok=True)
+    games_json = {
+        bot: {config.members[m].kind: [r.to_json() for r in rs] for m, rs in by_member.items()}
+        for bot, by_member in zip(specs, records, strict=True)
+    }
+    (out / "levels.json").write_text(json.dumps({**summary, "games": games_json}, indent=1) + "\n")
+    (out / "levels.md").write_text(levels_markdown(summary))
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    typer.echo(levels_markdown(summary))
+    console.print(f"reports: {out / 'levels.json'}, {out / 'levels.md'}")
