@@ -27,8 +27,8 @@ def test_bots_only_return_legal_actions(edition: str, players: int) -> None:
         assert game.phase is Phase.GAME_OVER
 
 
-EVERY_BOT = [*sorted(BOTS), "learned", "policy"]
-"""The offered bots and the arena's learned ones."""
+EVERY_BOT = [*sorted(BOTS), "learned", "policy", "strong:depth=2", "expert:depth=2"]
+"""The offered bots, the arena's learned ones, and the searches that stop playouts early (the learned value)."""
 
 
 @pytest.mark.parametrize("name", EVERY_BOT)

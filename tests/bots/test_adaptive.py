@@ -201,13 +201,13 @@ def test_variant_playouts_with_every_seat_the_heuristic_are_the_strong_bots_play
     firsts = np.array([a.slot for a in seen.legal_actions if isinstance(a, Play)], dtype=np.int64)
     state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
     expected = np.zeros((len(firsts), 12, 4), dtype=np.int64), np.zeros((len(firsts), 12, 4), dtype=np.int64)
-    fs.rollouts(vals, *state, seat, False, firsts, fs.NO_POLICY, *expected)
+    fs.rollouts(vals, *state, seat, False, firsts, fs.NO_POLICY, fs.H, fs.NO_VALUE, *expected)
     got = np.zeros_like(expected[0]), np.zeros_like(expected[1])
     kinds = np.repeat(VARIANTS[:1][None], 12 * 4, axis=0).reshape(12, 4, 4)
-    fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, *got)
+    fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, fs.H, fs.NO_VALUE, *got)
     assert np.array_equal(got[0], expected[0]) and np.array_equal(got[1], expected[1])
     kinds[:, (seat + 1) % 4] = VARIANTS[-1]  # a random player: other results, the same for the same seed
     again = [np.zeros_like(expected[0]) for _ in range(4)]
-    fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, again[0], again[1])
-    fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, again[2], again[3])
+    fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, fs.H, fs.NO_VALUE, again[0], again[1])
+    fs.rollouts_variants(vals, kinds, *state, seat, False, firsts, 7, fs.H, fs.NO_VALUE, again[2], again[3])
     assert np.array_equal(again[0], again[2]) and not np.array_equal(again[0], expected[0])

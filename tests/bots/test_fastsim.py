@@ -120,6 +120,8 @@ def test_rollouts_score_by_the_rules() -> None:
         False,
         firsts,
         fs.NO_POLICY,
+        fs.H,
+        fs.NO_VALUE,
         scores,
         tricks,
     )

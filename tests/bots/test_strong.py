@@ -28,7 +28,7 @@ def test_strong_plays_whole_games_legally(edition: str, players: int) -> None:
     assert game.phase is Phase.GAME_OVER
 
 
-@pytest.mark.parametrize("name", ["strong", "expert", "learned"])
+@pytest.mark.parametrize("name", ["strong", "expert", "expert:depth=2", "learned"])
 def test_a_fixed_budget_and_seed_give_the_same_decision(name: str) -> None:
     game = Game.new("iello-2024", 4, seed=21)
     rng = random.Random(0)
@@ -65,7 +65,9 @@ def test_a_bot_receives_nothing_that_leads_to_the_game() -> None:
     assert not hidden & {item for item in reachable if isinstance(item, Card)}
 
 
-@pytest.mark.parametrize("name", ["strong:iters=12", "expert:iters=12", "learned:iters=12", "policy"])
+@pytest.mark.parametrize(
+    "name", ["strong:iters=12", "expert:iters=12", "expert:iters=12:depth=2", "learned:iters=12", "policy"]
+)
 @pytest.mark.parametrize("trick_history", [False, True])
 @pytest.mark.parametrize(("edition", "players"), [("iello-2024", 4), ("korokorodou-2014", 3), ("standard-deck", 4)])
 def test_changing_only_what_the_seat_cannot_see_changes_nothing(

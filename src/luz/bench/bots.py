@@ -40,7 +40,7 @@ def fast_playouts(seen: View, worlds: np.ndarray) -> int:
     scores = np.zeros((1, len(worlds), players), dtype=np.int64)
     tricks = np.zeros_like(scores)
     state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
-    fs.rollouts(vals, *state, p.seat, False, np.array([-1]), fs.NO_POLICY, scores, tricks)
+    fs.rollouts(vals, *state, p.seat, False, np.array([-1]), fs.NO_POLICY, fs.H, fs.NO_VALUE, scores, tricks)
     return len(worlds)
 
 

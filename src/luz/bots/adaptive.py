@@ -167,11 +167,13 @@ class AdaptiveSearch(Search):
     def playouts(self, firsts: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
         p = self.position
         worlds, kinds = self.worlds_and_variants(count)
-        scores = np.zeros((len(firsts), len(worlds), len(p.won)), dtype=np.int64)
-        tricks = np.zeros_like(scores)
+        scores = np.zeros((len(firsts), len(worlds), len(p.won)))
+        tricks = np.zeros(scores.shape, dtype=np.int64)
         state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
         seed = int(self.rng.integers(2**31))
-        fs.rollouts_variants(worlds, kinds, *state, p.seat, False, firsts, seed, scores, tricks)
+        fs.rollouts_variants(
+            worlds, kinds, *state, p.seat, False, firsts, seed, self.stop(), self.value, scores, tricks
+        )
         return scores, tricks
 
     def worlds_and_variants(self, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -207,9 +209,17 @@ class AdaptiveBot(StrongBot):
 
     name = "expert"
 
-    def __init__(self, iters: int | None = None, seconds: float | None = None, oversample: int = OVERSAMPLE) -> None:
-        super().__init__(iters, seconds, oversample)
+    def __init__(
+        self,
+        iters: int | None = None,
+        seconds: float | None = None,
+        oversample: int = OVERSAMPLE,
+        depth: int | None = None,
+    ) -> None:
+        super().__init__(iters, seconds, oversample, depth=depth)
 
     def search(self, view: View, rng: random.Random) -> Search:
         generator = np.random.default_rng(rng.getrandbits(64))
-        return AdaptiveSearch(Position.from_view(view), Beliefs(view), variant_prior(view), generator, self.oversample)
+        prior = variant_prior(view)
+        search = AdaptiveSearch(Position.from_view(view), Beliefs(view), prior, generator, self.oversample)
+        return search.truncated(self.depth, self.value)

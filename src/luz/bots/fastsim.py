@@ -457,18 +457,173 @@ def choose_play_policy(val, col, played, st, trick, won, bids, seat, gt, rules, 
     return legal[pick]
 
 
+# -- a learned value: the rest of a deal scored without playing it -------------------------------------------
+
+VALUE_FEATURES = 14
+"""Features of an unplayed card in a world (:func:`card_features`); a value is ``float64[VALUE_FEATURES]``."""
+NO_VALUE = np.zeros(0, dtype=np.float64)
+"""No learned value: playouts go to the end of the deal."""
+
+
+@njit(cache=True)
+def running(st, stop):
+    """Whether a playout goes on: the deal is not over, and in the play fewer than ``stop`` tricks are done or a
+    trick is under way."""
+    if st[PHASE] == OVER:
+        return False
+    return st[PHASE] == BIDDING or st[COUNT] > 0 or st[TRICKS] < stop
+
+
+@njit(cache=True)
+def card_features(val, col, played, st, won, bids, rules, seat, slot, out):
+    """Fill ``out`` with the features of ``seat``'s unplayed ``slot`` at the start of a trick, the world's whole
+    deal known (the value scores a sampled world): a constant, trump, the others' unplayed cards above it in its
+    colour (count, none, one), those below, the seat's own cards of the colour and those above it, the others
+    void in the colour (with a trump, and all), the seat's trumps, the tricks left, the lead, and whether the seat
+    still needs tricks for its bid."""
+    players, trump = rules[PLAYERS], rules[TRUMP]
+    colour, v = col[seat, slot], val[seat, slot]
+    above = below = mine = mine_above = trumps = 0
+    for s in range(H):
+        if not played[seat, s]:
+            trumps += col[seat, s] == trump
+            if col[seat, s] == colour:
+                mine += 1
+                mine_above += val[seat, s] > v
+    ruffers = voids = 0
+    for other in range(players):
+        if other == seat:
+            continue
+        holds, has_trump = 0, False
+        for s in range(H):
+            if not played[other, s]:
+                has_trump = has_trump or col[other, s] == trump
+                if col[other, s] == colour:
+                    holds += 1
+                    above += val[other, s] > v
+                    below += val[other, s] < v
+        if holds == 0 and colour != trump:
+            voids += 1
+            ruffers += has_trump
+    left = H - st[TRICKS]
+    out[0], out[1], out[2] = 1.0, colour == trump, above
+    out[3], out[4], out[5] = above == 0, above == 1, below
+    out[6], out[7], out[8] = mine, mine_above, ruffers
+    out[9], out[10], out[11] = voids, trumps, left / H
+    out[12] = st[LEADER] == seat
+    out[13] = bids[seat] >= 0 and won[seat] < bids[seat]
+
+
+@njit(cache=True)
+def card_chances(val, col, played, st, won, bids, rules, value, out):
+    """Fill ``out[seat, slot]`` with the learned ``value``'s chance that each unplayed card takes a trick in the
+    rest of the deal (a logistic score of :func:`card_features`), scaled so that they sum to the tricks left."""
+    features = np.empty(VALUE_FEATURES, dtype=np.float64)
+    total = 0.0
+    out[:] = 0.0
+    for seat in range(rules[PLAYERS]):
+        for s in range(H):
+            if not played[seat, s]:
+                card_features(val, col, played, st, won, bids, rules, seat, s, features)
+                score = 0.0
+                for f in range(VALUE_FEATURES):
+                    score += features[f] * value[f]
+                out[seat, s] = 1.0 / (1.0 + np.exp(-score))
+                total += out[seat, s]
+    scale = (H - st[TRICKS]) / total if total > 0 else 0.0
+    for seat in range(rules[PLAYERS]):
+        for s in range(H):
+            out[seat, s] = min(out[seat, s] * scale, 1.0)
+
+
+@njit(cache=True)
+def settle(val, col, played, st, won, bids, safe, rules, value, scores, tricks):
+    """Fill a playout's ``scores[seat]`` and ``tricks[seat]`` (the tricks taken so far): the deal's points when it
+    is over, else each seat's expected points with the rest of its tricks by the learned ``value`` (each card's
+    chance from :func:`card_chances`, the cards taken as independent)."""
+    players = rules[PLAYERS]
+    for seat in range(players):
+        tricks[seat] = won[seat]
+    if st[PHASE] == OVER:
+        for seat in range(players):
+            scores[seat] = deal_score(bids[seat], safe[seat], won[seat], rules)
+        return
+    chances = np.zeros((players, H), dtype=np.float64)
+    card_chances(val, col, played, st, won, bids, rules, value, chances)
+    dist = np.zeros(H + 1, dtype=np.float64)
+    for seat in range(players):
+        dist[:] = 0.0
+        dist[0] = 1.0
+        cards = 0
+        for s in range(H):
+            if played[seat, s]:
+                continue
+            p = chances[seat, s]
+            cards += 1
+            for t in range(cards, 0, -1):
+                dist[t] = dist[t] * (1.0 - p) + dist[t - 1] * p
+            dist[0] *= 1.0 - p
+        expected = 0.0
+        for taken in range(cards + 1):
+            expected += dist[taken] * deal_score(bids[seat], safe[seat], won[seat] + taken, rules)
+        scores[seat] = expected
+
+
+@njit(cache=True)
+def value_examples(val, col, rules, first, features, labels, owners):
+    """Play one deal from its first bid with every seat the heuristic on its own beliefs; at the start of every
+    trick, add each unplayed card's :func:`card_features` to ``features``, its ``(seat, slot)`` to ``owners`` and,
+    in ``labels``, whether it takes a trick later in the deal. Returns the rows filled (at most
+    ``players * H * (H + 1) / 2``)."""
+    players = rules[PLAYERS]
+    played = np.zeros((players, H), dtype=np.bool_)
+    st = np.array([first, first, -1, 0, 0, 0, BIDDING, first], dtype=np.int64)
+    trick = np.zeros((players, 2), dtype=np.int64)
+    won, bids, safe = np.zeros(players, np.int64), np.full(players, -1, np.int64), np.zeros(players, np.int64)
+    gt = np.zeros((players, H, rules[HIGH] + 2), dtype=np.float64)
+    world_beliefs(val, col, played, rules, -1, False, gt)
+    winning = np.zeros((players, H), dtype=np.bool_)
+    legal = np.empty(H, dtype=np.int64)
+    rows = 0
+    while st[PHASE] != OVER:
+        seat = st[CURRENT]
+        if st[PHASE] == BIDDING:
+            choice = policy_bid(val, col, played, st, seat, gt[seat], rules)
+            apply_bid(st, bids, safe, rules, choice // 2, choice % 2)
+            continue
+        if st[COUNT] == 0:
+            for holder in range(players):
+                for s in range(H):
+                    if not played[holder, s]:
+                        card_features(val, col, played, st, won, bids, rules, holder, s, features[rows])
+                        owners[rows, 0], owners[rows, 1] = holder, s
+                        rows += 1
+        own_beliefs(val, col, played, seat, rules, gt[seat])
+        count = legal_plays(col, played, seat, st[LED], legal)
+        slot = choose_play(val, col, played, st, trick, won, bids, seat, gt[seat], rules, legal, count)
+        winner = apply_play(val, col, played, st, trick, won, rules, slot)
+        if winner >= 0:
+            for i in range(players):
+                if trick[i, 0] == winner:
+                    winning[winner, trick[i, 1]] = True
+    for r in range(rows):
+        labels[r] = winning[owners[r, 0], owners[r, 1]]
+    return rows
+
+
 # -- rollouts --------------------------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def play_deal(val, col, played, st, trick, won, bids, safe, rules, gt, me, exact_self, opening, policy):
+def play_deal(val, col, played, st, trick, won, bids, safe, rules, gt, me, exact_self, opening, policy, stop):
     """Play the deal to its end, ``me`` taking action ``opening`` (``tricks * 2 + safety`` or a slot), then everyone
     following the heuristic policy on their own beliefs (updated as they reveal their own cards), with the learned
-    play ``policy`` (:func:`choose_play_policy`) for the cards unless it is :data:`NO_POLICY`."""
+    play ``policy`` (:func:`choose_play_policy`) for the cards unless it is :data:`NO_POLICY`; or only until
+    ``stop`` tricks are played (:func:`running`: ``stop`` = :data:`H`, the whole deal)."""
     legal = np.empty(H, dtype=np.int64)
     stale = np.zeros(rules[PLAYERS], dtype=np.bool_)
     forced = opening
-    while st[PHASE] != OVER:
+    while running(st, stop):
         seat = st[CURRENT]
         if st[PHASE] == BIDDING:
             choice = forced if seat == me and forced >= 0 else policy_bid(val, col, played, st, seat, gt[seat], rules)
@@ -501,10 +656,14 @@ def world_beliefs(val, col, played, rules, me, exact_self, gt):
 
 
 @njit(cache=True)
-def rollouts(vals, col, played, st, trick, won, bids, safe, rules, me, exact_self, firsts, policy, scores, tricks):
+def rollouts(
+    vals, col, played, st, trick, won, bids, safe, rules, me, exact_self, firsts, policy, stop, value, scores, tricks
+):
     """For each world ``vals[k]`` and each first action ``firsts[a]`` of ``me``, play the deal out (cards by the
     play ``policy``, see :func:`play_deal`): fill ``scores[a, k, seat]`` with the deal's points and
-    ``tricks[a, k, seat]`` with the tricks taken."""
+    ``tricks[a, k, seat]`` with the tricks taken. With ``stop`` below :data:`H`, a playout in the play stops once
+    ``stop`` tricks are played and the learned ``value`` scores the rest (:func:`settle`; ``scores`` float then,
+    ``tricks`` only those taken so far)."""
     players = rules[PLAYERS]
     gt = np.zeros((players, H, rules[HIGH] + 2), dtype=np.float64)
     for k in range(vals.shape[0]):
@@ -514,10 +673,10 @@ def rollouts(vals, col, played, st, trick, won, bids, safe, rules, me, exact_sel
             p2, st2, trick2, won2 = played.copy(), st.copy(), trick.copy(), won.copy()
             bids2, safe2 = bids.copy(), safe.copy()
             gt2 = gt.copy()
-            play_deal(val, col, p2, st2, trick2, won2, bids2, safe2, rules, gt2, me, exact_self, firsts[a], policy)
-            for seat in range(players):
-                scores[a, k, seat] = deal_score(bids2[seat], safe2[seat], won2[seat], rules)
-                tricks[a, k, seat] = won2[seat]
+            play_deal(
+                val, col, p2, st2, trick2, won2, bids2, safe2, rules, gt2, me, exact_self, firsts[a], policy, stop
+            )
+            settle(val, col, p2, st2, won2, bids2, safe2, rules, value, scores[a, k], tricks[a, k])
 
 
 # -- the opponent model ----------------------------------------------------------------------------------------
@@ -639,14 +798,14 @@ def variant_bid_chances(values, top, kind, penalty, noise, out):
 
 
 @njit(cache=True)
-def play_deal_variants(val, col, played, st, trick, won, bids, safe, rules, gt, me, exact_self, opening, kinds):
+def play_deal_variants(val, col, played, st, trick, won, bids, safe, rules, gt, me, exact_self, opening, kinds, stop):
     """:func:`play_deal` with each seat playing its variant ``kinds[seat]`` (noise drawn from numba's generator)."""
     legal = np.empty(H, dtype=np.int64)
     stale = np.zeros(rules[PLAYERS], dtype=np.bool_)
     chances = np.zeros(H, dtype=np.float64)
     values = np.empty((H + 1, 2), dtype=np.float64)
     forced = opening
-    while st[PHASE] != OVER:
+    while running(st, stop):
         seat = st[CURRENT]
         kind = kinds[seat]
         noisy = kind[NOISE] > 0 and np.random.random() * 1000.0 < kind[NOISE]
@@ -683,7 +842,24 @@ def play_deal_variants(val, col, played, st, trick, won, bids, safe, rules, gt, 
 
 @njit(cache=True)
 def rollouts_variants(
-    vals, kinds, col, played, st, trick, won, bids, safe, rules, me, exact_self, firsts, seed, scores, tricks
+    vals,
+    kinds,
+    col,
+    played,
+    st,
+    trick,
+    won,
+    bids,
+    safe,
+    rules,
+    me,
+    exact_self,
+    firsts,
+    seed,
+    stop,
+    value,
+    scores,
+    tricks,
 ):
     """:func:`rollouts` with the seats of world ``k`` playing the variants ``kinds[k, seat]``; numba's generator
     is seeded with ``seed`` first, so the result is reproducible."""
@@ -696,12 +872,11 @@ def rollouts_variants(
         for a in range(firsts.shape[0]):
             p2, st2, trick2, won2 = played.copy(), st.copy(), trick.copy(), won.copy()
             bids2, safe2 = bids.copy(), safe.copy()
+            gt2 = gt.copy()
             play_deal_variants(
-                val, col, p2, st2, trick2, won2, bids2, safe2, rules, gt.copy(), me, exact_self, firsts[a], kinds[k]
+                val, col, p2, st2, trick2, won2, bids2, safe2, rules, gt2, me, exact_self, firsts[a], kinds[k], stop
             )
-            for seat in range(players):
-                scores[a, k, seat] = deal_score(bids2[seat], safe2[seat], won2[seat], rules)
-                tricks[a, k, seat] = won2[seat]
+            settle(val, col, p2, st2, won2, bids2, safe2, rules, value, scores[a, k], tricks[a, k])
 
 
 @njit(cache=True)

@@ -50,7 +50,7 @@ class HeuristicRolloutEvaluator:
         players = len(won)
         gt = np.zeros((players, fs.H, int(p.rules[fs.HIGH]) + 2), dtype=np.float64)
         fs.world_beliefs(val, p.col, played, p.rules, -1, False, gt)
-        fs.play_deal(val, p.col, played, st, trick, won, bids, safe, p.rules, gt, -1, False, -1, fs.NO_POLICY)
+        fs.play_deal(val, p.col, played, st, trick, won, bids, safe, p.rules, gt, -1, False, -1, fs.NO_POLICY, fs.H)
         return totals + [fs.deal_score(bids[s], safe[s], won[s], p.rules) for s in range(players)]
 
     def prior(self, state: Any) -> list[tuple[int, float]]:

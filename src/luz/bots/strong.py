@@ -15,6 +15,8 @@ Each decision:
    times the mean of the others' points (default 1): make the bid, and break the others'.
 
 The budget is a number of worlds (``iters``: reproducible for a given seed) or a time per decision (``seconds``).
+With ``depth``, a playout of a card stops ``depth`` tricks on and the learned value
+(:mod:`luz.bots.value`) scores the rest of the deal: cheaper playouts, so more worlds in a time budget.
 """
 
 from __future__ import annotations
@@ -131,7 +133,12 @@ class StrongBot(Bot):
     """The playouts' play policy (:func:`luz.bots.fastsim.choose_play_policy`): the heuristic's here."""
 
     def __init__(
-        self, iters: int | None = None, seconds: float | None = None, oversample: int = OVERSAMPLE, spite: float = 1.0
+        self,
+        iters: int | None = None,
+        seconds: float | None = None,
+        oversample: int = OVERSAMPLE,
+        spite: float = 1.0,
+        depth: int | None = None,
     ) -> None:
         check_budget(iters, seconds)
         if isinstance(oversample, bool) or not isinstance(oversample, int) or oversample < 1:
@@ -142,6 +149,7 @@ class StrongBot(Bot):
             raise InvalidBotSpec(f"spite must be a number in [0, 1], not {spite!r}")
         self.oversample = oversample
         self.spite = float(spite)
+        self.depth, self.value = check_depth(depth)
 
     def decide(self, view: View, rng: random.Random) -> Action:
         if len(view.legal_actions) == 1:
@@ -152,7 +160,19 @@ class StrongBot(Bot):
     def search(self, view: View, rng: random.Random) -> Search:
         """This decision's search (it draws its generator's seed from ``rng``)."""
         generator = np.random.default_rng(rng.getrandbits(64))
-        return Search(Position.from_view(view), Beliefs(view), generator, self.oversample, self.spite, self.policy)
+        search = Search(Position.from_view(view), Beliefs(view), generator, self.oversample, self.spite, self.policy)
+        return search.truncated(self.depth, self.value)
+
+
+def check_depth(depth: int | None) -> tuple[int | None, np.ndarray]:
+    """A playout depth (``None``: to the end of the deal) and the value that scores the rest after it."""
+    if depth is None:
+        return None, fs.NO_VALUE
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= fs.H:
+        raise InvalidBotSpec(f"depth must be a whole number of tricks in 1..{fs.H}, not {depth!r}")
+    from .value import shipped_value
+
+    return depth, shipped_value()
 
 
 class Search:
@@ -176,6 +196,22 @@ class Search:
         """Weight of the others' mean points in the utility (0: only one's own points)."""
         self.policy = policy
         """The playouts' play policy (:data:`luz.bots.fastsim.NO_POLICY`: the heuristic's)."""
+        self.depth: int | None = None
+        """Tricks a card's playout plays (``None``: to the end of the deal); the learned ``value`` scores the rest."""
+        self.value = fs.NO_VALUE
+
+    def truncated(self, depth: int | None, value: np.ndarray) -> Search:
+        """This search with card playouts stopped ``depth`` tricks on and the rest scored by ``value``."""
+        self.depth, self.value = depth, value
+        return self
+
+    def stop(self) -> int:
+        """The tricks after which a playout stops (:data:`luz.bots.fastsim.H`: at the end of the deal); a bid's
+        playouts always go to the end, since the bid is valued by the tricks taken."""
+        st = self.position.st
+        if self.depth is None or st[fs.PHASE] == fs.BIDDING:
+            return fs.H
+        return min(int(st[fs.TRICKS]) + self.depth, fs.H)
 
     def run(
         self, legal: tuple[Action, ...], iters: int | None, seconds: float | None, start: float | None = None
@@ -233,10 +269,11 @@ class Search:
         action."""
         p = self.position
         worlds = self.worlds(count)
-        scores = np.zeros((len(firsts), len(worlds), len(p.won)), dtype=np.int64)
-        tricks = np.zeros_like(scores)
+        scores = np.zeros((len(firsts), len(worlds), len(p.won)))
+        tricks = np.zeros(scores.shape, dtype=np.int64)
         state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
-        fs.rollouts(worlds, *state, p.seat, self.beliefs is None, firsts, self.policy, scores, tricks)
+        exact = self.beliefs is None
+        fs.rollouts(worlds, *state, p.seat, exact, firsts, self.policy, self.stop(), self.value, scores, tricks)
         return scores, tricks
 
     def worlds(self, count: int) -> np.ndarray:

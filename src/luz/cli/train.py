@@ -59,3 +59,35 @@ def train(
     options = json.dumps({"command": "luz train", **{k: getattr(config, k) for k in config.__slots__}})
     np.savez_compressed(out, steps=steps_weights, log=json.dumps(log), options=options)
     typer.echo(f"weights: {out}")
+
+
+@app.command("train-value")
+def train_value(
+    out: Annotated[
+        Path, typer.Option(help="The weights file to write (the package ships src/luz/bots/learned_value.npz).")
+    ],
+    steps: Annotated[int, typer.Option(min=1, max=50, help="Training steps, each with fresh deals.")] = 4,
+    deals: Annotated[int, typer.Option(min=1, help="Self-play deals per step (the tables in turn).")] = 500,
+    held_out: Annotated[int, typer.Option(min=1, help="Held-out deals each step is measured on.")] = 500,
+    l2: Annotated[float, typer.Option(min=0, help="L2 penalty of the logistic regression.")] = 0.001,
+    seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 0,
+) -> None:
+    """Train the value that scores the rest of a deal (``strong:depth=2``): each card's chance of a trick.
+
+    Self-play deals of every edition and player count, played by the heuristic; reproducible: the same options
+    give the same weights. Prints one JSON line per step (deals, cards, held-out log-loss and error in tricks
+    still to take, next to the even chance's, CPU seconds) and writes OUT with every step's weights, the log and
+    the options.
+    """
+    try:
+        from luz.bots.value import ValueConfig
+        from luz.bots.value import train_value as run_training
+    except ImportError as error:
+        raise typer.BadParameter(f"luz train-value needs {error.name}: pip install 'luz[train]'") from None
+
+    config = ValueConfig(steps, deals, held_out, l2, seed)
+    steps_weights, log = run_training(config, lambda line: typer.echo(json.dumps(line)))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    options = json.dumps({"command": "luz train-value", **{k: getattr(config, k) for k in config.__slots__}})
+    np.savez_compressed(out, steps=steps_weights, log=json.dumps(log), options=options)
+    typer.echo(f"weights: {out}")

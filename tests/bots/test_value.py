@@ -1,0 +1,120 @@
+"""The learned value: its examples follow the rules, it scores a stopped playout by the rules, it is reproducible,
+and a search that stops its playouts early still plays legal, view-only decisions."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from luz.bots import InvalidBotSpec, make_arena_bot
+from luz.bots import fastsim as fs
+from luz.bots.strong import Position
+from luz.bots.value import TABLES, CardExamples, ValueConfig, quality, shipped_value, train_value
+from luz.engine import Game, Phase, Play, view
+from luz.engine.beliefs import Beliefs
+from reference import random_steps
+
+
+def test_every_trick_start_labels_as_many_cards_as_tricks_left() -> None:
+    """In a self-play deal, the cards that take a trick from a trick's start on are exactly the tricks left."""
+    examples = CardExamples.of_deals("rules", 2 * len(TABLES))
+    deal, left, seat = examples.groups.T
+    for d in np.unique(deal):
+        for tricks_left in range(1, fs.H + 1):
+            here = (deal == d) & (left == tricks_left)
+            assert examples.labels[here].sum() == tricks_left
+            assert here.sum() == len(np.unique(seat[deal == d])) * tricks_left  # every unplayed card, each seat
+    assert set(np.unique(examples.features[:, 1])) == {0.0, 1.0}
+
+
+def test_the_shipped_value_predicts_held_out_deals_better_than_the_even_chance() -> None:
+    held_out = CardExamples.of_deals("test-held-out", 3 * len(TABLES))
+    learned, even = quality(held_out, shipped_value()), quality(held_out, None)
+    assert learned["log_loss"] < even["log_loss"] - 0.1
+    assert learned["tricks_error"] < 0.8 * even["tricks_error"]
+
+
+def test_training_is_reproducible_for_a_seed() -> None:
+    config = ValueConfig(steps=2, deals=14, held_out=14, seed=3)
+    (first, log), (again, _) = train_value(config), train_value(config)
+    assert np.array_equal(first, again) and first.shape == (2, fs.VALUE_FEATURES) and len(log) == 2
+    assert log[1]["deals"] == 28 and log[1]["log_loss"] < log[1]["even_log_loss"]
+    other, _ = train_value(ValueConfig(steps=2, deals=14, held_out=14, seed=4))
+    assert not np.array_equal(first, other)
+
+
+def playout_state(edition: str, players: int, seed: int) -> tuple[Position, np.ndarray, np.ndarray]:
+    """A mid-play position of the seat to act, worlds drawn from its beliefs, and its legal first cards."""
+    game = Game.new(edition, players, seed=seed)
+    rng = random.Random(seed)
+    while game.phase is not Phase.PLAY or len(game.legal_actions()) < 2:
+        random_steps(game, rng, 1)
+    seat = game.current_player
+    assert seat is not None
+    seen = view(game, seat)
+    p, beliefs = Position.from_view(seen), Beliefs(seen)
+    vals = np.repeat(p.val[None], 8, axis=0)
+    vals[:, seat, list(beliefs.slots)] = beliefs.sample_values(8, np.random.default_rng(seed))
+    firsts = np.array([a.slot for a in seen.legal_actions if isinstance(a, Play)], dtype=np.int64)
+    return p, vals, firsts
+
+
+@pytest.mark.parametrize(("edition", "players"), TABLES)
+def test_a_stopped_playout_scores_the_expected_points_of_the_rest(edition: str, players: int) -> None:
+    p, vals, firsts = playout_state(edition, players, 11)
+    state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
+    shape = (len(firsts), len(vals), players)
+
+    def playouts(stop: int, value: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        scores, tricks = np.zeros(shape), np.zeros(shape, dtype=np.int64)
+        value = shipped_value() if value is None else value
+        fs.rollouts(vals, *state, p.seat, False, firsts, fs.NO_POLICY, stop, value, scores, tricks)
+        return scores, tricks
+
+    whole, whole_tricks = playouts(fs.H)
+    assert whole_tricks.sum(axis=2).min() == fs.H and np.array_equal(whole, np.rint(whole))
+    stop = int(p.st[fs.TRICKS]) + 1
+    stopped, stopped_tricks = playouts(stop)
+    assert np.array_equal(stopped_tricks.sum(axis=2), np.full(shape[:2], stop))  # the tricks taken so far only
+    made, penalty = p.rules[fs.MADE], p.rules[fs.PENALTY]
+    assert stopped.max() <= made and stopped.min() >= -penalty * fs.H
+    assert not np.array_equal(stopped, np.rint(stopped))  # an expectation, not one outcome
+    assert np.corrcoef(stopped.ravel(), whole.ravel())[0, 1] > 0.3  # it values the rest as playing it does
+    unvalued, _ = playouts(fs.H, fs.NO_VALUE)  # to the end of the deal, the value is never asked
+    assert np.array_equal(unvalued, whole)
+
+
+def test_the_depth_is_checked_and_the_search_stops_only_the_plays() -> None:
+    for bad in ("0", "11", "1.5"):
+        with pytest.raises(InvalidBotSpec, match="depth"):
+            make_arena_bot(f"expert:depth={bad}")
+    bot = make_arena_bot("strong:depth=2")
+    game = Game.new("iello-2024", 4, seed=4)
+    seat = game.current_player
+    assert seat is not None
+    bidding = bot.search(view(game, seat), random.Random(0))
+    assert bidding.stop() == fs.H  # a bid is valued by its tricks: played to the end
+    game.apply(bot.choose(view(game, seat), random.Random(0)), seat)
+    while game.phase is not Phase.PLAY:
+        seat = game.current_player
+        assert seat is not None
+        game.apply(bot.choose(view(game, seat), random.Random(0)), seat)
+    seat = game.current_player
+    assert seat is not None
+    assert bot.search(view(game, seat), random.Random(0)).stop() == 2
+
+
+def test_luz_train_value_writes_weights_the_bots_can_load(tmp_path: object) -> None:
+    entry = "from luz.cli import main; main()"
+    out = f"{tmp_path}/v.npz"
+    command = [sys.executable, "-c", entry, "train-value", "--out", out, "--steps", "1", "--deals", "7"]
+    result = subprocess.run([*command, "--held-out", "7"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    with np.load(out) as saved:
+        assert saved["steps"].shape == (1, fs.VALUE_FEATURES) and "train-value" in str(saved["options"])
+    bad = subprocess.run([*command, "--held-out", "0"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
