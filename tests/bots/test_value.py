@@ -3,6 +3,7 @@ and a search that stops its playouts early still plays legal, view-only decision
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -118,3 +119,15 @@ def test_luz_train_value_writes_weights_the_bots_can_load(tmp_path: object) -> N
         assert saved["steps"].shape == (1, fs.VALUE_FEATURES) and "train-value" in str(saved["options"])
     bad = subprocess.run([*command, "--held-out", "0"], capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_the_shipped_value_is_the_output_of_its_recorded_command() -> None:
+    """The first step of the command recorded in the shipped file gives its first step's weights again."""
+    from importlib.resources import files
+
+    with files("luz.bots").joinpath("learned_value.npz").open("rb") as handle, np.load(handle) as saved:
+        options, steps = json.loads(str(saved["options"])), saved["steps"]
+    assert options["command"] == "luz train-value" and np.array_equal(steps[-1], shipped_value())
+    config = ValueConfig(1, options["deals"], options["held_out"], options["l2"], options["seed"])
+    first, _ = train_value(config)
+    assert np.allclose(first[0], steps[0], atol=1e-6)
