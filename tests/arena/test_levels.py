@@ -76,8 +76,13 @@ def test_the_games_are_rated_in_one_pool_interleaved_by_deal_set_member_rotation
     assert all(rated[m.spec]["mu"] > rated["random"]["mu"] for m in MEMBERS)
     random_margin, heuristic_margin = (b["overall"]["mean"] for b in summary["bots"])
     assert random_margin < -50 and heuristic_margin > random_margin + 100
+    [pair] = summary["pairs"]  # paired by deal set: the mean difference is the difference of the means
+    assert (pair["bot"], pair["against"], pair["significant"]) == ("heuristic", "random", True)
+    assert pair["mean"] == pytest.approx(heuristic_margin - random_margin)
+    assert pair["ci95"][0] <= pair["mean"] <= pair["ci95"][1]
     report = levels_markdown(summary)
     assert "| heuristic | " in report and "| noisy | heuristic:noise=0.2 | yes |" in report
+    assert "| heuristic | random | " in report
 
 
 def test_the_same_seed_gives_the_same_ratings(games: Games) -> None:

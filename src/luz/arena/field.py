@@ -183,13 +183,19 @@ def margins(field: FieldConfig, records: list[GameRecord], deal_sets: int) -> np
     return mine - theirs
 
 
+def member_margins(field: FieldConfig, games: dict[int, list[GameRecord]], deal_sets: int) -> np.ndarray:
+    """``margin[m, d]``: the bot under test's margin against member ``m`` in deal set ``d`` (the mean over the
+    members is the deal set's overall margin)."""
+    return np.array([margins(field, games[m], deal_sets) for m in range(len(field.members))])
+
+
 def summarise_field(field: FieldConfig, games: dict[int, list[GameRecord]]) -> dict[str, Any]:
     """Per member, overall, and over the members held out of tuning only (``held_out``; ``None`` when there are
     none): the mean margin per game with its 95% interval clustered by deal set."""
     deal_sets = len({r.deal_set for r in games[0]}) if games[0] else 0
     if not deal_sets:
         raise ArenaError("no deal set was played in full")
-    by_member = np.array([margins(field, games[m], deal_sets) for m in range(len(field.members))])
+    by_member = member_margins(field, games, deal_sets)
     members = []
     for m, member in enumerate(field.members):
         figure = interval(by_member[m], field.seed)

@@ -5,18 +5,20 @@ of the bots under test), on the same duplicate deal sets, in every rotation. The
 deal set, then member, then rotation, then bot, so that no bot's games all come last, and a time limit keeps the
 deal sets played in full by every bot against every member. Every bot and every member is then rated on one
 OpenSkill (Plackett-Luce) scale from all the games pooled, taken in that order; each bot's margin against the
-field comes from :func:`~luz.arena.field.summarise_field`, its interval clustered by deal set.
+field comes from :func:`~luz.arena.field.summarise_field`, its interval clustered by deal set, and the difference
+of two bots' margins is paired by deal set (the same deals against the same members).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from .core import ArenaError, GameRecord
-from .field import FieldConfig, Member, format_margin, play_tables, summarise_field
-from .stats import ratings
+from .field import FieldConfig, Member, format_margin, member_margins, play_tables, summarise_field
+from .stats import interval, ratings
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +92,19 @@ def pooled(config: LevelsConfig, games: list[dict[int, list[GameRecord]]]) -> li
 
 def summarise_levels(config: LevelsConfig, games: list[dict[int, list[GameRecord]]]) -> dict[str, Any]:
     """Per bot under test its OpenSkill rating and its margins against the field (overall, over the held-out kinds,
-    per member); per member its rating, on the same scale."""
-    fields = [summarise_field(gauntlet, games[b]) for b, gauntlet in enumerate(config.gauntlets())]
+    per member); per member its rating, on the same scale; per pair of bots (each against every bot before it in
+    the order given) the difference of their margins against the field, paired by deal set."""
+    gauntlets = config.gauntlets()
+    fields = [summarise_field(gauntlet, games[b]) for b, gauntlet in enumerate(gauntlets)]
+    deal_sets = fields[0]["config"]["deal_sets"]
+    overall = [member_margins(gauntlet, games[b], deal_sets).mean(axis=0) for b, gauntlet in enumerate(gauntlets)]
+    pairs = []
+    for a, b in itertools.combinations(range(len(config.bots)), 2):
+        difference = interval(overall[b] - overall[a], config.seed)
+        low, high = difference["ci95"]
+        pairs.append(
+            {"bot": config.bots[b], "against": config.bots[a], **difference, "significant": low > 0 or high < 0}
+        )
     records = pooled(config, games)
     rated = ratings([*config.bots, *(member.spec for member in config.members)], records)
     return {
@@ -101,7 +114,7 @@ def summarise_levels(config: LevelsConfig, games: list[dict[int, list[GameRecord
             "members": [{"kind": m.kind, "spec": m.spec, "held_out": m.held_out} for m in config.members],
             "edition": config.edition,
             "players": config.players,
-            "deal_sets": fields[0]["config"]["deal_sets"],
+            "deal_sets": deal_sets,
             "games_per_bot": fields[0]["config"]["games"],
             "games": len(records),
             "seed": config.seed,
@@ -119,6 +132,7 @@ def summarise_levels(config: LevelsConfig, games: list[dict[int, list[GameRecord
         "members": [
             {"kind": m.kind, "spec": m.spec, "held_out": m.held_out, "openskill": rated[m.spec]} for m in config.members
         ],
+        "pairs": pairs,
     }
 
 
@@ -149,6 +163,17 @@ def levels_markdown(summary: dict[str, Any]) -> str:
     for bot in summary["bots"]:
         row = f"| {bot['bot']} | {rating(bot['openskill'])} | {format_margin(bot['overall'], one)} |"
         lines.append(row + (f" {format_margin(bot['held_out'], one)} |" if held else ""))
+    if summary["pairs"]:
+        lines += [
+            "",
+            "| bot | against | difference of their margins against the field [95% CI] | CI excludes 0 |",
+            "|---|---|---|---|",
+        ]
+        for pair in summary["pairs"]:
+            lines.append(
+                f"| {pair['bot']} | {pair['against']} | {format_margin(pair, one)} "
+                f"| {'yes' if pair['significant'] else 'no'} |"
+            )
     lines += [
         "",
         "Margin per game against each member:",
@@ -175,6 +200,7 @@ def levels_markdown(summary: dict[str, Any]) -> str:
         "Rating: OpenSkill (Plackett-Luce) from every game's ranking, all the games pooled (by deal set, then member, "
         "then rotation, then bot), every bot and member on one scale; the ordinal is mu - 3 sigma. Margin: the bot's "
         "mean score per game minus the mean of its opponents', per deal set; against the field: the mean over the "
-        "members. Intervals: percentile bootstrap over deal sets.",
+        "members; the difference of two bots' margins is taken deal set by deal set (the same deals, the same "
+        "members). Intervals: percentile bootstrap over deal sets.",
     ]
     return "\n".join(lines) + "\n"
