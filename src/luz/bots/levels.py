@@ -1,8 +1,11 @@
 """Bot levels for people: each offered bot with a label and its measured rating, on one OpenSkill scale.
 
-The ratings are OpenSkill (Plackett-Luce) ratings from one arena in which the four levels met on duplicate deals,
-every rotation (the command is :data:`CALIBRATION`); ``rating`` is the ordinal (mu - 3 sigma), the figure the
-arena reports. They are measured figures, kept here so that the server can show them without running anything.
+The ratings are OpenSkill (Plackett-Luce) ratings against the field: each level played the same members of the
+``quick`` field (its six heuristic variants; the field's ``random``, ``heuristic`` and ``strong`` are levels
+themselves, so they are left out) on the same duplicate deal sets, in every rotation, and every level and member
+was rated on one scale from all those games pooled (:mod:`luz.arena.levels`; the command is :data:`CALIBRATION`).
+``rating`` is the ordinal (mu - 3 sigma), the figure the arena reports. They are measured figures, kept here so
+that the server can show them without running anything.
 """
 
 from __future__ import annotations
@@ -26,16 +29,21 @@ class Level:
 
 
 CALIBRATION = (
-    "luz arena --bots random,heuristic,strong,expert --edition iello-2024 --players 4 --games 40 --seed 31 --workers 1"
+    "luz arena --bots random,heuristic,strong,expert --field quick --edition iello-2024 --players 4 --games 200 "
+    "--seed 121 --workers 1 --minutes 25"
 )
-"""The arena the ratings come from (40 deal sets, 160 games; mu / sigma: random -4.9 / 4.2, heuristic 26.0 / 2.8,
-strong 35.2 / 2.7, expert 42.1 / 2.8; expert - strong +16.2 [+8.2, +23.8] points a game, both at a mean 36.6 ms
-a decision)."""
+"""The run the ratings come from: 60 deal sets were played in full by every level against every member in the
+25 minutes (the same games as ``--games 60``), 1440 games a level, 5760 in all, with the bots of commit 7f6025b.
+mu / sigma: random 1.1 / 2.2, heuristic 26.2 / 1.6, strong 49.7 / 2.1, expert 55.9 / 2.4 (the members: 19.5 to
+25.7, sigma 1.6 to 1.7). Margin per game against the field [95% CI, clustered by deal set]: random -74.4
+[-77.0, -71.9], heuristic +9.6 [+8.4, +10.9], strong +69.4 [+66.9, +71.9], expert +74.6 [+72.6, +76.7]; expert
+- strong +5.2 [+3.8, +6.7], paired by deal set. Report: docs/bots/levels-field-iello4.md. (The earlier ratings,
+from the four levels at one table, run CAL of docs/BOTS.md: -17.5, 17.6, 27.1, 33.6.)"""
 LEVELS = (
-    Level("random", "beginner", -17.5),
-    Level("heuristic", "casual", 17.6),
-    Level("strong", "strong", 27.1),
-    Level("expert", "expert", 33.6),
+    Level("random", "beginner", -5.4),
+    Level("heuristic", "casual", 21.4),
+    Level("strong", "strong", 43.5),
+    Level("expert", "expert", 48.8),
 )
 """The levels, weakest first."""
 
