@@ -151,4 +151,4 @@ def test_bad_input_is_one_line_and_exit_code_2(
         main()  # the `luz` command: the error as one line on stderr, no box, no traceback
     assert exited.value.code == 2
     error = capsys.readouterr().err
-    assert len(error.splitlines()) == 1 and message in error and error.startswith("luz arena: ")
+    assert len(error.splitlines()) == 1 and message in error and "arena: Invalid value" in error
