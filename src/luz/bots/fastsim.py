@@ -842,25 +842,9 @@ def play_deal_variants(val, col, played, st, trick, won, bids, safe, rules, gt, 
 
 @njit(cache=True)
 def rollouts_variants(
-    vals,
-    kinds,
-    col,
-    played,
-    st,
-    trick,
-    won,
-    bids,
-    safe,
-    rules,
-    me,
-    exact_self,
-    firsts,
-    seed,
-    stop,
-    value,
-    scores,
+    vals, kinds, col, played, st, trick, won, bids, safe, rules, me, exact_self, firsts, seed, stop, value, scores,
     tricks,
-):
+):  # fmt: skip
     """:func:`rollouts` with the seats of world ``k`` playing the variants ``kinds[k, seat]``; numba's generator
     is seeded with ``seed`` first, so the result is reproducible."""
     np.random.seed(seed)
