@@ -131,3 +131,18 @@ def test_the_shipped_value_is_the_output_of_its_recorded_command() -> None:
     config = ValueConfig(1, options["deals"], options["held_out"], options["l2"], options["seed"])
     first, _ = train_value(config)
     assert np.allclose(first[0], steps[0], atol=1e-6)
+
+
+def test_the_expert_scores_the_rest_with_the_value_by_default_and_depth_10_plays_to_the_end() -> None:
+    from luz.bots.adaptive import DEFAULT_DEPTH
+
+    game = Game.new("korokorodou-2014", 3, seed=8)
+    rng = random.Random(8)
+    while game.phase is not Phase.PLAY or len(game.legal_actions()) < 2:
+        random_steps(game, rng, 1)
+    seat = game.current_player
+    assert seat is not None
+    seen = view(game, seat)
+    default, whole = make_arena_bot("expert"), make_arena_bot("expert:depth=10")
+    assert default.search(seen, random.Random(0)).stop() == min(sum(seen.tricks_won) + DEFAULT_DEPTH, fs.H)
+    assert whole.search(seen, random.Random(0)).stop() == fs.H
