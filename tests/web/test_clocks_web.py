@@ -64,6 +64,7 @@ def test_a_timed_table_from_the_form_shows_every_clock(browser: Any, server: Ser
     for player in players:
         player.page.wait_for_selector(".clock.running")
     assert "clock 3+10" in page.inner_text("#table-info")
+    page.wait_for_selector("#me .clock[data-seat]")  # the own seat's panel may be drawn a frame after the others
     shown = clocks(ana)
     assert sorted(c["seat"] for c in shown) == [0, 1, 2]  # every seat's reserve, near each seat
     assert [c["seat"] for c in shown if c["mine"]] == [0]
