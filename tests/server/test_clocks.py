@@ -105,8 +105,10 @@ def test_each_move_spends_its_time_and_earns_the_increment(
         peer.__enter__()
     try:
         first = peers[0].view["current_player"]
+        before = peers[0].state["version"]
         now[0] += 5_000
         assert peers[first].act(first_legal(peers[first].view), peers[first].state["version"])["type"] == "ack"
+        peers[0].wait_state(lambda state: state["version"] > before)  # the move's broadcast, not the sync's reply
         stored = store.load(table_id)
         assert stored.clock == {"reserves": [57_000 if s == first else 60_000 for s in range(3)], "since": 1_005_000,
                                 "timeout": None}  # fmt: skip
