@@ -103,6 +103,8 @@ def test_each_move_spends_its_time_and_earns_the_increment(
     peers = [Peer(client, table_id, tokens[s], s, truth) for s in range(3)]
     for peer in peers:
         peer.__enter__()
+    for peer in peers:  # each arrival's broadcast to the others is sent after the arrival's own first state
+        peer.wait_state(lambda state: all(seat["connected"] for seat in state["table"]["seats"]))
     try:
         first = peers[0].view["current_player"]
         before = peers[0].state["version"]
