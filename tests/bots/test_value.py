@@ -14,8 +14,19 @@ import pytest
 from luz.bots import InvalidBotSpec, make_arena_bot
 from luz.bots import fastsim as fs
 from luz.bots.strong import Position
-from luz.bots.value import TABLES, CardExamples, ValueConfig, quality, shipped_value, train_value
-from luz.engine import Game, Phase, Play, view
+from luz.bots.value import (
+    DEFAULT_STEP,
+    TABLES,
+    CardExamples,
+    ValueConfig,
+    quality,
+    searched_deals,
+    shipped_steps,
+    shipped_value,
+    table_deal,
+    train_value,
+)
+from luz.engine import Bid, Game, Phase, Play, view
 from luz.engine.beliefs import Beliefs
 from reference import random_steps
 
@@ -32,6 +43,29 @@ def test_every_trick_start_labels_as_many_cards_as_tricks_left() -> None:
     assert set(np.unique(examples.features[:, 1])) == {0.0, 1.0}
 
 
+def test_a_deal_played_by_the_search_is_labelled_as_the_engine_played_it() -> None:
+    """The search's actions, replayed in the fast core: at the first trick's start each seat's cards that take a
+    trick later are the tricks the engine counted for it, and every trick start labels the tricks left."""
+    scripts = searched_deals("script", len(TABLES), 0, shipped_value(), 4, 1)
+    examples = CardExamples.of_deals("script", len(TABLES), scripts=scripts)
+    deal, left, seat = examples.groups.T
+    for i, script in enumerate(scripts):
+        game = table_deal("script", i)
+        for action in script:
+            mover = game.current_player
+            assert mover is not None
+            code = int(action)
+            game.apply(Bid(code // 2, bool(code % 2)) if game.phase is Phase.BID else Play(code), mover)
+        taken = [int(examples.labels[(deal == i) & (left == fs.H) & (seat == s)].sum()) for s in range(game.players)]
+        assert game.deal_number == 2 and taken == list(game.results[0].tricks)
+        for tricks_left in range(1, fs.H + 1):
+            assert examples.labels[(deal == i) & (left == tricks_left)].sum() == tricks_left
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(scripts, searched_deals("script", len(TABLES), 0, shipped_value(), 4, 2), strict=True)
+    )
+
+
 def test_the_shipped_value_predicts_held_out_deals_better_than_the_even_chance() -> None:
     held_out = CardExamples.of_deals("test-held-out", 3 * len(TABLES))
     learned, even = quality(held_out, shipped_value()), quality(held_out, None)
@@ -46,6 +80,25 @@ def test_training_is_reproducible_for_a_seed() -> None:
     assert log[1]["deals"] == 28 and log[1]["log_loss"] < log[1]["even_log_loss"]
     other, _ = train_value(ValueConfig(steps=2, deals=14, held_out=14, seed=4))
     assert not np.array_equal(first, other)
+
+
+def test_training_by_the_search_is_reproducible_and_fits_the_search_deals() -> None:
+    config = ValueConfig(steps=1, deals=7, held_out=7, seed=3, search_steps=1, search_deals=7, iters=4)
+    (first, log), (again, _) = train_value(config), train_value(config)
+    assert np.array_equal(first, again) and first.shape == (2, fs.VALUE_FEATURES)
+    assert [line["played_by"] for line in log] == ["heuristic", "search"] and log[1]["deals"] == 7
+    heuristic_only, _ = train_value(ValueConfig(steps=1, deals=7, held_out=7, seed=3))
+    assert np.array_equal(first[0], heuristic_only[0]) and not np.array_equal(first[1], first[0])
+
+
+def test_a_bot_takes_any_shipped_step_of_the_value() -> None:
+    steps = shipped_steps()
+    assert np.array_equal(make_arena_bot("expert").value, steps[DEFAULT_STEP - 1])
+    assert np.array_equal(make_arena_bot("expert:value=1").value, steps[0])
+    assert np.array_equal(make_arena_bot(f"strong:depth=3:value={len(steps)}").value, steps[-1])
+    for bad in ("expert:value=0", f"expert:value={len(steps) + 1}", "strong:value=1", "expert:depth=10:value=1.5"):
+        with pytest.raises(InvalidBotSpec, match="value"):
+            make_arena_bot(bad)
 
 
 def playout_state(edition: str, players: int, seed: int) -> tuple[Position, np.ndarray, np.ndarray]:
@@ -126,8 +179,10 @@ def test_the_shipped_value_is_the_output_of_its_recorded_command() -> None:
     from importlib.resources import files
 
     with files("luz.bots").joinpath("learned_value.npz").open("rb") as handle, np.load(handle) as saved:
-        options, steps = json.loads(str(saved["options"])), saved["steps"]
-    assert options["command"] == "luz train-value" and np.array_equal(steps[-1], shipped_value())
+        options, steps, log = json.loads(str(saved["options"])), saved["steps"], json.loads(str(saved["log"]))
+    assert options["command"] == "luz train-value" and np.array_equal(steps[DEFAULT_STEP - 1], shipped_value())
+    played_by = ["heuristic"] * options["steps"] + ["search"] * options.get("search_steps", 0)
+    assert [line["played_by"] for line in log] == played_by and len(steps) == len(played_by)
     config = ValueConfig(1, options["deals"], options["held_out"], options["l2"], options["seed"])
     first, _ = train_value(config)
     assert np.allclose(first[0], steps[0], atol=1e-6)

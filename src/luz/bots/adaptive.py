@@ -220,8 +220,9 @@ class AdaptiveBot(StrongBot):
         seconds: float | None = None,
         oversample: int = OVERSAMPLE,
         depth: int | None = DEFAULT_DEPTH,
+        value: int | None = None,
     ) -> None:
-        super().__init__(iters, seconds, oversample, depth=depth)
+        super().__init__(iters, seconds, oversample, depth=depth, value=value)
 
     def search(self, view: View, rng: random.Random) -> Search:
         generator = np.random.default_rng(rng.getrandbits(64))

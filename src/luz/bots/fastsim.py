@@ -570,11 +570,12 @@ def settle(val, col, played, st, won, bids, safe, rules, value, scores, tricks):
 
 
 @njit(cache=True)
-def value_examples(val, col, rules, first, features, labels, owners):
-    """Play one deal from its first bid with every seat the heuristic on its own beliefs; at the start of every
-    trick, add each unplayed card's :func:`card_features` to ``features``, its ``(seat, slot)`` to ``owners`` and,
-    in ``labels``, whether it takes a trick later in the deal. Returns the rows filled (at most
-    ``players * H * (H + 1) / 2``)."""
+def value_examples(val, col, rules, first, script, features, labels, owners):
+    """Play one deal from its first bid, the ``k``-th action ``script[k]`` (``tricks * 2 + safety`` or a slot: a
+    deal played by others, e.g. the search) and, past the script's end, every seat the heuristic on its own
+    beliefs; at the start of every trick, add each unplayed card's :func:`card_features` to ``features``, its
+    ``(seat, slot)`` to ``owners`` and, in ``labels``, whether it takes a trick later in the deal. Returns the rows
+    filled (at most ``players * H * (H + 1) / 2``)."""
     players = rules[PLAYERS]
     played = np.zeros((players, H), dtype=np.bool_)
     st = np.array([first, first, -1, 0, 0, 0, BIDDING, first], dtype=np.int64)
@@ -584,11 +585,13 @@ def value_examples(val, col, rules, first, features, labels, owners):
     world_beliefs(val, col, played, rules, -1, False, gt)
     winning = np.zeros((players, H), dtype=np.bool_)
     legal = np.empty(H, dtype=np.int64)
-    rows = 0
+    rows = step = 0
     while st[PHASE] != OVER:
         seat = st[CURRENT]
+        scripted = step < len(script)
+        step += 1
         if st[PHASE] == BIDDING:
-            choice = policy_bid(val, col, played, st, seat, gt[seat], rules)
+            choice = script[step - 1] if scripted else policy_bid(val, col, played, st, seat, gt[seat], rules)
             apply_bid(st, bids, safe, rules, choice // 2, choice % 2)
             continue
         if st[COUNT] == 0:
@@ -598,9 +601,12 @@ def value_examples(val, col, rules, first, features, labels, owners):
                         card_features(val, col, played, st, won, bids, rules, holder, s, features[rows])
                         owners[rows, 0], owners[rows, 1] = holder, s
                         rows += 1
-        own_beliefs(val, col, played, seat, rules, gt[seat])
-        count = legal_plays(col, played, seat, st[LED], legal)
-        slot = choose_play(val, col, played, st, trick, won, bids, seat, gt[seat], rules, legal, count)
+        if scripted:
+            slot = script[step - 1]
+        else:
+            own_beliefs(val, col, played, seat, rules, gt[seat])
+            count = legal_plays(col, played, seat, st[LED], legal)
+            slot = choose_play(val, col, played, st, trick, won, bids, seat, gt[seat], rules, legal, count)
         winner = apply_play(val, col, played, st, trick, won, rules, slot)
         if winner >= 0:
             for i in range(players):

@@ -139,6 +139,7 @@ class StrongBot(Bot):
         oversample: int = OVERSAMPLE,
         spite: float = 1.0,
         depth: int | None = None,
+        value: int | None = None,
     ) -> None:
         check_budget(iters, seconds)
         if isinstance(oversample, bool) or not isinstance(oversample, int) or oversample < 1:
@@ -149,7 +150,7 @@ class StrongBot(Bot):
             raise InvalidBotSpec(f"spite must be a number in [0, 1], not {spite!r}")
         self.oversample = oversample
         self.spite = float(spite)
-        self.depth, self.value = check_depth(depth)
+        self.depth, self.value = check_depth(depth, value)
 
     def decide(self, view: View, rng: random.Random) -> Action:
         if len(view.legal_actions) == 1:
@@ -164,15 +165,18 @@ class StrongBot(Bot):
         return search.truncated(self.depth, self.value)
 
 
-def check_depth(depth: int | None) -> tuple[int | None, np.ndarray]:
-    """A playout depth (``None``: to the end of the deal) and the value that scores the rest after it."""
+def check_depth(depth: int | None, value: int | None = None) -> tuple[int | None, np.ndarray]:
+    """A playout depth (``None``: to the end of the deal) and the value that scores the rest after it: the shipped
+    value's training step ``value`` (``None``: :data:`luz.bots.value.DEFAULT_STEP`)."""
     if depth is None:
+        if value is not None:
+            raise InvalidBotSpec("value scores the rest of a deal after depth tricks: give a depth too")
         return None, fs.NO_VALUE
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= fs.H:
         raise InvalidBotSpec(f"depth must be a whole number of tricks in 1..{fs.H}, not {depth!r}")
     from .value import shipped_value
 
-    return depth, shipped_value()
+    return depth, shipped_value(value)
 
 
 class Search:

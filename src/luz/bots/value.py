@@ -6,8 +6,14 @@ its features in the sampled world (:func:`luz.bots.fastsim.card_features`), scal
 tricks left, and each seat's expected points follow from its bid. The value is fit on self-play: deals of every
 edition and player count played out by the heuristic, the same policy as the playouts it replaces, every card at
 every trick's start labelled by whether it took a trick later. Each training step adds fresh deals and refits on
-all so far; the held-out deals measure each step. The weights of every step ship in the package as
-:data:`VALUE_FILE`; the bots use the last.
+all so far; the held-out deals measure each step.
+
+Then expert iteration (``search_steps``): the search itself (``expert``, stopping its playouts with the value of
+the step before) plays the fresh deals at every seat, and the value is refit on all the deals the search has
+played so far. So the search improves the value's targets, and the value guides the next step's search.
+
+The weights of every step ship in the package as :data:`VALUE_FILE`; the bots use :data:`DEFAULT_STEP`
+(``expert:value=K`` another).
 """
 
 from __future__ import annotations
@@ -15,15 +21,17 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from importlib.resources import files
 
 import numpy as np
 
-from luz.engine import Game
+from luz.engine import Bid, Game, view
 
 from . import fastsim as fs
+from .base import InvalidBotSpec
 
 VALUE_FILE = "learned_value.npz"
 """The shipped value (``luz.bots`` package data): ``steps[k - 1]`` is the value after training step ``k``."""
@@ -39,25 +47,43 @@ TABLES = (
 """The tables the value learns from, in turn (one value for them all)."""
 
 
+DEFAULT_STEP = 6
+"""The training step the bots use: the last of the heuristic's self-play, with which docs/BOTS.md measured them."""
+
+
 @cache
-def shipped_value() -> np.ndarray:
-    """The shipped value's last step, ``float64[VALUE_FEATURES]``."""
+def shipped_steps() -> np.ndarray:
+    """The shipped value's weights by training step, ``float64[steps, VALUE_FEATURES]``."""
     with files("luz.bots").joinpath(VALUE_FILE).open("rb") as handle:
         steps = np.asarray(np.load(handle)["steps"], dtype=np.float64)
     if steps.ndim != 2 or steps.shape[1] != fs.VALUE_FEATURES:
         raise ValueError(f"{VALUE_FILE} holds weights of shape {steps.shape}, not (steps, {fs.VALUE_FEATURES})")
-    return np.ascontiguousarray(steps[-1])
+    return steps
+
+
+def shipped_value(step: int | None = None) -> np.ndarray:
+    """The shipped value after training step ``step`` (``None``: :data:`DEFAULT_STEP`), ``float64[VALUE_FEATURES]``."""
+    steps = shipped_steps()
+    step = DEFAULT_STEP if step is None else step
+    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= len(steps):
+        raise InvalidBotSpec(f"value must be a training step in 1..{len(steps)}, not {step!r}")
+    return np.ascontiguousarray(steps[step - 1])
 
 
 @dataclass(frozen=True, slots=True)
 class ValueConfig:
-    """A training run: steps, fresh deals per step, held-out deals, the L2 penalty, the seed."""
+    """A training run: steps of the heuristic's self-play, fresh deals per step, held-out deals, the L2 penalty,
+    the seed; then steps of the search's play (``search_steps``, ``search_deals`` a step, ``iters`` worlds a
+    decision)."""
 
     steps: int = 4
     deals: int = 500
     held_out: int = 500
     l2: float = 0.001
     seed: int = 0
+    search_steps: int = 0
+    search_deals: int = 200
+    iters: int = 64
 
 
 @dataclass(slots=True)
@@ -69,17 +95,19 @@ class CardExamples:
     groups: np.ndarray
 
     @classmethod
-    def of_deals(cls, seed: str, deals: int, start: int = 0) -> CardExamples:
-        """The examples of ``deals`` seeded deals (deal ``i`` from ``(seed, start + i)``), the tables in turn."""
+    def of_deals(cls, seed: str, deals: int, start: int = 0, scripts: list[np.ndarray] | None = None) -> CardExamples:
+        """The examples of ``deals`` seeded deals (deal ``i`` from ``(seed, start + i)``), the tables in turn,
+        played by the heuristic or, deal by deal, as ``scripts`` say (:func:`searched_deal`)."""
         features, labels, groups = [], [], []
         for i in range(start, start + deals):
-            edition, players = TABLES[i % len(TABLES)]
-            game = Game.new(edition, players, seed=random.Random(f"luz-value:{seed}:{i}").getrandbits(32))
+            game = table_deal(seed, i)
+            players = game.players
             sim = fs.SimDeal(game)
             rows = players * fs.H * (fs.H + 1) // 2
             f, y = np.empty((rows, fs.VALUE_FEATURES)), np.zeros(rows, dtype=np.bool_)
             owners = np.empty((rows, 2), dtype=np.int64)
-            n = fs.value_examples(sim.val, sim.col, sim.rules, game.first_player, f, y, owners)
+            script = NO_SCRIPT if scripts is None else scripts[i - start]
+            n = fs.value_examples(sim.val, sim.col, sim.rules, game.first_player, script, f, y, owners)
             tricks_left = np.rint(f[:n, 11] * fs.H)
             features.append(f[:n])
             labels.append(y[:n])
@@ -92,6 +120,46 @@ class CardExamples:
             np.concatenate([self.labels, other.labels]),
             np.concatenate([self.groups, other.groups]),
         )
+
+
+NO_SCRIPT = np.zeros(0, dtype=np.int64)
+"""No actions given: the heuristic plays the whole deal."""
+
+
+def table_deal(seed: str, i: int) -> Game:
+    """Deal ``i`` of a run seeded ``seed``: a new game of the ``i``-th table in turn, at its first bid."""
+    edition, players = TABLES[i % len(TABLES)]
+    return Game.new(edition, players, seed=random.Random(f"luz-value:{seed}:{i}").getrandbits(32))
+
+
+def searched_deal(seed: str, weights: np.ndarray, iters: int, i: int) -> np.ndarray:
+    """Deal ``i`` played by the expert at every seat, its playouts stopped and scored by ``weights``; its actions
+    in order (``tricks * 2 + safety`` or a slot). Each seat decides from its own view only."""
+    from .adaptive import AdaptiveBot
+
+    game, bot = table_deal(seed, i), AdaptiveBot(iters=iters)
+    bot.value = weights  # this run's step, not yet shipped
+    rng = random.Random(f"luz-value-search:{seed}:{i}")
+    actions = []
+    while game.deal_number == 1 and game.current_player is not None:
+        seat = game.current_player
+        action = bot.choose(view(game, seat), rng)
+        actions.append(action.tricks * 2 + int(action.safety) if isinstance(action, Bid) else action.slot)
+        game.apply(action, seat)
+    return np.array(actions, dtype=np.int64)
+
+
+def searched_deals(
+    seed: str, deals: int, start: int, weights: np.ndarray, iters: int, workers: int | None
+) -> list[np.ndarray]:
+    """:func:`searched_deal` for deals ``start .. start + deals - 1``, over ``workers`` processes (the same
+    actions for any number)."""
+    play = partial(searched_deal, seed, weights, iters)
+    indices = range(start, start + deals)
+    if workers == 1:
+        return [play(i) for i in indices]
+    with ProcessPoolExecutor(workers) as pool:
+        return list(pool.map(play, indices, chunksize=4))
 
 
 def fit(examples: CardExamples, l2: float, start: np.ndarray) -> np.ndarray:
@@ -130,28 +198,40 @@ def quality(examples: CardExamples, value: np.ndarray | None) -> dict[str, float
 
 
 def train_value(
-    config: ValueConfig, progress: Callable[[dict[str, float]], None] | None = None
-) -> tuple[np.ndarray, list[dict[str, float]]]:
-    """Fit the value step by step; returns the weights after each step (``float64[steps, VALUE_FEATURES]``) and
-    a log line per step, each measured on the held-out deals (and the even chance, for scale)."""
+    config: ValueConfig, progress: Callable[[dict[str, float | str]], None] | None = None, workers: int | None = 1
+) -> tuple[np.ndarray, list[dict[str, float | str]]]:
+    """Fit the value step by step; returns the weights after each step (``float64[steps + search_steps,
+    VALUE_FEATURES]``) and a log line per step, each measured on the held-out deals (and the even chance, for
+    scale). The search's deals are played over ``workers`` processes; the result does not depend on it."""
     held_out = CardExamples.of_deals(f"{config.seed}:held-out", config.held_out)
     even = quality(held_out, None)
     examples: CardExamples | None = None
     weights, log, start = [], [], np.zeros(fs.VALUE_FEATURES)
-    for step in range(1, config.steps + 1):
-        began = time.process_time()
-        fresh = CardExamples.of_deals(str(config.seed), config.deals, (step - 1) * config.deals)
+    for step in range(1, config.steps + config.search_steps + 1):
+        began, clock = time.process_time(), time.perf_counter()
+        if step <= config.steps:
+            players, deals = "heuristic", step * config.deals
+            fresh = CardExamples.of_deals(str(config.seed), config.deals, (step - 1) * config.deals)
+        else:
+            players, deals = "search", (step - config.steps) * config.search_deals
+            seed, first = f"{config.seed}:search", (step - config.steps - 1) * config.search_deals
+            scripts = searched_deals(seed, config.search_deals, first, start, config.iters, workers)
+            fresh = CardExamples.of_deals(seed, config.search_deals, first, scripts)
+            if step == config.steps + 1:
+                examples = None  # from here on, fit on the search's deals only
         examples = fresh if examples is None else examples + fresh
         start = fit(examples, config.l2, start)
         weights.append(start)
-        line = {
+        line: dict[str, float | str] = {
             "step": step,
-            "deals": step * config.deals,
+            "played_by": players,
+            "deals": deals,
             "cards": len(examples.labels),
             **quality(held_out, start),
             "even_log_loss": even["log_loss"],
             "even_tricks_error": even["tricks_error"],
             "cpu_seconds": round(time.process_time() - began, 1),
+            "seconds": round(time.perf_counter() - clock, 1),
         }
         log.append(line)
         if progress is not None:

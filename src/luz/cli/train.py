@@ -71,13 +71,23 @@ def train_value(
     held_out: Annotated[int, typer.Option(min=1, help="Held-out deals each step is measured on.")] = 500,
     l2: Annotated[float, typer.Option(min=0, help="L2 penalty of the logistic regression.")] = 0.001,
     seed: Annotated[int, typer.Option(help="Seed of the deals.")] = 0,
+    search_steps: Annotated[
+        int, typer.Option(min=0, max=50, help="Expert-iteration steps after those: deals played by the expert.")
+    ] = 0,
+    search_deals: Annotated[int, typer.Option(min=1, help="Deals the expert plays per search step.")] = 200,
+    iters: Annotated[int, typer.Option(min=1, help="The expert's worlds per decision in those deals.")] = 64,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Processes playing the expert's deals (default: one per core).")
+    ] = None,
 ) -> None:
-    """Train the value that scores the rest of a deal (``strong:depth=2``): each card's chance of a trick.
+    """Train the value that scores the rest of a deal (``expert``, ``strong:depth=4``): each card's chance of a
+    trick.
 
-    Self-play deals of every edition and player count, played by the heuristic; reproducible: the same options
-    give the same weights. Prints one JSON line per step (deals, cards, held-out log-loss and error in tricks
-    still to take, next to the even chance's, CPU seconds) and writes OUT with every step's weights, the log and
-    the options.
+    Self-play deals of every edition and player count, played by the heuristic; then, with --search-steps,
+    expert iteration: deals played by the expert using the value so far, the value refit on them. Reproducible:
+    the same options give the same weights, whatever --workers. Prints one JSON line per step (deals, cards,
+    held-out log-loss and error in tricks still to take, next to the even chance's, CPU and wall seconds) and
+    writes OUT with every step's weights, the log and the options.
     """
     try:
         from luz.bots.value import ValueConfig
@@ -85,8 +95,8 @@ def train_value(
     except ImportError as error:
         raise typer.BadParameter(f"luz train-value needs {error.name}: pip install 'luz[train]'") from None
 
-    config = ValueConfig(steps, deals, held_out, l2, seed)
-    steps_weights, log = run_training(config, lambda line: typer.echo(json.dumps(line)))
+    config = ValueConfig(steps, deals, held_out, l2, seed, search_steps, search_deals, iters)
+    steps_weights, log = run_training(config, lambda line: typer.echo(json.dumps(line)), workers)
     out.parent.mkdir(parents=True, exist_ok=True)
     options = json.dumps({"command": "luz train-value", **{k: getattr(config, k) for k in config.__slots__}})
     np.savez_compressed(out, steps=steps_weights, log=json.dumps(log), options=options)
