@@ -216,25 +216,67 @@ def test_an_unknown_address_is_a_page_for_browsers_and_json_for_the_api(browser:
     assert httpx.get(f"{server.http}/nope", headers={"Accept": "text/html"}).status_code == 404
 
 
+CUT_OPTIONS = """(select) => {
+  // the options whose text is wider than what the closed select shows (less room for its arrow)
+  const style = getComputedStyle(select);
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = style.font;
+  const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24;
+  return [...select.options].map((o) => o.textContent).filter((text) => context.measureText(text).width > room);
+}"""
+
+
 @pytest.mark.parametrize(
-    ("size", "viewport"), [("phone", {"width": 390, "height": 844}), ("desktop", {"width": 1280, "height": 800})]
+    ("size", "viewport"),
+    [
+        ("phone", {"width": 390, "height": 844}),
+        ("small-phone", {"width": 375, "height": 667}),
+        ("desktop", {"width": 1280, "height": 800}),
+    ],
 )
-def test_the_bot_chooser_shows_each_level_and_its_measured_rating(
+def test_the_bot_chooser_shows_each_level_its_rating_and_the_chosen_ones_description(
     browser: Any, server: ServerProcess, size: str, viewport: dict[str, int]
 ) -> None:
     from luz.bots.levels import levels
 
+    words = {lang: httpx.get(f"{server.http}/static/i18n/{lang}.json").json() for lang in ("en", "fr")}
     visitor = open_player(browser, f"{server.http}/", viewport=viewport)
     page = visitor.page
     page.wait_for_selector("#seat-1 option", state="attached")
     options = page.eval_on_selector_all("#seat-1 option", "os => os.map(o => [o.value, o.textContent])")
     shown = dict(options)
     for level in levels():
-        expected = f"{level['label'].capitalize()} bot, rating {level['rating']:.1f}: "
-        assert shown[f"bot:{level['name']}"].startswith(expected), shown
+        label = words["en"][f"level.{level['label']}"]
+        assert shown[f"bot:{level['name']}"] == f"{label} bot, rating {level['rating']:.1f}"
+    assert page.eval_on_selector("#seat-1", CUT_OPTIONS) == [], "the closed chooser shows an option's whole text"
+
+    about = page.locator("#seat-1-about")
+    assert page.get_attribute("#seat-1", "aria-describedby") == "seat-1-about"
+    assert page.locator("#seat-0-about").is_hidden(), "a human seat has no bot to describe"
+    for level in levels():  # the description follows the choice
+        page.select_option("#seat-1", f"bot:{level['name']}")
+        assert about.is_visible() and about.inner_text() == words["en"][f"bot.{level['name']}"]
+    page.select_option("#seat-1", "bot:expert")
+    page.focus("#seat-1")
+    page.keyboard.press("ArrowUp")  # by keyboard, the option above the expert
+    above = options[[value for value, _ in options].index("bot:expert") - 1][0]
+    assert above.startswith("bot:") and page.input_value("#seat-1") == above
+    assert about.inner_text() == words["en"][f"bot.{above[4:]}"]
+
     page.select_option("#seat-1", "bot:expert")
     page.select_option("#seat-2", "bot:random")
     page.locator("#seat-specs").scroll_into_view_if_needed()
     assert page.evaluate(SIDEWAYS) <= 0
+    assert page.locator("#seat-2-about").inner_text() == words["en"]["bot.random"]
     shoot(visitor, f"{size}-lobby-bot-levels", full_page=False)
+
+    page.click(".lang button[data-lang='fr']")
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    expert = next(level for level in levels() if level["name"] == "expert")
+    rating = f"{expert['rating']:.1f}".replace(".", ",")
+    assert page.locator("#seat-1 option:checked").inner_text() == f"Robot {words['fr']['level.expert']}, cote {rating}"
+    assert about.inner_text() == words["fr"]["bot.expert"], "the description in the page's language"
+    assert page.eval_on_selector("#seat-1", CUT_OPTIONS) == []
+    page.locator("#seat-specs").scroll_into_view_if_needed()
+    shoot(visitor, f"{size}-lobby-bot-levels-fr", full_page=False)
     assert not visitor.errors, visitor.errors

@@ -99,7 +99,7 @@ def arena(
     use_ray, address = ray_backend(ctx.args)
     specs = tuple(spec.strip() for spec in bots.split(",") if spec.strip())
     if field is not None:
-        gauntlet(specs, field, edition, players or 4, games, seed, workers, minutes, out, as_json)
+        gauntlet(FieldRun(specs, field, edition, players or 4, games, seed, workers, minutes, out, as_json))
         return
     config = ArenaConfig(specs, edition, players or len(specs), games, seed, seatings)
     try:
@@ -124,81 +124,80 @@ def arena(
     console.print(f"reports: {', '.join(str(p) for p in paths.values())}")
 
 
-def gauntlet(
-    specs: tuple[str, ...],
-    name: str,
-    edition: str,
-    players: int,
-    games: int,
-    seed: int,
-    workers: int | None,
-    minutes: float | None,
-    out: Path,
-    as_json: bool,
-) -> None:
+@dataclasses.dataclass(frozen=True)
+class FieldRun:
+    """The options of ``luz arena --field``: the bots under test, the field's name, the table, the run."""
+
+    specs: tuple[str, ...]
+    name: str
+    edition: str
+    players: int
+    games: int
+    seed: int
+    workers: int | None
+    minutes: float | None
+    out: Path
+    as_json: bool
+
+
+def gauntlet(run: FieldRun) -> None:
     """``luz arena --field NAME``: one bot against each member of a field, on the same deal sets (several bots:
     :func:`levels`)."""
-    if len(specs) > 1:
-        levels(specs, name, edition, players, games, seed, workers, minutes, out, as_json)
+    if len(run.specs) > 1:
+        levels(run)
         return
-    if len(specs) != 1:
+    if len(run.specs) != 1:
         raise typer.BadParameter("with --field, give the bot or bots under test", param_hint="'--bots'")
     try:
-        config = FieldConfig(specs[0], field_members(name, specs[0]), edition, players, games, seed)
+        bot = run.specs[0]
+        config = FieldConfig(bot, field_members(run.name, bot), run.edition, run.players, run.games, run.seed)
         config.check()
     except LuzError as error:
         raise typer.BadParameter(str(error), param_hint="'--bots' / '--field' / '--edition' / '--players'") from None
     console = Console(stderr=True)
-    with games_progress(console, games * players * len(config.members), as_json) as advance:
-        records = run_field(config, workers, advance, minutes)
+    with games_progress(console, run.games * run.players * len(config.members), run.as_json) as advance:
+        records = run_field(config, run.workers, advance, run.minutes)
     summary = summarise_field(config, records)
-    if summary["config"]["deal_sets"] < games:
-        console.print(f"time limit: {summary['config']['deal_sets']} of {games} deal sets played against every member")
+    if summary["config"]["deal_sets"] < run.games:
+        played = summary["config"]["deal_sets"]
+        console.print(f"time limit: {played} of {run.games} deal sets played against every member")
+    out = run.out
     out.mkdir(parents=True, exist_ok=True)
     games_json = {config.members[m].kind: [r.to_json() for r in rs] for m, rs in records.items()}
     (out / "field.json").write_text(json.dumps({**summary, "games": games_json}, indent=1) + "\n")
     (out / "field.md").write_text(field_markdown(summary))
-    if as_json:
+    if run.as_json:
         typer.echo(json.dumps(summary))
         return
     typer.echo(field_markdown(summary))
     console.print(f"reports: {out / 'field.json'}, {out / 'field.md'}")
 
 
-def levels(
-    specs: tuple[str, ...],
-    name: str,
-    edition: str,
-    players: int,
-    games: int,
-    seed: int,
-    workers: int | None,
-    minutes: float | None,
-    out: Path,
-    as_json: bool,
-) -> None:
+def levels(run: FieldRun) -> None:
     """``luz arena --bots A,B,... --field NAME``: each bot against the same members of a field, on the same deal
     sets, and every bot and member rated on one OpenSkill scale."""
     try:
-        config = LevelsConfig(specs, field_members(name, *specs), edition, players, games, seed, name)
+        members = field_members(run.name, *run.specs)
+        config = LevelsConfig(run.specs, members, run.edition, run.players, run.games, run.seed, run.name)
         config.check()
     except LuzError as error:
         raise typer.BadParameter(str(error), param_hint="'--bots' / '--field' / '--edition' / '--players'") from None
     console = Console(stderr=True)
-    with games_progress(console, len(config.tasks()), as_json) as advance:
-        records = run_levels(config, workers, advance, minutes)
+    with games_progress(console, len(config.tasks()), run.as_json) as advance:
+        records = run_levels(config, run.workers, advance, run.minutes)
     summary = summarise_levels(config, records)
-    if summary["config"]["deal_sets"] < games:
+    if summary["config"]["deal_sets"] < run.games:
         played = summary["config"]["deal_sets"]
-        console.print(f"time limit: {played} of {games} deal sets played by every bot against every member")
+        console.print(f"time limit: {played} of {run.games} deal sets played by every bot against every member")
+    out = run.out
     out.mkdir(parents=True, exist_ok=True)
     games_json = {
         bot: {config.members[m].kind: [r.to_json() for r in rs] for m, rs in by_member.items()}
-        for bot, by_member in zip(specs, records, strict=True)
+        for bot, by_member in zip(run.specs, records, strict=True)
     }
     (out / "levels.json").write_text(json.dumps({**summary, "games": games_json}, indent=1) + "\n")
     (out / "levels.md").write_text(levels_markdown(summary))
-    if as_json:
+    if run.as_json:
         typer.echo(json.dumps(summary))
         return
     typer.echo(levels_markdown(summary))

@@ -153,7 +153,7 @@ export function tableName(table, edition) {
   return edition && table.name === `${edition.name} table` ? t("table.default_name", { edition: edition.name }) : table.name;
 }
 
-/** A bot level in words ("heuristic (plays to make its bid)"), or its name when it has no description. */
+/** A bot level in words ("Heuristic: plays to make its bid."), or its name when it has no description. */
 export function botLabel(bot) {
   const label = t(`bot.${bot}`);
   return label === `bot.${bot}` ? bot : label;

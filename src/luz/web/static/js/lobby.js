@@ -1,6 +1,6 @@
 // Home and lobby: choose a name, create a table (edition, players, seats, options), see and join open tables.
 
-import { $, ApiError, api, botLabel, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
+import { $, ApiError, api, botLabel, botName, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
 import { timeControlText } from "./clock.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { identity } from "./identity.js";
@@ -54,15 +54,22 @@ function seatChoices() {
   ];
 }
 
-/** A bot in the seat chooser: its level and measured rating first (when it has them), then its description. */
+/** A bot in the seat chooser: its level and measured rating when it has them (its description: under it). */
 function botChoice(bot) {
   const level = botLevels[bot];
-  if (level?.rating == null) return t("create.bot", { bot: botLabel(bot) });
+  if (level?.rating == null) return t("create.bot", { bot: botName(bot) });
   const rating = level.rating.toLocaleString(document.documentElement.lang || undefined, {
     minimumFractionDigits: 1,
     maximumFractionDigits: 1,
   });
-  return t("create.bot_level", { bot: botLabel(bot), level: t(`level.${level.label}`), rating });
+  return t("create.bot_level", { level: t(`level.${level.label}`), rating });
+}
+
+/** Under a seat's chooser, the chosen bot's one-line description (nothing for a human seat). */
+function describeSeat(select, about) {
+  const bot = select.value.startsWith("bot:") ? select.value.slice(4) : null;
+  about.textContent = bot ? botLabel(bot) : "";
+  about.hidden = !bot;
 }
 
 function fillSeats() {
@@ -71,14 +78,18 @@ function fillSeats() {
   const before = [...box.querySelectorAll("select")].map((s) => s.value);
   box.replaceChildren();
   for (let seat = 0; seat < players; seat += 1) {
-    const select = el("select", { id: `seat-${seat}`, dataset: { seat } }, ...seatChoices());
+    const about = el("p", { id: `seat-${seat}-about`, class: "hint-text seat-about" });
+    const select = el("select", { id: `seat-${seat}`, "aria-describedby": about.id, dataset: { seat } }, ...seatChoices());
     select.value = before[seat] ?? (seat === 0 ? "human" : `bot:${bots.includes("heuristic") ? "heuristic" : bots[0]}`);
+    select.addEventListener("change", () => describeSeat(select, about));
+    describeSeat(select, about);
     box.append(
       el(
         "div",
-        { class: "field inline" },
+        { class: "field seat-choice" },
         el("label", { for: `seat-${seat}`, text: t("create.seat", { n: seat + 1 }) }),
         select,
+        about,
       ),
     );
   }
