@@ -263,9 +263,10 @@ def trick_chances(val, col, played, seat, gt, rules, out):
 
 
 @njit(cache=True)
-def bid_values(chances, played, seat, top, rules, out):
-    """Fill ``out[tricks, safety]`` with the expected score of each bid up to ``top``, cards taken as independent."""
-    dist = np.zeros(H + 2, dtype=np.float64)
+def trick_distribution(chances, played, seat, dist):
+    """Fill ``dist[t]`` with the chance that ``seat``'s unplayed cards take ``t`` tricks, each card ``s`` one with
+    chance ``chances[s]``, independently (a Poisson-binomial); returns the number of unplayed cards."""
+    dist[:] = 0.0
     dist[0] = 1.0
     cards = 0
     for s in range(H - 1, -1, -1):
@@ -276,6 +277,14 @@ def bid_values(chances, played, seat, top, rules, out):
         for t in range(cards, 0, -1):
             dist[t] = dist[t] * (1.0 - p) + dist[t - 1] * p
         dist[0] *= 1.0 - p
+    return cards
+
+
+@njit(cache=True)
+def bid_values(chances, played, seat, top, rules, out):
+    """Fill ``out[tricks, safety]`` with the expected score of each bid up to ``top``, cards taken as independent."""
+    dist = np.empty(H + 1, dtype=np.float64)
+    cards = trick_distribution(chances, played, seat, dist)
     for tricks in range(top + 1):
         for safety in range(2):
             expected = 0.0
@@ -550,19 +559,9 @@ def settle(val, col, played, st, won, bids, safe, rules, value, scores, tricks):
         return
     chances = np.zeros((players, H), dtype=np.float64)
     card_chances(val, col, played, st, won, bids, rules, value, chances)
-    dist = np.zeros(H + 1, dtype=np.float64)
+    dist = np.empty(H + 1, dtype=np.float64)
     for seat in range(players):
-        dist[:] = 0.0
-        dist[0] = 1.0
-        cards = 0
-        for s in range(H):
-            if played[seat, s]:
-                continue
-            p = chances[seat, s]
-            cards += 1
-            for t in range(cards, 0, -1):
-                dist[t] = dist[t] * (1.0 - p) + dist[t - 1] * p
-            dist[0] *= 1.0 - p
+        cards = trick_distribution(chances[seat], played, seat, dist)
         expected = 0.0
         for taken in range(cards + 1):
             expected += dist[taken] * deal_score(bids[seat], safe[seat], won[seat] + taken, rules)
