@@ -787,7 +787,11 @@ async def play_wire(
         if mover is None:
             await asyncio.sleep(0.005)
             continue
-        reply = await mover.act(first_legal(mover.view), version=mover.state["version"])
+        action = first_legal(mover.view)
+        reply = await mover.act(action, version=mover.state["version"])
+        while reply["type"] == "error" and reply["code"] == "rate_limited":  # faster than 20 moves a second:
+            await asyncio.sleep(0.1)  # slow down and send it again (the refused move was not applied)
+            reply = await mover.act(action, version=mover.state["version"])
         assert reply["type"] == "ack", reply
         if after_ack is not None and await after_ack(mover, reply):
             return mover.state
