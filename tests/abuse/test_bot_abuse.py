@@ -19,7 +19,7 @@ from luz.engine import Action, View
 from luz.engine import game as game_module
 from luz.engine.game import Deal
 from luz.server import Settings, create_app
-from luz.server.bots import BotPool, release_time, within_caps
+from luz.server.tables.botpool import BotPool, release_time, within_caps
 from luz.server.store import Store
 
 FORK = pytest.mark.skipif(
@@ -96,7 +96,7 @@ def test_a_stored_table_over_the_caps_plays_within_them(tmp_path: Path) -> None:
     """A table stored with a bot over today's caps (an older server, higher caps) comes back within them."""
     settings = settings_for(tmp_path, bot_workers=0)
     with TestClient(create_app(settings)) as client:
-        store: Store = client.app.state.manager.store
+        store: Store = client.app.state.tables.store
         table_id, _ = store.create_table(
             name="poisoned",
             edition="iello-2024",
@@ -106,7 +106,7 @@ def test_a_stored_table_over_the_caps_plays_within_them(tmp_path: Path) -> None:
             grace_seconds=30,
             seats=[{"kind": "bot", "bot": "strong:seconds=600:iters=100000", "name": None}] * 3,
         )
-        manager = client.app.state.manager
+        manager = client.app.state.tables
         runtime = client.portal.call(manager.runtime, table_id)
         assert manager.bot_for(runtime, 0) == "strong:seconds=5:iters=256"
     assert within_caps("strong:iters=12", settings) == "strong:iters=12"
@@ -122,7 +122,7 @@ def test_a_table_never_holds_more_than_one_bot_process(
     monkeypatch.setitem(BOTS, "hog", HogBot)
     monkeypatch.setitem(BOTS, "nap", NapBot)
     with TestClient(create_app(settings_for(tmp_path, bot_workers=2))) as client:
-        manager = client.app.state.manager
+        manager = client.app.state.tables
         wait_for(lambda: manager.bots.healthy, timeout=60, step=0.1)
         hog_id, _, _ = create_table(client, players=3, seats=seats("hog", "hog", "hog"))
         time.sleep(1.0)  # the hogs time out a few moves: each would have taken a bot process
@@ -183,7 +183,7 @@ def test_bot_move_times_do_not_depend_on_what_the_bots_opponent_cannot_see(
     spec = "strong:iters=96"
     release = release_time(spec, settings)
     with TestClient(create_app(settings)) as client:
-        manager = client.app.state.manager
+        manager = client.app.state.tables
         wait_for(lambda: manager.bots.healthy, timeout=60, step=0.1)
         stamps: dict[str, list[tuple[int, float]]] = {}
         act = manager.act

@@ -56,7 +56,7 @@ def test_a_seat_keeps_its_newest_connections_and_presence_costs_one_message(clie
     ]
     with peers(*made) as (other, *mine):
         time.sleep(0.2)
-        runtime = client.app.state.manager.tables[table_id]
+        runtime = client.app.state.tables.live[table_id]
         assert len(runtime.seats[0]) == 3  # the newest three
         for peer in mine[:-3]:
             with pytest.raises(Closed) as ended:
@@ -114,7 +114,7 @@ def test_a_client_has_a_few_tables_of_bots_playing_at_once(tmp_path: Path) -> No
             test_client.post("/api/tables", json={**bots, "seats": seats("human", "random", "random")}).status_code
             == 201
         )
-        manager = test_client.app.state.manager
+        manager = test_client.app.state.tables
         playing = next(r for r in manager.tables.values() if r.state.status == "playing")
         playing.state.status = "over"  # one of them ends
         assert test_client.post("/api/tables", json=bots).status_code == 201

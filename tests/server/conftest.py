@@ -66,4 +66,4 @@ def module_client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
 
 @pytest.fixture
 def truth(client: Any) -> Truth:
-    return Truth(client.app.state.manager.store)
+    return Truth(client.app.state.tables.store)

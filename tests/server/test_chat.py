@@ -12,7 +12,7 @@ from typing import Any
 
 from server_support import Message, Peer, Truth, create_table, guest, is_over, join_all, play, seats
 
-from luz.server.chat import CHAT_LENGTH
+from luz.server.tables.chat import CHAT_LENGTH
 
 HTML = "<script>window.owned = 1</script><b>bold</b> & <img src=x onerror=alert(1)>"
 

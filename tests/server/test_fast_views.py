@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 from luz.engine import EDITIONS, Game, Phase, ViewsJson, action_from_json, action_to_json, get_edition, view
 from luz.server import Settings
 from luz.server.db import ActionRow, make_engine, migrate, now
-from luz.server.runtime import Manager, MemoryBroker
+from luz.server.tables import Registry
+from luz.server.tables.broker import MemoryBroker
 from luz.server.store import StaleVersion, Store
 
 
@@ -37,11 +38,11 @@ def engine_view(game: Game, seat: int | None, hints: bool) -> dict[str, Any]:
 
 
 async def play_games(url: str, edition: str, players: int, hints: bool, seed: int) -> int:
-    """Random games at one table through the Manager; returns the number of states checked."""
+    """Random games at one table through the Registry; returns the number of states checked."""
     engine = make_engine(url)
     migrate(engine)
     store = Store(engine)
-    manager = Manager(store, MemoryBroker(), None, Settings(database_url=url, bot_workers=0))
+    manager = Registry(store, MemoryBroker(), None, Settings(database_url=url, bot_workers=0))
     rng = random.Random(seed)
     checked = 0
     try:
@@ -58,14 +59,14 @@ async def play_games(url: str, edition: str, players: int, hints: bool, seed: in
         )
         for seat, token in tokens.items():
             store.join(table_id, seat, f"p{seat}", token)
-        runtime = await manager.runtime(table_id)
+        runtime = await manager.get(table_id)
         assert runtime is not None
         connections: dict[int | None, list[Recorder]] = {seat: [Recorder()] for seat in range(players)}
         connections[0].append(Recorder())
         connections[None] = [Recorder()]
         for seat, recorders in connections.items():
             for recorder in recorders:
-                manager.attach(runtime, seat, recorder)
+                manager.presence.attach(runtime, seat, recorder)
         await manager.start_if_ready(runtime)
         for game_no in (1, 2):
             state = runtime.state
@@ -185,13 +186,13 @@ class Stuck:
 def test_a_connection_that_takes_no_message_is_dropped_and_the_others_are_served(
     sqlite_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("luz.server.runtime.SEND_SECONDS", 0.2)
+    monkeypatch.setattr("luz.server.tables.fanout.SEND_SECONDS", 0.2)
 
     async def scenario() -> None:
         engine = make_engine(sqlite_url)
         migrate(engine)
         store = Store(engine)
-        manager = Manager(store, MemoryBroker(), None, Settings(database_url=sqlite_url, bot_workers=0))
+        manager = Registry(store, MemoryBroker(), None, Settings(database_url=sqlite_url, bot_workers=0))
         try:
             table_id, tokens = store.create_table(
                 name="stuck",
@@ -204,11 +205,11 @@ def test_a_connection_that_takes_no_message_is_dropped_and_the_others_are_served
             )
             for seat, token in tokens.items():
                 store.join(table_id, seat, f"p{seat}", token)
-            runtime = await manager.runtime(table_id)
+            runtime = await manager.get(table_id)
             assert runtime is not None
             stuck, served = Stuck(), Recorder()
-            manager.attach(runtime, 1, stuck)
-            manager.attach(runtime, 2, served)
+            manager.presence.attach(runtime, 1, stuck)
+            manager.presence.attach(runtime, 2, served)
             started = asyncio.get_running_loop().time()
             await manager.broadcast(runtime)
             assert asyncio.get_running_loop().time() - started < 2

@@ -26,7 +26,7 @@ from fastapi.testclient import TestClient
 from server_support import Peer, Truth, create_table, join_all
 
 import luz.engine.game as engine_game
-import luz.server.runtime as server_runtime
+import luz.server.tables.table as server_table
 import luz.server.store as server_store
 from luz.engine import Deal, Game, action_from_json, action_to_json, get_edition
 from luz.server import Settings, create_app
@@ -120,7 +120,7 @@ def rigged(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[int, Deal]]:
     seeds = iter([BASE_SEED, VARIANT_SEED])
     monkeypatch.setattr(engine_game, "seeded_rng", TaggedRandom)
     monkeypatch.setattr(engine_game, "shuffle_deal", shuffle)
-    monkeypatch.setattr(server_runtime, "secrets", types.SimpleNamespace(randbits=lambda n: next(seeds)))
+    monkeypatch.setattr(server_table, "secrets", types.SimpleNamespace(randbits=lambda n: next(seeds)))
     monkeypatch.setattr(
         server_store,
         "secrets",
@@ -154,10 +154,10 @@ def test_a_seat_is_sent_the_same_bytes_whatever_it_cannot_see(
     ):
         for client in (a, b):
             _, tokens = open_table(client)
-            truth = Truth(client.app.state.manager.store)
+            truth = Truth(client.app.state.tables.store)
             tables.append({"client": client, "tokens": tokens, "truth": truth, "peers": {}})
-        assert a.app.state.manager.store.load(TABLE_ID).seed == BASE_SEED
-        assert b.app.state.manager.store.load(TABLE_ID).seed == VARIANT_SEED
+        assert a.app.state.tables.store.load(TABLE_ID).seed == BASE_SEED
+        assert b.app.state.tables.store.load(TABLE_ID).seed == VARIANT_SEED
         # Connect in the same order at both tables (connections are in the messages).
         for who in [None, *range(PLAYERS)]:
             for table in tables:

@@ -120,7 +120,7 @@ def test_lobby_lists_public_waiting_tables_only(client: Any) -> None:
 def test_table_info_has_no_secrets(client: Any) -> None:
     table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
     join_all(client, table_id, tokens)
-    store = client.app.state.manager.store
+    store = client.app.state.tables.store
     seed = store.load(table_id).seed
     response = client.get(f"/api/tables/{table_id}")
     assert response.status_code == 200
@@ -248,9 +248,9 @@ def test_leave_before_the_start_opens_the_seat_again(client: Any) -> None:
 def test_leave_after_the_start_lets_a_bot_play_the_seat(client: Any) -> None:
     table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "random", "random"))
     join_all(client, table_id, tokens)
-    store = client.app.state.manager.store
+    store = client.app.state.tables.store
     # Nobody connected: the game waits for the human.
-    wait_for(lambda: client.app.state.manager.tables[table_id].game.current_player == 0)
+    wait_for(lambda: client.app.state.tables.live[table_id].game.current_player == 0)
     waiting_at = client.get(f"/api/tables/{table_id}").json()["version"]
     assert client.get(f"/api/tables/{table_id}/record").status_code == 409
     response = client.post(f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {tokens[0]}"})
@@ -277,7 +277,7 @@ def test_record_is_shown_once_the_game_is_over(client: Any) -> None:
     waiting = client.get(f"/api/tables/{table_id}/record")
     assert waiting.status_code == 404 and waiting.json()["detail"] == "no such game"
     join_all(client, table_id, tokens)
-    wait_for(lambda: client.app.state.manager.tables[table_id].game.current_player == 0)
+    wait_for(lambda: client.app.state.tables.live[table_id].game.current_player == 0)
     playing = client.get(f"/api/tables/{table_id}/record")
     assert playing.status_code == 409
     assert playing.json()["detail"] == "the game is not over: its record is shown once it is"
@@ -290,7 +290,7 @@ def test_record_is_shown_once_the_game_is_over(client: Any) -> None:
     game = replay(record)
     assert game.outcome() is not None and record["outcome"] == game.outcome().to_json()
     assert record["names"] == ["player 0", "random", "heuristic"]
-    stored = client.app.state.manager.store.record_of(table_id, 1)
+    stored = client.app.state.tables.store.record_of(table_id, 1)
     assert record["seed"] == stored[0]
     assert [a for deal in record["deals"] for a in deal["actions"]] == stored[1]
     assert client.get(f"/api/tables/{table_id}/record", params={"game": 1}).json() == record

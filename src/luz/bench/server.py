@@ -727,7 +727,7 @@ def bench_server(
 ) -> dict[str, Any]:
     """Run the load and return the report (see the module's docstring).
 
-    ``clock``: every table timed with this preset of ``luz.server.clocks.PRESETS`` (e.g. ``3+10``).
+    ``clock``: every table timed with this preset of ``luz.server.timecontrol.PRESETS`` (e.g. ``3+10``).
 
     ``attacks``: after the window without attacker, one more window of the same load per attacker kind (see
     ``luz.bench.attacks``), in that order on the same server; the figures of each are in the report's ``phases``.

@@ -152,7 +152,7 @@ def server(
     if attack is not None and attack not in (*KINDS, "all"):
         raise typer.BadParameter(f"--attack must be one of {', '.join(KINDS)}, all")
     attacks = KINDS if attack == "all" else (attack,) if attack else ()
-    from luz.server.clocks import PRESETS
+    from luz.server.timecontrol import PRESETS
 
     if clock is not None and clock not in PRESETS:
         raise typer.BadParameter(f"--clock must be one of {', '.join(PRESETS)}")

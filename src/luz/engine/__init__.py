@@ -9,7 +9,7 @@
 
 from .actions import Action, Bid, Play, action_from_json, action_to_json, check_action, parse_action
 from .cards import Card, Colour
-from .editions import EDITIONS, HAND_SIZE, MAX_BID, Edition, TableOptions, get_edition
+from .editions import DEFAULT_EDITION, EDITIONS, HAND_SIZE, MAX_BID, Edition, TableOptions, get_edition
 from .errors import (
     IllegalAction,
     InvalidAction,
@@ -28,6 +28,7 @@ from .scoring import DealResult, Outcome, ScoreSheet, TieBreak
 from .views import SlotView, View, ViewsJson, view
 
 __all__ = [
+    "DEFAULT_EDITION",
     "EDITIONS",
     "HAND_SIZE",
     "MAX_BID",

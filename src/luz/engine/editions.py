@@ -334,6 +334,8 @@ STANDARD_DECK = StandardDeck(
 
 EDITIONS: dict[str, Edition] = {e.key: e for e in (KOROKORODOU_2014, IELLO_2024, STANDARD_DECK)}
 """The registry, by stable key."""
+DEFAULT_EDITION = IELLO_2024.key
+"""The edition a game, a table or a command is of when none is named: the current published one."""
 
 _BY_NAME = {name: e for e in EDITIONS.values() for name in (e.key, *e.aliases)}
 

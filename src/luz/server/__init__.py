@@ -1,6 +1,9 @@
-"""The game server: tables of humans and bots, live play over WebSocket, persistence that loses nothing."""
+"""The game server: ``api`` (HTTP + WebSocket) -> ``tables`` (the live tables) -> ``store`` (persistence) -> ``db``.
 
-from .app import create_app
+>>> from luz.server import create_app
+"""
+
+from .api.app import create_app
 from .settings import Settings
 
 __all__ = ["Settings", "create_app"]

@@ -61,9 +61,9 @@ class TableRow(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     """Bumped by every stored change of the table: clients notice gaps by it."""
     time_control: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
-    """``{"reserve_ms", "increment_ms"}``; ``None``: untimed (clocks.py)."""
+    """``{"reserve_ms", "increment_ms"}``; ``None``: untimed (timecontrol.py)."""
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    """The current game's clock: each seat's reserve and when the turn began (clocks.py), stored with each action."""
+    """The current game's clock: each seat's reserve and when the turn began (timecontrol.py), stored with each action."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
@@ -115,7 +115,7 @@ class NoteRow(Base):
 
 
 class ChatRow(Base):
-    """A chat message of a table (chat.py): the players' channel or the spectators', kept for the replay."""
+    """A chat message of a table (tables/chat.py): the players' channel or the spectators', kept for the replay."""
 
     __tablename__ = "chat"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

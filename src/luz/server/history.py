@@ -5,25 +5,20 @@ records (docs/RECORD.md).
 
 from __future__ import annotations
 
-import asyncio
-import json
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, time
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Any
 
-from fastapi import APIRouter, HTTPException, Path, Query, Request
-from fastapi.responses import StreamingResponse
 from sqlalchemy import case, func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
-from starlette.concurrency import iterate_in_threadpool
 
 from luz.engine import Game
 from luz.engine.record import to_record
 
 from .db import ActionRow, GameRow, PlayerRow, ResultRow, TableRow
 from .ratings import changes_of, ratings_of
-from .store import TableState
+from .store import TableState, build_game
 
 PROFILE_GAMES = 50
 """Games listed on a profile page (the newest); the statistics count every game."""
@@ -180,7 +175,6 @@ def finished_games(engine: Engine, since: datetime) -> Iterator[dict[str, Any]]:
                 )
             )
             edition, players, options, seed = table.edition, table.players, dict(table.options), game_row.seed
-        from .runtime import build_game  # (runtime imports this module)
 
         state = TableState(
             id=table_id,
@@ -203,31 +197,3 @@ def finished_games(engine: Engine, since: datetime) -> Iterator[dict[str, Any]]:
         record = to_record(game, names)
         record["site"] = {"table": table_id, "game": game_no, "finished_at": finished_at.isoformat()}
         yield record
-
-
-def history_router() -> APIRouter:
-    """``/api/players/{id}`` (a profile) and ``/api/export`` (finished games as JSON Lines)."""
-    router = APIRouter()
-
-    @router.get("/api/players/{player_id}")
-    async def player_profile(
-        request: Request, player_id: Annotated[str, Path(max_length=32, pattern=r"^[0-9a-f]+$")]
-    ) -> dict[str, Any]:
-        """A player's profile: the newest games (each with its replay) and statistics against humans and bots."""
-        found = await asyncio.to_thread(profile, request.app.state.engine, player_id)
-        if found is None:
-            raise HTTPException(404, "no such player")
-        return found
-
-    @router.get("/api/export", response_class=StreamingResponse)
-    async def export(
-        request: Request, since: Annotated[date, Query(description="YYYY-MM-DD (UTC)")]
-    ) -> StreamingResponse:
-        """Every game finished since ``since``, one record (docs/RECORD.md) per line (``application/x-ndjson``)."""
-        start = datetime.combine(since, time(), tzinfo=UTC)
-        lines = iterate_in_threadpool(
-            json.dumps(r, separators=(",", ":")) + "\n" for r in finished_games(request.app.state.engine, start)
-        )
-        return StreamingResponse(lines, media_type="application/x-ndjson")
-
-    return router

@@ -125,3 +125,21 @@ class Counter:
             self.open[key] = left
         else:
             self.open.pop(key, None)
+
+
+class TokenBucket:
+    """One connection's message rate: ``rate`` a second, bursts of twice that (in this process, unshared)."""
+
+    def __init__(self, rate: float) -> None:
+        self.rate, self.capacity = rate, 2 * rate
+        self.tokens, self.stamp = self.capacity, time.monotonic()
+
+    def take(self) -> bool:
+        """Whether one more message may go now (it is counted if so)."""
+        now = time.monotonic()
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True

@@ -13,18 +13,14 @@ once, whichever process stores it; the ``rating_changes`` primary key (game, pla
 
 from __future__ import annotations
 
-import asyncio
 from functools import cache
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-from fastapi import APIRouter, HTTPException, Query, Request
 from sqlalchemy import Connection, case, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
-
-from luz.engine import EDITIONS
 
 from .db import PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
 
@@ -221,31 +217,3 @@ def table_ratings(engine: Engine, table_id: str) -> list[dict[str, Any] | None] 
         row = found.get(player)
         answer.append(rating_json(row.mu, row.sigma, row.games) if row else rating_json(initial.mu, initial.sigma, 0))
     return answer
-
-
-def ratings_router() -> APIRouter:
-    """``/api/leaderboard`` and ``/api/tables/{id}/ratings``."""
-    router = APIRouter()
-
-    @router.get("/api/leaderboard")
-    async def best_players(
-        request: Request,
-        edition: Annotated[str, Query(description="Edition key: " + ", ".join(EDITIONS))] = "iello-2024",
-        players: Annotated[int, Query(ge=3, le=5)] = 4,
-    ) -> dict[str, Any]:
-        """A pool's leaderboard (an edition at one player count): established ratings first, best first."""
-        if edition not in EDITIONS:
-            raise HTTPException(422, "no such edition: " + ", ".join(EDITIONS))
-        return await asyncio.to_thread(leaderboard, request.app.state.engine, edition, players)
-
-    @router.get("/api/tables/{table_id}/ratings")
-    async def seat_ratings(request: Request, table_id: str) -> dict[str, Any]:
-        """Each seat's rating in the table's pool (accounts only; public, as on the leaderboard)."""
-        if "\x00" in table_id or len(table_id) > 32:
-            raise HTTPException(404, "no such table")
-        found = await asyncio.to_thread(table_ratings, request.app.state.engine, table_id)
-        if found is None:
-            raise HTTPException(404, "no such table")
-        return {"seats": found}
-
-    return router

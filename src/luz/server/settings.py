@@ -27,7 +27,7 @@ class Settings:
     bot_iteration_seconds: float = 0.004
     """Time a search bot is given per iteration of an ``iters=`` budget (its default 64: 0.26 s): its moves are
     played at that fixed time, so that its thinking time, which depends on what its seat sees (the others'
-    hidden cards included), tells the players nothing (``luz.server.bots.release_time``)."""
+    hidden cards included), tells the players nothing (``luz.server.tables.botpool.release_time``)."""
     bot_max_iters: int = 256
     """The most iterations a table's bot may be given (``strong:iters=N``); more is refused (422)."""
     bot_max_oversample: int = 8

@@ -11,15 +11,18 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from .clocks import new_clock
+from luz.engine import Game, get_edition, parse_action
+
 from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, SeatRow, TableRow, now
 from .ratings import rate_game
+from .timecontrol import new_clock
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
@@ -71,6 +74,21 @@ def append_params(table_id: str, game_no: int, seat: int, action: str) -> dict[s
     }
 
 
+class Status(StrEnum):
+    """Where a table is: waiting for players, playing a game, or between games (its last one over)."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class SeatKind(StrEnum):
+    """Who sits at a seat: a person or a bot."""
+
+    HUMAN = "human"
+    BOT = "bot"
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(24)
 
@@ -82,7 +100,7 @@ def token_hash(token: str) -> str:
 @dataclass
 class SeatState:
     seat: int
-    kind: str
+    kind: SeatKind
     bot: str | None
     name: str | None
     joined: bool
@@ -111,7 +129,7 @@ class TableState:
     options: dict[str, Any]
     public: bool
     grace_seconds: float
-    status: str
+    status: Status
     game_no: int
     version: int
     seats: list[SeatState]
@@ -121,7 +139,7 @@ class TableState:
     seed: int | None = None
     actions: list[str] = field(default_factory=list)
     time_control: dict[str, int] | None = None
-    """A reserve and an increment per move (clocks.py); ``None``: untimed."""
+    """A reserve and an increment per move (timecontrol.py); ``None``: untimed."""
     clock: dict[str, Any] | None = None
 
     def summary(self) -> dict[str, Any]:
@@ -141,6 +159,17 @@ class TableState:
             "version": self.version,
             "seats": [s.public() for s in self.seats],
         }
+
+
+def build_game(state: TableState) -> Game | None:
+    """The current game of a stored table, replayed through the rules from its seed and actions."""
+    if state.seed is None:
+        return None
+    edition = get_edition(state.edition)
+    game = Game(edition, state.players, edition.options(state.players, **state.options), seed=state.seed)
+    for action in state.actions:
+        game.apply(parse_action(action))
+    return game
 
 
 class StaleVersion(Exception):
@@ -226,7 +255,7 @@ class Store:
                     hints=hints,
                     rated=rated,
                     time_control=time_control,
-                    status="waiting",
+                    status=Status.WAITING,
                     game_no=0,
                     version=1,
                 )
@@ -234,7 +263,7 @@ class Store:
             session.flush()
             for number, spec in enumerate(seats):
                 token = None
-                if spec["kind"] == "human":
+                if spec["kind"] == SeatKind.HUMAN:
                     token = tokens[number] = new_token()
                 session.add(
                     SeatRow(
@@ -244,7 +273,7 @@ class Store:
                         bot=spec.get("bot"),
                         name=spec.get("name"),
                         token_hash=token_hash(token) if token else None,
-                        joined=spec["kind"] == "bot",
+                        joined=spec["kind"] == SeatKind.BOT,
                     )
                 )
         return table_id, tokens
@@ -267,10 +296,10 @@ class Store:
             options=dict(row.options),
             public=row.public,
             grace_seconds=row.grace_seconds,
-            status=row.status,
+            status=Status(row.status),
             game_no=row.game_no,
             version=row.version,
-            seats=[SeatState(s.seat, s.kind, s.bot, s.name, s.joined, s.player_id) for s in seats],
+            seats=[SeatState(s.seat, SeatKind(s.kind), s.bot, s.name, s.joined, s.player_id) for s in seats],
             hints=row.hints,
             rated=row.rated,
             time_control=row.time_control,
@@ -301,7 +330,7 @@ class Store:
         with Session(self._reader) as session:
             rows = session.scalars(
                 select(TableRow)
-                .where(TableRow.public.is_(True), TableRow.status == "waiting")
+                .where(TableRow.public.is_(True), TableRow.status == Status.WAITING)
                 .order_by(TableRow.created_at.desc())
                 .limit(limit)
             ).all()
@@ -310,7 +339,7 @@ class Store:
     def live_tables(self) -> list[str]:
         """Tables with a game being played (to resume after a restart)."""
         with Session(self.engine) as session:
-            return list(session.scalars(select(TableRow.id).where(TableRow.status == "playing")))
+            return list(session.scalars(select(TableRow.id).where(TableRow.status == Status.PLAYING)))
 
     def player_seat(self, table_id: str, player_id: str) -> int | None:
         """The seat ``player_id`` holds at ``table_id``, if any."""
@@ -328,7 +357,7 @@ class Store:
         guest (or no identity) at a rated table."""
         with self._locked(table_id) as (session, row):
             seat_row = session.get(SeatRow, (table_id, seat))
-            if seat_row is None or seat_row.kind != "human":
+            if seat_row is None or seat_row.kind != SeatKind.HUMAN:
                 raise PermissionError("there is no human seat with that number")
             if row.rated and not self._is_account(session, player_id):
                 raise AccountRequired
@@ -366,7 +395,7 @@ class Store:
         with self._locked(table_id) as (session, row):
             seat_row = session.get(SeatRow, (table_id, seat))
             assert seat_row is not None
-            if row.status == "waiting":
+            if row.status == Status.WAITING:
                 seat_row.joined, seat_row.name, seat_row.token_hash, seat_row.player_id = False, None, None, None
             else:
                 seat_row.joined = False
@@ -379,7 +408,7 @@ class Store:
             if row.version != expected_version:
                 raise StaleVersion
             row.game_no += 1
-            row.status = "playing"
+            row.status = Status.PLAYING
             if row.time_control is not None:
                 kinds = session.scalars(select(SeatRow.kind).where(SeatRow.table_id == table_id).order_by(SeatRow.seat))
                 row.clock = new_clock(row.time_control, list(kinds))

@@ -1,5 +1,5 @@
-"""The web client: the pages (home and lobby, table, replay, score-keeper), their static files, and the two JSON
-endpoints only they need (the score-keeper's report and a replay's steps). See docs/USER_GUIDE.md.
+"""The web client: the pages (home and lobby, table, replay, score-keeper) and their static files; it imports
+nothing of the server, whose API the pages call. See docs/USER_GUIDE.md.
 
 >>> sorted(p.name for p in STATIC.glob("*.html"))
 ['account.html', 'how-to-play.html', 'index.html', 'leaderboard.html', 'not-found.html', 'profile.html', 'replay.html',
@@ -20,7 +20,7 @@ __all__ = ["STATIC", "install", "router"]
 
 
 def install(app: FastAPI) -> None:
-    """Serve the web client from ``app``: its pages, ``/static/...`` and its endpoints."""
+    """Serve the web client from ``app``: its pages and ``/static/...``."""
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.add_exception_handler(HTTPException, not_found_page)

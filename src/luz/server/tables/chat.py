@@ -22,20 +22,21 @@ import json
 import logging
 import secrets
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import APIRouter, Request
 from limits import parse
 from limits.storage import storage_from_string
 from limits.strategies import MovingWindowRateLimiter
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
-from luz.web.routes import finished_game
-
-from .db import ChatRow, now
-from .runtime import Connection, Manager, Refused, TableRuntime, dumps
+from ..db import ChatRow, now
+from ..store import Status
+from .fanout import Fanout
+from .model import Connection, Refused, dumps
+from .table import Table
 
 log = logging.getLogger("luz.server")
 
@@ -59,15 +60,15 @@ class Speaker:
     player: str | None
     name: str | None
 
-    def seated(self, runtime: TableRuntime) -> bool:
+    def seated(self, table: Table) -> bool:
         """Whether this is a seat, or a spectator connection of someone who holds a seat at the table now."""
         return self.seat is not None or (
-            self.player is not None and any(s.player == self.player for s in runtime.state.seats)
+            self.player is not None and any(s.player == self.player for s in table.state.seats)
         )
 
-    def channels(self, runtime: TableRuntime) -> tuple[str, ...]:
+    def channels(self, table: Table) -> tuple[str, ...]:
         """The channels this connection reads now: a seated person never reads the spectators'."""
-        return (PLAYERS,) if self.seated(runtime) else (PLAYERS, SPECTATORS)
+        return (PLAYERS,) if self.seated(table) else (PLAYERS, SPECTATORS)
 
 
 class ChatStore:
@@ -140,9 +141,11 @@ def chat_text(text: Any, preset: Any) -> tuple[str, str | None]:
 class Chat:
     """The chat of every table of this process: who each connection speaks as, the limit, the relay."""
 
-    def __init__(self, manager: Manager, redis_url: str | None) -> None:
-        self.manager = manager
-        self.store = ChatStore(manager.store.engine)
+    def __init__(self, engine: Engine, live: Mapping[str, Table], fanout: Fanout, redis_url: str | None) -> None:
+        self.live = live
+        """This process's live tables, by id."""
+        self.fanout = fanout
+        self.store = ChatStore(engine)
         self.rate = parse(CHAT_RATE)
         self.limiter = MovingWindowRateLimiter(storage_from_string(redis_url or "memory://"))
         self.speakers: weakref.WeakKeyDictionary[Any, Speaker] = weakref.WeakKeyDictionary()
@@ -170,9 +173,9 @@ class Chat:
                     message = json.loads(event["data"])
                     if message.pop("origin", None) == self.origin:
                         continue
-                    runtime = self.manager.tables.get(message["table"])
-                    if runtime is not None:  # a table no connection of this process has opened: nobody to tell
-                        await self.deliver(runtime, message)
+                    table = self.live.get(message["table"])
+                    if table is not None:  # a table no connection of this process has opened: nobody to tell
+                        await self.deliver(table, message)
                 except Exception:  # one message's trouble must not stop the others
                     log.exception("chat event failed")
 
@@ -186,7 +189,7 @@ class Chat:
 
     # -- connections ---------------------------------------------------------------------------------------
 
-    async def joined(self, runtime: TableRuntime, seat: int | None, connection: Any, identity: Any) -> None:
+    async def joined(self, table: Table, seat: int | None, connection: Any, identity: Any) -> None:
         """A connection opened: note who it speaks as (``identity``: the spectator's, if any) and send it the
         recent messages it may read."""
         if seat is not None:
@@ -196,30 +199,30 @@ class Chat:
         else:
             speaker = Speaker(None, identity.player_id, identity.name)
         self.speakers[connection] = speaker
-        await self.send_history(runtime, connection)
+        await self.send_history(table, connection)
 
-    async def send_history(self, runtime: TableRuntime, connection: Any) -> None:
+    async def send_history(self, table: Table, connection: Any) -> None:
         """The newest messages ``connection`` may read (nothing when there are none)."""
         speaker = self.speakers.get(connection)
         if speaker is None:
             return
-        channels = speaker.channels(runtime)
-        messages = await asyncio.to_thread(self.store.messages, runtime.state.id, channels, limit=HISTORY)
+        channels = speaker.channels(table)
+        messages = await asyncio.to_thread(self.store.messages, table.state.id, channels, limit=HISTORY)
         if messages:
             await connection.send_text(dumps({"type": "chat", "history": True, "messages": messages}))
 
     # -- messages ------------------------------------------------------------------------------------------
 
-    async def say(self, runtime: TableRuntime, connection: Any, text: Any, preset: Any) -> None:
+    async def say(self, table: Table, connection: Any, text: Any, preset: Any) -> None:
         """Store what ``connection`` says and send it to every connection that reads its channel, on every
         process. :class:`Refused` for a bad text, a spectator without an identity, or a person over the limit."""
         speaker = self.speakers.get(connection)
         if speaker is None or (speaker.seat is None and speaker.player is None):
             raise Refused("spectator", "spectators chat under a name: open the site first to get one")
-        if speaker.seat is None and speaker.seated(runtime):
+        if speaker.seat is None and speaker.seated(table):
             raise Refused("spectator", "you hold a seat at this table: chat from your seat")
         text, preset = chat_text(text, preset)
-        state = runtime.state
+        state = table.state
         player = state.seats[speaker.seat].player if speaker.seat is not None else speaker.player
         person = player or f"seat:{state.id}:{speaker.seat}"
         allowed = await asyncio.to_thread(self.limiter.hit, self.rate, "chat", person)
@@ -230,44 +233,30 @@ class Chat:
             self.store.add,
             {
                 "table": state.id,
-                "game_no": state.game_no if state.status != "waiting" else state.game_no + 1,
+                "game_no": state.game_no if state.status != Status.WAITING else state.game_no + 1,
                 "channel": PLAYERS if seated else SPECTATORS,
                 "seat": speaker.seat,
                 "player": player,
                 # A seat's name as the table shows it (the name the seat was taken with).
-                "name": (runtime.names()[speaker.seat] if speaker.seat is not None else speaker.name or "")[:40],
+                "name": (table.names()[speaker.seat] if speaker.seat is not None else speaker.name or "")[:40],
                 "text": text,
                 "preset": preset,
             },
         )
-        await asyncio.gather(self.deliver(runtime, message), self.publish(message))
+        await asyncio.gather(self.deliver(table, message), self.publish(message))
 
     async def publish(self, message: dict[str, Any]) -> None:
         if self.redis is not None:
             await self.redis.publish(REDIS_CHANNEL, json.dumps({**message, "origin": self.origin}))
 
-    async def deliver(self, runtime: TableRuntime, message: dict[str, Any]) -> None:
+    async def deliver(self, table: Table, message: dict[str, Any]) -> None:
         """Send ``message`` to this process's connections of its table that read its channel."""
         text = dumps({"type": "chat", "history": False, "messages": [message]})
         readers: list[tuple[int | None, Connection]] = []
         if message["channel"] == PLAYERS:
-            readers += [(seat, c) for seat, connections in runtime.seats.items() for c in list(connections)]
-        for connection in list(runtime.spectators):
+            readers += [(seat, c) for seat, connections in table.seats.items() for c in list(connections)]
+        for connection in list(table.spectators):
             speaker = self.speakers.get(connection)
-            if speaker is not None and message["channel"] in speaker.channels(runtime):
+            if speaker is not None and message["channel"] in speaker.channels(table):
                 readers.append((None, connection))
-        await self.manager.deliver(runtime, [(seat, c, text) for seat, c in readers])
-
-
-def chat_router() -> APIRouter:
-    router = APIRouter()
-
-    @router.get("/api/tables/{table_id}/chat")
-    async def game_chat(request: Request, table_id: str, game: int | None = None) -> dict[str, Any]:
-        """The chat of a finished game, both channels, for its replay: ``409`` while it is being played."""
-        runtime, number = await finished_game(request, table_id, game, "chat is")
-        chat: Chat = request.app.state.chat
-        messages = await asyncio.to_thread(chat.store.messages, runtime.state.id, (PLAYERS, SPECTATORS), number)
-        return {"game_no": number, "messages": messages}
-
-    return router
+        await self.fanout.deliver(table, [(seat, c, text) for seat, c in readers])

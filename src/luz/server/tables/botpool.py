@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from luz.bots import BOTS, InvalidBotSpec, make_bot, parse_spec
-from luz.engine import Action, Game, View, view
+from luz.engine import DEFAULT_EDITION, Action, Game, View, view
 
-from .settings import Settings
+from ..settings import Settings
 
 log = logging.getLogger("luz.server")
 
@@ -42,7 +42,7 @@ def choose_for(bot: str, seen: View, seed: str) -> Action:
 def warm_up() -> None:
     """Make one strong decision, so that a bot process has compiled (or loaded) the fast core before a table
     needs it: numba takes seconds the first time, more than a bot's time for a move."""
-    game = Game.new("iello-2024", players=4, seed=0)
+    game = Game.new(DEFAULT_EDITION, players=4, seed=0)
     choose_for("strong", view(game, game.current_player), "warm-up")
 
 

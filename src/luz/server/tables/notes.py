@@ -10,16 +10,18 @@ from typing import Any
 
 from luz.engine import Phase
 
-from .runtime import Manager, Refused, TableRuntime
+from ..store import Store
+from .model import Refused
+from .table import Table
 
 NOTE_LENGTH = 12
 """The longest note, in characters: a value, "low"/"high" or a range fits."""
 
 
-def check_note(runtime: TableRuntime, seat: int, slot: Any, text: Any) -> tuple[str, int]:
+def check_note(table: Table, seat: int, slot: Any, text: Any) -> tuple[str, int]:
     """The note's text, trimmed, and the deal, if ``seat`` may put it on its card ``slot`` now; else
     :class:`Refused`."""
-    game = runtime.game
+    game = table.game
     if game is None or game.phase not in (Phase.BID, Phase.PLAY):
         raise Refused("no_game", "notes are taken during a deal")
     if not isinstance(text, str) or not isinstance(slot, int) or isinstance(slot, bool):
@@ -32,27 +34,27 @@ def check_note(runtime: TableRuntime, seat: int, slot: Any, text: Any) -> tuple[
     return text, len(game.deals)
 
 
-def notes_message(runtime: TableRuntime, deal: int, notes: list[dict[str, Any]]) -> dict[str, Any]:
+def notes_message(table: Table, deal: int, notes: list[dict[str, Any]]) -> dict[str, Any]:
     """A seat's notes on its cards in the current deal: ``{"type": "notes", "deal": n, "notes": {slot: text}}``."""
     mine = {str(n["slot"]): n["text"] for n in notes if n["deal"] == deal}
-    return {"type": "notes", "game_no": runtime.state.game_no, "deal": deal, "notes": mine}
+    return {"type": "notes", "game_no": table.state.game_no, "deal": deal, "notes": mine}
 
 
-async def own_notes(manager: Manager, runtime: TableRuntime, seat: int) -> dict[str, Any] | None:
+async def own_notes(store: Store, table: Table, seat: int) -> dict[str, Any] | None:
     """The notes message for ``seat`` now (``None`` outside a deal)."""
-    game = runtime.game
+    game = table.game
     if game is None or not game.deals:
         return None
-    notes = await asyncio.to_thread(manager.store.notes, runtime.state.id, runtime.state.game_no, seat)
-    return notes_message(runtime, len(game.deals), notes)
+    notes = await asyncio.to_thread(store.notes, table.state.id, table.state.game_no, seat)
+    return notes_message(table, len(game.deals), notes)
 
 
-async def set_note(manager: Manager, runtime: TableRuntime, seat: int, slot: Any, text: Any) -> None:
+async def set_note(store: Store, table: Table, seat: int, slot: Any, text: Any) -> None:
     """Keep ``seat``'s note and send the seat's notes to its own connections (no one else's)."""
-    text, deal = check_note(runtime, seat, slot, text)
-    await asyncio.to_thread(manager.store.set_note, runtime.state.id, runtime.state.game_no, deal, seat, slot, text)
-    message = await own_notes(manager, runtime, seat)
-    for connection in list(runtime.seats.get(seat, ())):
+    text, deal = check_note(table, seat, slot, text)
+    await asyncio.to_thread(store.set_note, table.state.id, table.state.game_no, deal, seat, slot, text)
+    message = await own_notes(store, table, seat)
+    for connection in list(table.seats.get(seat, ())):
         try:
             await connection.send_text(json.dumps(message))
         except Exception:  # a connection that just closed: it gets the notes on reconnecting

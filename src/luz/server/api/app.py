@@ -1,0 +1,135 @@
+"""The application: its start and stop (database, identities, brokers, bot processes, the tables), error answers,
+``/healthz``, and the routers of ``api`` and the web client (see docs/PROTOCOL.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+
+from luz.web import install as install_web_client
+
+from ..db import make_engine, migrate
+from ..identity import Players
+from ..settings import Settings
+from ..store import AccountRequired, Store
+from ..tables import Registry
+from ..tables.botpool import BotPool, load_levels
+from ..tables.broker import Broker, MemoryBroker, RedisBroker
+from ..tables.chat import Chat
+from . import games, history, identity, live, ratings, tables
+from .deps import Guards, tables_of
+from .identity import Identities
+
+log = logging.getLogger("luz.server")
+T = TypeVar("T")
+
+
+class InlineExecutor(ThreadPoolExecutor):
+    """Runs each call at once, in the caller's thread (never starting one): the database calls of a SQLite server
+    (see lifespan). A ThreadPoolExecutor by type, as asyncio's default executor must be."""
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        future: Future[T] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as error:  # handed to the awaiting coroutine, as a thread's would be
+            future.set_exception(error)
+        return future
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The server's ASGI application (``luz serve`` runs it with uvicorn)."""
+    settings = settings or Settings.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = make_engine(settings.database_url)
+        if engine.dialect.name == "sqlite":
+            # SQLite is in this process and writes one transaction at a time (each begins IMMEDIATE): its calls,
+            # a millisecond or two of CPU, are run in the event loop's thread. Threads would only contend, for
+            # the GIL and for SQLite's lock (sleeping in its busy handler: p99 over a second under load).
+            asyncio.get_running_loop().set_default_executor(InlineExecutor())
+        await asyncio.to_thread(migrate, engine)
+        await asyncio.to_thread(load_levels)
+        # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
+        players = Players(engine)
+        app.state.identities = Identities(
+            players,
+            await asyncio.to_thread(players.signing_key, settings.secret_key),
+            settings.redis_url or "memory://",
+            secure_cookies=settings.public_url.startswith("https://"),
+            trusted_proxies=settings.trusted_proxies,
+            guests_per_minute=settings.guests_per_minute,
+        )
+        broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
+        pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
+        registry = Registry(Store(engine), broker, pool, settings)
+        await broker.start(registry.on_event, registry.on_presence)
+        await registry.resume()
+        app.state.tables, app.state.engine = registry, engine
+        # The chat of the tables, across processes with Redis.
+        app.state.chat = Chat(engine, registry.live, registry.fanout, settings.redis_url)
+        await app.state.chat.start()
+        try:
+            yield
+        finally:
+            app.state.identities.close()
+            await app.state.chat.close()
+            await registry.close()
+            await broker.close()
+            if pool is not None:
+                pool.shutdown()
+            engine.dispose()
+
+    app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
+    app.state.settings = settings
+    app.state.guards = Guards.of(settings)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        # What was wrong and where, without echoing the input (which may not even be JSON: NaN, infinities).
+        detail = [{k: e[k] for k in ("type", "loc", "msg") if k in e} for e in error.errors()]
+        return JSONResponse({"detail": detail}, status_code=422)
+
+    @app.exception_handler(AccountRequired)
+    async def account_required(request: Request, error: AccountRequired) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=403)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        log.error("unexpected %s on %s", type(error).__name__, request.url.path)
+        return JSONResponse({"detail": "internal error"}, status_code=500)
+
+    @app.get("/healthz")
+    async def healthz(request: Request) -> dict[str, Any]:
+        """Liveness and database reachability; ``degraded`` while the bot processes are being replaced (a worker
+        died) or warming up: bots move meanwhile, the quick fallback bot for them."""
+
+        def ping() -> None:
+            with request.app.state.engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+
+        await asyncio.to_thread(ping)
+        pool = tables_of(request).bots.pool
+        if pool is None:
+            return {"status": "ok"}
+        pool.recover()
+        return {
+            "status": "ok" if pool.healthy else "degraded",
+            "bots": "ready" if pool.healthy else "starting",
+            "bot_pool_replacements": pool.replacements,
+        }
+
+    for module in (tables, live, games, identity, history, ratings):
+        app.include_router(module.router)
+    install_web_client(app)  # the browser client: pages, static files (src/luz/web)
+    return app

@@ -1,0 +1,297 @@
+"""Who a request comes from (cookies, the session header, CSRF checks, the login limiter) and the ``/api/me`` and
+``/api/account`` endpoints (docs/PROTOCOL.md, "Players")."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, HTTPException, Request, Response
+from itsdangerous import BadSignature, URLSafeSerializer
+from limits import RateLimitItemPerMinute, parse
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+from pwdlib import PasswordHash
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import HTTPConnection
+
+from ..identity import (
+    COOKIE,
+    COOKIE_SECONDS,
+    HEADER,
+    LOGIN_ATTEMPTS_PER_MINUTE,
+    USERNAME,
+    Identity,
+    Players,
+)
+from ..ratelimit import client_key
+from .schemas import NO_NUL
+
+
+class NameChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(..., min_length=1, max_length=40, pattern=NO_NUL)
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+    username: str = Field(..., pattern=USERNAME, description="3 to 24 letters, digits, '.', '_' or '-'")
+    password: str = Field(..., min_length=8, max_length=200, pattern=NO_NUL)
+
+
+class PasswordChange(BaseModel):
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
+    current: str = Field(..., max_length=200, pattern=NO_NUL)
+    new: str = Field(..., min_length=8, max_length=200, pattern=NO_NUL)
+
+
+class Identities:
+    """Who a request comes from, with cookies, CSRF checks and the login limiter; one per app."""
+
+    def __init__(
+        self,
+        players: Players,
+        signing_key: str,
+        limiter_storage: str,
+        secure_cookies: bool,
+        trusted_proxies: tuple[str, ...] = (),
+        guests_per_minute: str | None = None,
+    ) -> None:
+        self.players = players
+        self.trusted_proxies = trusted_proxies
+        self.guest_rate = parse(guests_per_minute) if guests_per_minute else None
+        self.signer = URLSafeSerializer(signing_key, salt="luz-session")
+        self.hasher = PasswordHash.recommended()
+        self.hashing = ThreadPoolExecutor(2, thread_name_prefix="luz-argon2")
+        self.limiter = MovingWindowRateLimiter(storage_from_string(limiter_storage))
+        self.login_rate = RateLimitItemPerMinute(LOGIN_ATTEMPTS_PER_MINUTE)
+        self.secure_cookies = secure_cookies
+        self._dummy_hash: str | None = None
+
+    async def dummy_hash(self) -> str:
+        """A hash checked when a username is unknown, so that the answer takes as long as for a wrong password."""
+        if self._dummy_hash is None:
+            self._dummy_hash = await self.hash_password(secrets.token_urlsafe(16))
+        return self._dummy_hash
+
+    def close(self) -> None:
+        self.hashing.shutdown(wait=False)
+
+    # -- sessions ------------------------------------------------------------------------------------------------
+
+    def _secret(self, signed: str | None) -> str | None:
+        if not signed:
+            return None
+        try:
+            secret = self.signer.loads(signed)
+        except BadSignature:
+            return None
+        return secret if isinstance(secret, str) else None
+
+    async def current(self, request: HTTPConnection) -> tuple[Identity | None, bool]:
+        """The request's identity, if any, and whether it came by cookie (then state changes are CSRF-checked)."""
+        by_header = request.headers.get(HEADER)
+        secret = self._secret(by_header or request.cookies.get(COOKIE))
+        if secret is None:
+            return None, False
+        identity = await asyncio.to_thread(self.players.identity, secret)
+        return identity, identity is not None and not by_header
+
+    async def require(self, request: Request, response: Response, *, create: bool, changes: bool) -> Identity:
+        """The request's identity; a new guest (its cookie set on ``response``) when it has none and ``create``.
+        ``changes``: the request changes state, so a cookie-authenticated one must come from this site."""
+        identity, by_cookie = await self.current(request)
+        if identity is not None:
+            if changes and by_cookie:
+                self.check_same_site(request)
+            return identity
+        if not create:
+            raise HTTPException(401, "not signed in: open the site (or POST /api/me/guest) first")
+        if changes:
+            self.check_same_site(request)
+        identity, secret = await self.create_guest(request)
+        self.set_cookie(response, secret)
+        return identity
+
+    def client(self, request: HTTPConnection) -> str:
+        """The client's key for the limits: its address (the forwarded one only from a trusted proxy)."""
+        return client_key(request.client.host if request.client else None, request.headers, self.trusted_proxies)
+
+    async def create_guest(self, request: HTTPConnection) -> tuple[Identity, str]:
+        """A new guest and its session's secret; 429 past ``guests_per_minute`` from one client (each is a row)."""
+        if self.guest_rate is not None and not await self._run(
+            self.limiter.hit, self.guest_rate, "guest-client", self.client(request)
+        ):
+            raise HTTPException(429, "too many new guests from your address: try again later", {"Retry-After": "60"})
+        return await asyncio.to_thread(self.players.create_guest)
+
+    def signed(self, secret: str) -> str:
+        return self.signer.dumps(secret)
+
+    def set_cookie(self, response: Response, secret: str) -> None:
+        response.set_cookie(
+            COOKIE,
+            self.signed(secret),
+            max_age=COOKIE_SECONDS,
+            httponly=True,
+            samesite="lax",
+            secure=self.secure_cookies,
+            path="/",
+        )
+
+    def clear_cookie(self, response: Response) -> None:
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=self.secure_cookies)
+
+    @staticmethod
+    def check_same_site(request: Request) -> None:
+        """Refuse a cookie-authenticated change that a browser says comes from another site (CSRF)."""
+        fetch_site = request.headers.get("sec-fetch-site")
+        origin = request.headers.get("origin")
+        host = request.headers.get("host", "")
+        if fetch_site in ("cross-site", "same-site") or (origin is not None and urlsplit(origin).netloc != host):
+            raise HTTPException(403, "refused: this request comes from another site (CSRF protection)")
+
+    # -- passwords -----------------------------------------------------------------------------------------------
+
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self.hashing, fn, *args)
+
+    async def hash_password(self, password: str) -> str:
+        hashed: str = await self._run(self.hasher.hash, password)
+        return hashed
+
+    async def verify_password(self, password: str, hashed: str) -> bool:
+        ok: bool = await self._run(self.hasher.verify, password, hashed)
+        return ok
+
+    async def allow_login(self, client: str, username: str) -> bool:
+        """One login attempt more from ``client`` for ``username``; ``False`` past the limit of either."""
+        keys = (("login-client", client), ("login-user", username.lower()))
+        results = [await self._run(self.limiter.hit, self.login_rate, *key) for key in keys]
+        return all(results)
+
+
+def identities_of(request: HTTPConnection) -> Identities:
+    identities: Identities = request.app.state.identities
+    return identities
+
+
+def with_session(request: Request, answer: dict[str, Any], secret: str) -> dict[str, Any]:
+    """``answer``, with the new session's signed value for a client that sends it by header (not a browser)."""
+    if HEADER.lower() in request.headers:
+        answer["session"] = identities_of(request).signed(secret)
+    return answer
+
+
+router = APIRouter()
+"""The ``/api/me`` and ``/api/account`` endpoints (docs/PROTOCOL.md, "Players")."""
+
+
+@router.get("/api/me")
+async def me(request: Request, response: Response) -> dict[str, Any]:
+    """Who you are: your guest or account identity (a first visit gets a guest and its cookie)."""
+    identities = identities_of(request)
+    identity = await identities.require(request, response, create=True, changes=False)
+    return identity.public()
+
+
+@router.post("/api/me/guest", status_code=201)
+async def new_guest(request: Request) -> dict[str, Any]:
+    """A new guest for a client that is not a browser: the answer's ``session`` goes in ``X-Luz-Session``."""
+    identities = identities_of(request)
+    identities.check_same_site(request)
+    identity, secret = await identities.create_guest(request)
+    return {**identity.public(), "session": identities.signed(secret)}
+
+
+@router.post("/api/me/name")
+async def rename(request: Request, response: Response, body: NameChange) -> dict[str, Any]:
+    """Change your display name (tables you sit at keep the name you joined with)."""
+    identities, players = identities_of(request), identities_of(request).players
+    identity = await identities.require(request, response, create=True, changes=True)
+    await asyncio.to_thread(players.rename, identity.player_id, body.name)
+    return {**identity.public(), "name": body.name}
+
+
+@router.post("/api/account/register", status_code=201)
+async def register(request: Request, response: Response, body: Credentials) -> dict[str, Any]:
+    """Turn your guest into an account (its games stay yours); signs you in with a new session."""
+    identities, players = identities_of(request), identities_of(request).players
+    identity = await identities.require(request, response, create=True, changes=True)
+    if not identity.guest:
+        raise HTTPException(409, "you are signed in to an account already: log out first")
+    hashed = await identities.hash_password(body.password)
+    try:
+        await asyncio.to_thread(players.register, identity.player_id, body.username, hashed)
+    except KeyError:
+        raise HTTPException(409, "that username is taken") from None
+    secret = await asyncio.to_thread(players.start_session, identity.player_id, identity.session_hash)
+    identities.set_cookie(response, secret)
+    return with_session(request, {**identity.public(), "username": body.username.lower(), "guest": False}, secret)
+
+
+@router.post("/api/account/login")
+async def login(request: Request, response: Response, body: Credentials) -> dict[str, Any]:
+    """Sign in to an account, with a new session (the one you had, a guest's, ends here)."""
+    identities, players = identities_of(request), identities_of(request).players
+    identity, by_cookie = await identities.current(request)
+    if by_cookie or HEADER.lower() not in request.headers:
+        identities.check_same_site(request)
+    client = identities.client(request)
+    if not await identities.allow_login(client, body.username):
+        raise HTTPException(429, "too many login attempts: wait a minute")
+    account = await asyncio.to_thread(players.password_hash_of, body.username)
+    hashed = account[1] if account else await identities.dummy_hash()
+    valid = await identities.verify_password(body.password, hashed)
+    if account is None or not valid:
+        raise HTTPException(401, "wrong username or password")
+    secret = await asyncio.to_thread(
+        players.start_session, account[0], identity.session_hash if identity is not None else None
+    )
+    identities.set_cookie(response, secret)
+    signed_in = await asyncio.to_thread(players.identity, secret)
+    assert signed_in is not None
+    return with_session(request, signed_in.public(), secret)
+
+
+@router.post("/api/account/logout")
+async def logout(request: Request, response: Response) -> dict[str, str]:
+    """End this session (your next visit starts as a new guest)."""
+    identities, players = identities_of(request), identities_of(request).players
+    identity = await identities.require(request, response, create=False, changes=True)
+    await asyncio.to_thread(players.end_session, identity.session_hash)
+    identities.clear_cookie(response)
+    return {"status": "logged out"}
+
+
+@router.post("/api/account/logout-all")
+async def logout_everywhere(request: Request, response: Response) -> dict[str, Any]:
+    """End every session of your identity, on every device (this one included)."""
+    identities, players = identities_of(request), identities_of(request).players
+    identity = await identities.require(request, response, create=False, changes=True)
+    ended = await asyncio.to_thread(players.end_all_sessions, identity.player_id)
+    identities.clear_cookie(response)
+    return {"status": "logged out everywhere", "sessions": ended}
+
+
+@router.post("/api/account/password")
+async def change_password(request: Request, response: Response, body: PasswordChange) -> dict[str, Any]:
+    """Change your password: every other session ends, this one is renewed."""
+    identities, players = identities_of(request), identities_of(request).players
+    identity = await identities.require(request, response, create=False, changes=True)
+    if identity.username is None:
+        raise HTTPException(409, "a guest has no password: register first")
+    client = identities.client(request)
+    if not await identities.allow_login(client, identity.username):
+        raise HTTPException(429, "too many password attempts: wait a minute")
+    account = await asyncio.to_thread(players.password_hash_of, identity.username)
+    if account is None or not await identities.verify_password(body.current, account[1]):
+        raise HTTPException(403, "the current password is wrong")
+    await asyncio.to_thread(players.set_password, identity.player_id, await identities.hash_password(body.new))
+    await asyncio.to_thread(players.end_all_sessions, identity.player_id)
+    secret = await asyncio.to_thread(players.start_session, identity.player_id)
+    identities.set_cookie(response, secret)
+    return with_session(request, identity.public(), secret)

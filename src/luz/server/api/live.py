@@ -1,0 +1,100 @@
+"""Live play over WebSocket: a seat (with its token) or a spectator (without) connects to a table, receives its view
+after every change, and sends messages (``messages.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from ..ratelimit import TokenBucket
+from ..store import SecondSeat
+from ..tables import Refused
+from ..tables.fanout import replay_message
+from ..tables.model import dumps
+from .deps import client_of, close_all, guards_of, settings_of, tables_of
+from .identity import identities_of
+from .messages import Session, error, handle
+
+log = logging.getLogger("luz.server")
+
+router = APIRouter()
+
+
+@router.websocket("/ws/tables/{table_id}")
+async def play(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
+    """Live play: a seat (with its token) or a spectator (without) receives its view after every change."""
+    client, guards = client_of(websocket), guards_of(websocket)
+    if await guards.connection_rate.hit("connect:" + client) is not None or not guards.client_connections.take(client):
+        # Refused before the handshake (HTTP 403), the cheapest answer to a flood of connections.
+        await websocket.close(code=4429)
+        return
+    try:
+        await connected(websocket, table_id, token)
+    except (WebSocketDisconnect, RuntimeError, OSError) as gone:  # the client left while being written to
+        log.info("connection to table ended: %s", type(gone).__name__)
+    except Exception as failure:  # one connection's trouble: a line in the log, never a traceback
+        log.warning("connection to table failed: %s", type(failure).__name__)
+    finally:
+        guards.client_connections.give_back(client)
+
+
+async def connected(websocket: WebSocket, table_id: str, token: str | None) -> None:
+    """The connection's life: checked, attached, sent its state, then its messages handled until it closes."""
+    tables = tables_of(websocket)
+    table = await tables.get(table_id)
+    seat = await asyncio.to_thread(tables.store.seat_of, table_id, token) if token and table else None
+    if table is None or (token and seat is None):
+        await websocket.accept()  # the close code reaches a client only once the handshake is done
+        await websocket.close(code=4404 if table is None else 4401)
+        return
+    held = await second_seat(websocket, table_id, seat)
+    if held is not None:  # one seat per identity: this identity holds another seat of the table
+        await websocket.accept()
+        await websocket.send_text(json.dumps(error(None, "second_seat", str(SecondSeat(held)))))
+        await websocket.close(code=4409)
+        return
+    await websocket.accept()
+    try:
+        arrived, evicted = tables.presence.attach(table, seat, websocket)
+    except Refused as refused:
+        await websocket.close(code=4429, reason=str(refused))
+        return
+    await close_all(set(evicted), code=4409)
+    settings = settings_of(websocket)
+    chat = websocket.app.state.chat
+    session = Session(
+        tables, chat, table, seat, websocket, TokenBucket(settings.messages_per_second), settings.max_message_bytes
+    )
+    try:
+        await session.send_state()
+        watcher = None if seat is not None else (await identities_of(websocket).current(websocket))[0]
+        await chat.joined(table, seat, websocket, watcher)
+        if arrived:
+            await tables.broadcast(table)  # the others see the seat connected
+        replay = replay_message(table) if seat is None else None
+        if replay:
+            await websocket.send_text(dumps(replay))
+        while True:
+            frame = await websocket.receive()
+            if frame["type"] == "websocket.disconnect":
+                break
+            reply = await handle(session, frame.get("text") or "")  # a binary frame is no message: malformed
+            if reply is not None:
+                await websocket.send_text(dumps(reply))
+    finally:
+        if tables.presence.detach(table, seat, websocket):
+            await tables.broadcast(table)
+
+
+async def second_seat(websocket: WebSocket, table_id: str, seat: int | None) -> int | None:
+    """The other seat of this table that the connection's identity holds, when it asks for a seat."""
+    if seat is None:
+        return None
+    identity, _ = await identities_of(websocket).current(websocket)
+    if identity is None:
+        return None
+    held = await asyncio.to_thread(tables_of(websocket).store.player_seat, table_id, identity.player_id)
+    return held if held is not None and held != seat else None

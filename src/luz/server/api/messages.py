@@ -1,0 +1,148 @@
+"""The live protocol's client messages (docs/PROTOCOL.md) and their handlers: one small function per message type,
+found in ``HANDLERS``. Each checks the message and delegates to the table's collaborators; the reply it returns
+(an ack, a pong, an error) goes to the sender only."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from fastapi import WebSocket
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from luz.engine import LuzError, action_from_json
+
+from ..ratelimit import TokenBucket
+from ..store import Status
+from ..tables import Refused, Registry, Table
+from ..tables.chat import Chat
+from ..tables.model import dumps
+from ..tables.notes import own_notes, set_note
+
+
+class ClientMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["action", "sync", "next_game", "ping", "note", "chat"]
+    id: str | int | None = Field(None, description="Echoed in the reply.")
+    slot: Any = Field(None, description="A note's card: a slot of your hand.")
+    text: Any = Field(None, description="A note's text (empty: remove the note), or a chat message's.")
+    preset: Any = Field(None, description="A quick chat message: good_luck, good_game, well_played or thanks.")
+    action: dict[str, Any] | None = None
+    version: int | None = Field(None, description="The version the client acts on; refused if the table moved on.")
+
+
+Reply = dict[str, Any] | None
+
+
+@dataclass
+class Session:
+    """One connection to a table: what its messages act on."""
+
+    tables: Registry
+    chat: Chat
+    table: Table
+    seat: int | None
+    """``None``: a spectator."""
+    websocket: WebSocket
+    bucket: TokenBucket
+    max_bytes: int
+
+    async def send_state(self) -> None:
+        """The table and this connection's view, then (a seat's) own notes: on connecting and on ``sync``."""
+        await self.websocket.send_text(dumps(self.tables.fanout.message(self.table, self.seat)))
+        if self.seat is not None:
+            notes = await own_notes(self.tables.store, self.table, self.seat)
+            if notes is not None:
+                await self.websocket.send_text(json.dumps(notes))
+
+
+async def handle(session: Session, raw: str) -> Reply:
+    """The reply to one frame's text: checked for size, rate and form, then handled by its type's handler."""
+    limit = session.max_bytes
+    if len(raw) > limit or len(raw.encode()) > limit:
+        return error(None, "too_large", f"messages are limited to {limit} bytes")
+    if not session.bucket.take():
+        return error(None, "rate_limited", "too many messages: slow down")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return error(None, "malformed", "not a message: see docs/PROTOCOL.md")
+    try:
+        message = ClientMessage.model_validate(data)
+    except (ValueError, ValidationError):
+        return error(readable_id(data), "malformed", "not a message: see docs/PROTOCOL.md")
+    handler, seated = HANDLERS[message.type]
+    if seated and session.seat is None:
+        return error(message.id, "spectator", "spectators cannot act")
+    try:
+        return await handler(session, message)
+    except Refused as refused:
+        return error(message.id, refused.code, str(refused))
+
+
+async def ping(session: Session, message: ClientMessage) -> Reply:
+    return {"type": "pong", "id": message.id}
+
+
+async def sync(session: Session, message: ClientMessage) -> Reply:
+    await session.send_state()
+    await session.chat.send_history(session.table, session.websocket)
+    return None
+
+
+async def chat(session: Session, message: ClientMessage) -> Reply:
+    await session.chat.say(session.table, session.websocket, message.text, message.preset)
+    return ack(session, message)
+
+
+async def note(session: Session, message: ClientMessage) -> Reply:
+    assert session.seat is not None  # HANDLERS: a seat's message
+    await set_note(session.tables.store, session.table, session.seat, message.slot, message.text)
+    return ack(session, message)
+
+
+async def next_game(session: Session, message: ClientMessage) -> Reply:
+    if session.table.state.status != Status.OVER:
+        raise Refused("no_game", "the next game starts once this one is over")
+    await session.tables.start_if_ready(session.table, next_game=True)
+    return ack(session, message)
+
+
+async def action(session: Session, message: ClientMessage) -> Reply:
+    assert session.seat is not None  # HANDLERS: a seat's message
+    if message.action is None:
+        raise Refused("malformed", "an action message needs 'action'")
+    try:
+        move = action_from_json(message.action)
+    except LuzError as problem:
+        raise Refused("malformed", str(problem)) from None
+    version = await session.tables.act(session.table, session.seat, move, expected=message.version)
+    return {"type": "ack", "id": message.id, "version": version}
+
+
+Handler = Callable[[Session, ClientMessage], Awaitable[Reply]]
+HANDLERS: dict[str, tuple[Handler, bool]] = {
+    "ping": (ping, False),
+    "sync": (sync, False),
+    "chat": (chat, False),
+    "note": (note, True),
+    "next_game": (next_game, True),
+    "action": (action, True),
+}
+"""Each message type's handler, and whether only a seat may send it (a spectator is refused)."""
+
+
+def ack(session: Session, message: ClientMessage) -> dict[str, Any]:
+    return {"type": "ack", "id": message.id, "version": session.table.state.version}
+
+
+def readable_id(data: Any) -> str | int | None:
+    """The ``id`` of a message that is otherwise not valid, if it is one (echoed with the error)."""
+    found = data.get("id") if isinstance(data, dict) else None
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
+
+
+def error(message_id: str | int | None, code: str, text: str) -> dict[str, Any]:
+    return {"type": "error", "id": message_id, "code": code, "message": text}

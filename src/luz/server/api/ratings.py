@@ -1,0 +1,38 @@
+"""The leaderboard and a table's seats' ratings: ``/api/leaderboard`` and ``/api/tables/{id}/ratings``."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query, Request
+
+from luz.engine import EDITIONS
+
+from ..ratings import leaderboard, table_ratings
+
+router = APIRouter()
+"""``/api/leaderboard`` and ``/api/tables/{id}/ratings``."""
+
+
+@router.get("/api/leaderboard")
+async def best_players(
+    request: Request,
+    edition: Annotated[str, Query(description="Edition key: " + ", ".join(EDITIONS))] = "iello-2024",
+    players: Annotated[int, Query(ge=3, le=5)] = 4,
+) -> dict[str, Any]:
+    """A pool's leaderboard (an edition at one player count): established ratings first, best first."""
+    if edition not in EDITIONS:
+        raise HTTPException(422, "no such edition: " + ", ".join(EDITIONS))
+    return await asyncio.to_thread(leaderboard, request.app.state.engine, edition, players)
+
+
+@router.get("/api/tables/{table_id}/ratings")
+async def seat_ratings(request: Request, table_id: str) -> dict[str, Any]:
+    """Each seat's rating in the table's pool (accounts only; public, as on the leaderboard)."""
+    if "\x00" in table_id or len(table_id) > 32:
+        raise HTTPException(404, "no such table")
+    found = await asyncio.to_thread(table_ratings, request.app.state.engine, table_id)
+    if found is None:
+        raise HTTPException(404, "no such table")
+    return {"seats": found}

@@ -1,0 +1,83 @@
+"""The HTTP API's request and answer bodies (pydantic): tables, seats, joins, the tutorial."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from luz.bots import BOTS
+from luz.engine import DEFAULT_EDITION, EDITIONS
+
+from ..timecontrol import TimeControlSpec
+
+NO_NUL = r"^[^\x00]*$"
+"""Text without NUL characters (PostgreSQL cannot store them)."""
+DB_INT = 2**31
+"""Whole numbers sent to the database fit its integer columns."""
+
+
+class SeatSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["human", "bot"] = "human"
+    bot: str | None = Field(
+        None,
+        max_length=32,
+        description="Bot level for a bot seat: " + ", ".join(BOTS) + ", optionally with parameters (strong:iters=200)",
+    )
+    name: str | None = Field(None, max_length=40, pattern=NO_NUL)
+
+
+class TableCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    edition: str = Field(DEFAULT_EDITION, description="Edition key: " + ", ".join(EDITIONS))
+    players: int = Field(4, ge=3, le=5)
+    name: str = Field("", max_length=80, pattern=NO_NUL)
+    public: bool = Field(True, description="Listed in the lobby, where anyone may take an open seat.")
+    grace_seconds: float = Field(
+        30.0,
+        ge=0,
+        le=3600,
+        description="How long a disconnected player's seat waits before a bot plays for them (until they come back).",
+    )
+    options: dict[str, Any] = Field(default_factory=dict, description="Table options (bid_cap, trick_history, ...)")
+    hints: bool = Field(False, description="Show each player the odds of its own hidden values (a learning aid).")
+    rated: bool = Field(
+        False, description="Its games change the players' ratings; only accounts may take its human seats."
+    )
+    seats: list[SeatSpec] | None = Field(None, description="One per seat; default: every seat human.")
+    time_control: TimeControlSpec | None = Field(
+        None,
+        description="A clock: a preset (minutes + seconds per move) or {reserve_seconds, increment_seconds}; "
+        "default none. When a player's time runs out the heuristic bot plays that move for them.",
+    )
+
+
+class JoinRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str | None = Field(
+        None, min_length=1, max_length=40, pattern=NO_NUL, description="Default: your identity's display name."
+    )
+    token: str | None = Field(None, max_length=100, description="The seat's invite token (needed for a private table).")
+
+
+class Invite(BaseModel):
+    seat: int
+    token: str
+    url: str
+
+
+class TableCreated(BaseModel):
+    table: dict[str, Any]
+    invites: list[Invite]
+
+
+class Joined(BaseModel):
+    seat: int
+    token: str
+    table: dict[str, Any]
+
+
+class TutorialRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field("", max_length=40, pattern=NO_NUL)

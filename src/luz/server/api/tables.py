@@ -1,0 +1,171 @@
+"""The tables' HTTP routes: editions and bot levels offered, creating a table, the lobby, a table's summary, taking
+and leaving a seat, a finished game's record (docs/PROTOCOL.md)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, HTTPException, Path, Query, Request, Response
+
+from luz.bots import BOTS, make_bot
+from luz.bots.levels import levels as bot_levels
+from luz.engine import EDITIONS, LuzError, get_edition
+from luz.engine.record import to_record
+
+from ..store import AccountRequired, SeatKind, SecondSeat, Status, build_game
+from ..tables import QUICK_BOT
+from ..tables.botpool import check_caps
+from ..timecontrol import stored_time_control
+from .deps import client_of, close_all, guards_of, seat_of, settings_of, table_or_404, tables_of
+from .identity import identities_of
+from .schemas import DB_INT, Invite, Joined, JoinRequest, SeatSpec, TableCreate, TableCreated
+
+router = APIRouter()
+
+
+@router.get("/api/editions")
+async def editions() -> list[dict[str, Any]]:
+    """The editions, with their player counts, colours and defaults."""
+    return [e.describe() for e in EDITIONS.values()]
+
+
+@router.get("/api/bots")
+async def bots(levels: bool = False) -> list[str] | list[dict[str, Any]]:
+    """The bot levels a seat can be given: their names, or with ``?levels=true`` each as ``{"name", "label",
+    "rating"}`` (weakest first; the rating is measured, on one OpenSkill scale: see ``luz.bots.levels``)."""
+    if levels:
+        return bot_levels()
+    return list(BOTS)
+
+
+@router.post("/api/tables", status_code=201)
+async def create_table(request: Request, spec: TableCreate) -> TableCreated:
+    """Create a table; the answer holds each human seat's secret invite (keep them: they are shown once).
+    A client creates at most ``tables_per_minute`` (429 with ``Retry-After`` beyond)."""
+    client, guards, settings = client_of(request), guards_of(request), settings_of(request)
+    wait = await guards.table_creation.hit("create:" + client) if guards.table_creation else None
+    if wait is not None:
+        raise HTTPException(429, "too many tables created: try again later", headers={"Retry-After": str(wait)})
+    try:
+        edition = get_edition(spec.edition)
+        options = edition.options(spec.players, **spec.options).to_json()
+    except LuzError as error:
+        raise HTTPException(422, str(error)) from None
+    except TypeError:
+        raise HTTPException(422, "options must be an object of table options") from None
+    seats = spec.seats or [SeatSpec() for _ in range(spec.players)]
+    if len(seats) != spec.players:
+        raise HTTPException(422, f"give one seat per player ({spec.players}), not {len(seats)}")
+    for seat in seats:
+        if seat.kind == SeatKind.BOT:
+            try:
+                make_bot(seat.bot or QUICK_BOT)  # a level, with parameters if any: "strong:iters=200"
+                check_caps(seat.bot or QUICK_BOT, settings)
+            except LuzError as error:
+                raise HTTPException(422, str(error)) from None
+    tables = tables_of(request)
+    with guards.bot_table_place(tables, client, all(seat.kind == SeatKind.BOT for seat in seats)):
+        table_id, tokens = await asyncio.to_thread(
+            tables.store.create_table,
+            name=spec.name or f"{edition.name} table",
+            edition=edition.key,
+            players=spec.players,
+            options=options,
+            public=spec.public,
+            grace_seconds=spec.grace_seconds,
+            hints=spec.hints,
+            rated=spec.rated,
+            time_control=stored_time_control(spec.time_control),
+            seats=[{**s.model_dump(), "bot": (s.bot or QUICK_BOT) if s.kind == SeatKind.BOT else None} for s in seats],
+        )
+        table = await table_or_404(request, table_id)
+        table.creator = client  # its bots share the bot processes with the client's other tables
+    await tables.start_if_ready(table)
+    invites = [
+        Invite(seat=n, token=t, url=f"{settings.public_url}/t/{table_id}?seat={n}&token={t}") for n, t in tokens.items()
+    ]
+    return TableCreated(table=table.state.summary(), invites=invites)
+
+
+@router.get("/api/tables")
+async def lobby(request: Request) -> list[dict[str, Any]]:
+    """The lobby: public tables waiting for players."""
+    return [t.summary() for t in await asyncio.to_thread(tables_of(request).store.lobby)]
+
+
+@router.get("/api/tables/{table_id}")
+async def table(request: Request, table_id: str) -> dict[str, Any]:
+    """A table as anyone may see it (no hands: use the WebSocket for views)."""
+    return (await table_or_404(request, table_id)).state.summary()
+
+
+@router.post("/api/tables/{table_id}/seats/{seat}/join")
+async def join(
+    request: Request,
+    response: Response,
+    table_id: str,
+    seat: Annotated[int, Path(ge=0, lt=DB_INT)],
+    body: JoinRequest,
+) -> Joined:
+    """Take a seat: with its invite token, or an open seat of a public table (a token is issued). The seat
+    becomes your identity's (a new guest's when the request has none): one seat per identity at a table."""
+    table = await table_or_404(request, table_id)
+    tables = tables_of(request)
+    identity = await identities_of(request).require(request, response, create=True, changes=True)
+    async with table.lock:
+        try:
+            token, state = await asyncio.to_thread(
+                tables.store.join, table_id, seat, body.name or identity.name, body.token, identity.player_id
+            )
+        except SecondSeat as error:
+            raise HTTPException(409, str(error)) from None
+        except AccountRequired:
+            raise  # a typed 403 (account_required), by its handler
+        except PermissionError as error:
+            raise HTTPException(403, str(error)) from None
+        table.reload(state)
+        # An open seat taken gets a new token: connections opened with the old one lose the seat.
+        revoked = table.seats.pop(seat, set()) if body.token is None else set()
+    await close_all(revoked)
+    await tables.changed(table)
+    await tables.start_if_ready(table)
+    return Joined(seat=seat, token=token, table=table.state.summary())
+
+
+@router.post("/api/tables/{table_id}/leave")
+async def leave(
+    request: Request, table_id: str, authorization: Annotated[str | None, Header()] = None
+) -> dict[str, Any]:
+    """Give up your seat (before the first game it opens again; later a bot plays it)."""
+    table = await table_or_404(request, table_id)
+    seat = await seat_of(request, table_id, authorization)
+    tables = tables_of(request)
+    async with table.lock:
+        table.state = await asyncio.to_thread(tables.store.leave, table_id, seat)
+        revoked: set[Any] = set()
+        if table.state.status != Status.WAITING:
+            table.taken_over.add(seat)
+        else:  # the seat is open again: its token no longer opens it
+            revoked = table.seats.pop(seat, set())
+    await close_all(revoked)
+    await tables.changed(table)
+    return table.state.summary()
+
+
+@router.get("/api/tables/{table_id}/record")
+async def record(request: Request, table_id: str, game: int | None = Query(None, ge=1, lt=DB_INT)) -> dict[str, Any]:
+    """The record of a finished game (every hand), for the replay; a game in progress is not shown."""
+    table = await table_or_404(request, table_id)
+    number = game or table.state.game_no
+    current = table.game if number == table.state.game_no else None
+    if current is None:
+        stored = await asyncio.to_thread(tables_of(request).store.record_of, table_id, number)
+        if stored is None:
+            raise HTTPException(404, "no such game")
+        seed, actions = stored
+        current = build_game(replace(table.state, seed=seed, actions=actions))
+    if current is None or current.outcome() is None:
+        raise HTTPException(409, "the game is not over: its record is shown once it is")
+    return to_record(current, table.names())

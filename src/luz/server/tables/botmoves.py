@@ -1,0 +1,99 @@
+"""Bot moves at the live tables: which bot plays the seat to move, its move computed in a bot process (or here for
+a quick bot) and released at a time that depends only on the bot, never on the cards."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from concurrent.futures.process import BrokenProcessPool
+from typing import Protocol
+
+from luz.engine import Action, View, view
+
+from ..settings import Settings
+from ..store import SeatKind, Status
+from .botpool import BotPool, choose_for, is_quick, release_time, within_caps
+from .model import QUICK_BOT, Refused
+from .table import Table
+
+log = logging.getLogger("luz.server")
+
+
+class Mover(Protocol):
+    """What a bot's move asks of the registry: to play it as the table's next action."""
+
+    async def act(self, table: Table, seat: int, action: Action, expected: int | None = None) -> int: ...
+
+
+class BotMoves:
+    """The bots of this process's tables."""
+
+    def __init__(self, mover: Mover, pool: BotPool | None, settings: Settings) -> None:
+        self.mover = mover
+        self.pool = pool
+        """The bot processes (``None``: bots move in this process)."""
+        self.settings = settings
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def bot_for(self, table: Table, seat: int) -> str | None:
+        """The bot that plays ``seat`` now, if any (within this server's caps, whatever the table stored)."""
+        spec = table.state.seats[seat]
+        if spec.kind == SeatKind.BOT:
+            return within_caps(spec.bot or QUICK_BOT, self.settings)
+        return QUICK_BOT if seat in table.taken_over else None
+
+    def schedule(self, table: Table, delay: float = 0.0) -> None:
+        """Let the bot of the seat to move, if a bot plays it, move (after ``delay`` seconds)."""
+        game = table.game
+        if game is None or table.state.status != Status.PLAYING or game.current_player is None:
+            return
+        bot = self.bot_for(table, game.current_player)
+        if bot is not None:
+            task = asyncio.create_task(self._move(table, game.current_player, bot, table.state.version, delay))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _move(self, table: Table, seat: int, bot: str, version: int, delay: float) -> None:
+        """Play ``bot``'s move at its release time from now: how long a bot thinks depends on what its seat sees,
+        the other players' hidden cards included, so the time its move reaches them must not."""
+        if delay:
+            await asyncio.sleep(delay)
+        game = table.game
+        if game is None or table.state.version != version or game.current_player != seat:
+            return
+        loop = asyncio.get_running_loop()
+        release = loop.time() + release_time(bot, self.settings)
+        seed = f"{table.id}:{table.state.game_no}:{version}"
+        action = await self._think(table, bot, view(game, seat), seed, release)
+        await asyncio.sleep(max(0.0, release - loop.time()))
+        with contextlib.suppress(Refused):
+            await self.mover.act(table, seat, action, expected=version)
+
+    async def _think(self, table: Table, bot: str, seen: View, seed: str, release: float) -> Action:
+        """``bot``'s move if a bot process has it by ``release``, else the quick bot's. A quick bot moves here (a
+        millisecond): no table's quick bots wait for the bot processes."""
+        if self.pool is None or is_quick(bot):
+            return choose_for(bot, seen, seed)
+        loop = asyncio.get_running_loop()
+        if table.thinking is not None and not table.thinking.done():
+            # Its bot still thinks about an earlier move: a table never holds more than one bot process.
+            return choose_for(QUICK_BOT, seen, seed)
+        for attempt in range(2):
+            share = table.creator or table.id
+            table.thinking = thinking = self.pool.submit(share, choose_for, bot, seen, seed)
+            try:
+                action: Action = await asyncio.wait_for(asyncio.wrap_future(thinking), release - loop.time())
+                return action
+            except TimeoutError:  # a waiting move is withdrawn (no process time spent on it); a running one ends
+                thinking.cancel()
+                log.warning("bot %s went over its time at table %s: %s moves for it", bot, table.id, QUICK_BOT)
+                break
+            except BrokenProcessPool:
+                log.error("bot process died during a move at table %s (attempt %d)", table.id, attempt + 1)
+                self.pool.recover()
+        return choose_for(QUICK_BOT, seen, seed)
+
+    def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()

@@ -1,0 +1,127 @@
+"""Brokers: how a process tells the others of its tables' changes and its seats' presence (memory: one process;
+Redis pub/sub: several)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from .model import Change
+
+log = logging.getLogger("luz.server")
+
+EventHandler = Callable[[str, int, Change | None], Awaitable[None]]
+"""Told that a table reached a version on another process (with the change, when it is one action)."""
+PresenceHandler = Callable[[str, int, str], Awaitable[None]]
+"""Told of another process's presence message about a seat (presence.py)."""
+
+
+class Broker(Protocol):
+    shared: bool
+    """Whether other server processes hear this one (then a seat's player may be connected to another)."""
+
+    async def publish(self, table_id: str, version: int, change: Change | None = None) -> None: ...
+    async def presence(self, table_id: str, seat: int, kind: str) -> None:
+        """``here``: this process has a connection of the seat; ``who``: does any process have one? ``away``: a
+        bot plays the seat for its absent player."""
+
+    async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None: ...
+    async def close(self) -> None: ...
+
+
+class MemoryBroker:
+    """One server process: events stay in it."""
+
+    shared = False
+
+    async def publish(self, table_id: str, version: int, change: Change | None = None) -> None:
+        return None
+
+    async def presence(self, table_id: str, seat: int, kind: str) -> None:
+        return None
+
+    async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+class RedisBroker:
+    """Several server processes: table events go through Redis pub/sub."""
+
+    CHANNEL = "luz:table-events"
+    shared = True
+
+    def __init__(self, url: str) -> None:
+        import redis.asyncio as redis
+
+        # A pool that waits for a free connection: the default one refuses a command when 100 are in use
+        # (MaxConnectionsError), which a busy process reaches with its concurrent publishes.
+        self.redis = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(url, max_connections=64))
+        self.origin = secrets.token_hex(8)
+        self._task: asyncio.Task[None] | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
+
+    async def publish(self, table_id: str, version: int, change: Change | None = None) -> None:
+        event: dict[str, Any] = {"table": table_id, "version": version, "origin": self.origin}
+        if change is not None:
+            event["game_no"], event["action"] = change.game_no, change.action
+            if change.clock is not None:
+                event["clock"] = change.clock
+        await self.redis.publish(self.CHANNEL, json.dumps(event))
+
+    async def presence(self, table_id: str, seat: int, kind: str) -> None:
+        event = {"table": table_id, "seat": seat, "presence": kind, "origin": self.origin}
+        await self.redis.publish(self.CHANNEL, json.dumps(event))
+
+    async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None:
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(self.CHANNEL)
+
+        async def handle(table_id: str, version: int, change: Change | None) -> None:
+            try:
+                await handler(table_id, version, change)
+            except Exception:  # one table's trouble must not stop the others
+                log.exception("table event failed")
+
+        async def handle_presence(table_id: str, seat: int, kind: str) -> None:
+            try:
+                if presence is not None:
+                    await presence(table_id, seat, kind)
+            except Exception:
+                log.exception("presence event failed")
+
+        async def listen() -> None:
+            async for message in pubsub.listen():
+                if message.get("type") != "message":
+                    continue
+                event = json.loads(message["data"])
+                if event.get("origin") == self.origin:
+                    continue
+                if "presence" in event:
+                    task = asyncio.create_task(handle_presence(event["table"], int(event["seat"]), event["presence"]))
+                    self._handlers.add(task)
+                    task.add_done_callback(self._handlers.discard)
+                else:
+                    # A task per event: a table's catch-up (a database read) never holds up the other tables';
+                    # events of one table are put in order by its lock and version.
+                    change = None
+                    if isinstance(event.get("action"), str) and isinstance(event.get("game_no"), int):
+                        change = Change(event["game_no"], event["action"], event.get("clock"))
+                    task = asyncio.create_task(handle(event["table"], int(event["version"]), change))
+                    self._handlers.add(task)
+                    task.add_done_callback(self._handlers.discard)
+
+        self._task = asyncio.create_task(listen())
+
+    async def close(self) -> None:
+        if self._task:
+            self._task.cancel()
+        for task in list(self._handlers):
+            task.cancel()
+        await self.redis.aclose(close_connection_pool=True)

@@ -1,0 +1,115 @@
+"""Fan-out: what each connection of a table is sent after a change, built once per version, and the sending.
+
+A seat's connections get the table and that seat's own view; spectators get the spectator's view (and the whole
+record once the game is over). A send that takes too long drops its connection, which can reconnect and resync.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from luz.engine import Phase, ViewsJson
+from luz.engine.record import to_record
+
+from .model import Connection, Outbox, dumps
+from .table import Table
+
+SEND_SECONDS = 5.0
+"""Seconds a message may take to go out to a connection before the connection is dropped (it can reconnect)."""
+
+Public = Callable[[Table], dict[str, Any] | None]
+"""Something public about a table, as a message part (its clock) or a message of its own (a timeout's notice)."""
+Dropped = Callable[[Table, int | None, Connection], object]
+"""Told of a connection dropped for a failed or late send (presence.py detaches it)."""
+
+
+class Fanout:
+    """Builds and sends the tables' messages to this process's connections."""
+
+    def __init__(self, clock: Public, notice: Public, dropped: Dropped) -> None:
+        self.clock = clock
+        self.notice = notice
+        self.dropped = dropped
+
+    def message(self, table: Table, seat: int | None, summary: dict[str, Any] | None = None) -> dict[str, Any]:
+        """What ``seat`` (``None``: a spectator) is sent after each change: the table and its own view."""
+        return {
+            "type": "state",
+            "version": table.state.version,
+            "seat": seat,
+            "table": summary or self.summary(table),
+            "view": view_json(table, seat),
+        }
+
+    def summary(self, table: Table) -> dict[str, Any]:
+        """The table as every connection is told it: settings, seats (connected, played by a bot), clock."""
+        summary = table.state.summary()
+        for entry in summary["seats"]:
+            entry["connected"] = table.connected(entry["seat"])
+            entry["bot_playing"] = entry["seat"] in table.taken_over
+        summary["clock"] = self.clock(table)
+        return summary
+
+    def outbox(self, table: Table) -> Outbox:
+        """Every connection of this process with its own message about the table as it is now (each view and
+        the table computed once)."""
+        out: Outbox = []
+        summary = self.summary(table)
+        for seat, connections in table.seats.items():
+            if connections:
+                text = dumps(self.message(table, seat, summary))
+                out += [(seat, c, text) for c in list(connections)]
+        if table.spectators:
+            texts = [dumps(self.message(table, None, summary))]
+            replay = replay_message(table)
+            if replay is not None:
+                texts.append(dumps(replay))
+            out += [(None, c, text) for c in list(table.spectators) for text in texts]
+        notice = self.notice(table)  # a move the timeout bot played: told once, after its state
+        if notice is not None:
+            text = dumps(notice)
+            out += [(seat, c, text) for seat, connections in table.seats.items() for c in list(connections)]
+            out += [(None, c, text) for c in list(table.spectators)]
+        return out
+
+    async def deliver(self, table: Table, *outboxes: Outbox) -> None:
+        """Send outboxes, in order on each connection (the sends start in order, before any await). A send not done
+        within ``SEND_SECONDS`` drops its connection; one timer for them all (a timer per send was a tenth of the
+        fan-out's CPU)."""
+        sends = [asyncio.ensure_future(self._send(table, seat, c, text)) for out in outboxes for seat, c, text in out]
+        if sends:
+            _, late = await asyncio.wait(sends, timeout=SEND_SECONDS)
+            for send in late:
+                send.cancel()
+            if late:
+                await asyncio.wait(late)  # each dropped (detached) on its cancellation
+
+    async def broadcast(self, table: Table) -> None:
+        """Send every connection of this process its own message about the table."""
+        await self.deliver(table, self.outbox(table))
+
+    async def _send(self, table: Table, seat: int | None, connection: Connection, text: str) -> None:
+        try:
+            await connection.send_text(text)
+        except (Exception, asyncio.CancelledError):  # a dead or stuck connection is dropped; it can reconnect, resync
+            self.dropped(table, seat, connection)
+
+
+def view_json(table: Table, seat: int | None) -> dict[str, Any] | None:
+    """``seat``'s view of the table's game as JSON data, from parts built once per version for every seat (the
+    version changes with every change of the game: an action, a new game, a catch-up)."""
+    if table.game is None:
+        return None
+    if table.views is None or table.views_version != table.state.version:
+        table.views, table.views_version = ViewsJson(table.game, table.views), table.state.version
+    return table.views.of(seat, table.state.hints)
+
+
+def replay_message(table: Table) -> dict[str, Any] | None:
+    """The finished game's full record (every hand), for spectators once it is over."""
+    game = table.game
+    if game is None or game.phase is not Phase.GAME_OVER:
+        return None
+    return {"type": "replay", "version": table.state.version, "record": to_record(game, table.names())}

@@ -1,0 +1,143 @@
+"""Presence: which seats have a connection, the grace period of a seat whose player left, and the bot that takes
+the seat over when it runs out (until the player is back). With several processes, a seat's player may be
+connected to another one: the processes tell each other (``here``, ``who``, ``away``) through the broker."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable
+from typing import Any, Protocol
+
+from ..settings import Settings
+from ..store import SeatKind
+from .broker import Broker
+from .model import Connection, Refused
+from .table import Table
+
+PRESENCE_WAIT = 0.5
+"""Seconds a process waits for another to say it has a seat's player, before a bot takes the seat over."""
+
+
+class Host(Protocol):
+    """What presence asks of the registry: to run work in the background, to tell a table's connections, to let
+    its bots move."""
+
+    def spawn(self, work: Awaitable[Any]) -> None: ...
+    async def broadcast(self, table: Table) -> None: ...
+    def schedule_bots(self, table: Table, delay: float = 0.0) -> None: ...
+
+
+class Presence:
+    """The connections of this process's tables, seat by seat."""
+
+    def __init__(self, host: Host, broker: Broker, settings: Settings) -> None:
+        self.host = host
+        self.broker = broker
+        self.settings = settings
+        self._opened = itertools.count()
+
+    def attach(self, table: Table, seat: int | None, connection: Connection) -> tuple[bool, list[Connection]]:
+        """Add a connection of ``seat`` (``None``: a spectator). Returns whether the seat has just become connected
+        (the others are told: a presence change costs one message per connection of the table, never more) and the
+        connections to close: a seat's oldest beyond ``max_connections_per_seat``. :class:`Refused` (``full``)
+        for a spectator beyond ``max_spectators_per_table``."""
+        table.opened[connection] = next(self._opened)
+        if seat is None:
+            if len(table.spectators) >= self.settings.max_spectators_per_table:
+                del table.opened[connection]
+                raise Refused("full", "this table has as many spectators as it takes")
+            table.spectators.add(connection)
+            return False, []
+        arrived = not table.connected(seat)
+        connections = table.seats.setdefault(seat, set())
+        connections.add(connection)
+        evicted = sorted(connections, key=table.opened.__getitem__)[: -self.settings.max_connections_per_seat]
+        connections.difference_update(evicted)
+        timer = table.away.pop(seat, None)
+        if timer:
+            timer.cancel()
+        arrived |= seat in table.taken_over
+        table.taken_over.discard(seat)
+        if self.broker.shared:  # the other processes stop counting down (or playing) for this seat
+            self.host.spawn(self.broker.presence(table.id, seat, "here"))
+        return arrived, evicted
+
+    def detach(self, table: Table, seat: int | None, connection: Connection) -> bool:
+        """Remove a connection; whether its seat is no longer connected (the others are to be told)."""
+        table.opened.pop(connection, None)
+        if seat is None:
+            table.spectators.discard(connection)
+            return False
+        connections = table.seats.get(seat, set())
+        if connection not in connections:
+            return False  # already removed (a dropped send, an evicted connection)
+        connections.discard(connection)
+        if table.connected(seat):
+            return False
+        if table.state.seats[seat].kind != SeatKind.HUMAN or seat in table.away:
+            return True  # a bot seat, or already counting down (a second detach)
+        self._count_down(table, seat)
+        return True
+
+    def await_players(self, table: Table) -> None:
+        """Start the grace period of each human seat with no connection here (then a bot plays for them)."""
+        connected_or_counting = {n for n in range(len(table.state.seats)) if table.connected(n)} | set(table.away)
+        for seat in table.state.seats:
+            if seat.kind == SeatKind.HUMAN and seat.seat not in connected_or_counting | table.taken_over:
+                self._count_down(table, seat.seat)
+
+    def _count_down(self, table: Table, seat: int) -> None:
+        loop = asyncio.get_running_loop()
+        table.away[seat] = loop.call_later(table.state.grace_seconds, self._take_over, table, seat)
+
+    def _take_over(self, table: Table, seat: int) -> None:
+        table.away.pop(seat, None)
+        if table.connected(seat):
+            return
+        if self.broker.shared:  # the player may be connected to another process: ask first
+            self.host.spawn(self._take_over_unless_elsewhere(table, seat))
+            return
+        self._bot_takes(table, seat)
+
+    async def _take_over_unless_elsewhere(self, table: Table, seat: int) -> None:
+        asked = asyncio.get_running_loop().time()
+        await self.broker.presence(table.id, seat, "who")
+        await asyncio.sleep(PRESENCE_WAIT)
+        if table.connected(seat) or seat in table.away or table.elsewhere.get(seat, float("-inf")) >= asked:
+            return  # back here, counting down again, or connected to another process (which counts down for it)
+        self._bot_takes(table, seat)
+
+    def _bot_takes(self, table: Table, seat: int) -> None:
+        table.taken_over.add(seat)
+        if self.broker.shared:  # the other processes show it, and count the seat abandoned if the game ends so
+            self.host.spawn(self.broker.presence(table.id, seat, "away"))
+        self.host.spawn(self.host.broadcast(table))
+        self.host.schedule_bots(table)
+
+    async def on_presence(self, table: Table, seat: int, kind: str) -> None:
+        """Another process has a connection of ``seat`` (``here``), asks whether any process has (``who``), or has
+        a bot playing it (``away``)."""
+        if not 0 <= seat < len(table.state.seats):
+            return
+        if kind == "who":
+            if table.connected(seat):
+                await self.broker.presence(table.id, seat, "here")
+            return
+        if kind == "away":  # another process's bot plays the seat (its player is gone): here too, unless the
+            # player is back here or was just said to be back elsewhere (a "here" that crossed this message)
+            now = asyncio.get_running_loop().time()
+            back = table.connected(seat) or now - table.elsewhere.get(seat, float("-inf")) < 2 * PRESENCE_WAIT
+            if not back and seat not in table.taken_over:
+                table.taken_over.add(seat)
+                await self.host.broadcast(table)
+            return
+        if kind != "here":
+            return
+        table.elsewhere[seat] = asyncio.get_running_loop().time()
+        timer = table.away.pop(seat, None)
+        if timer:
+            timer.cancel()
+        if seat in table.taken_over:  # the player is back, on another process: this one's bot stops
+            table.taken_over.discard(seat)
+            await self.host.broadcast(table)
