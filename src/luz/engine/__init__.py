@@ -17,6 +17,7 @@ from .errors import (
     InvalidDeal,
     InvalidOptions,
     InvalidRecord,
+    InvalidScoreDocument,
     InvalidScores,
     LuzError,
     UnknownEdition,
@@ -24,6 +25,7 @@ from .errors import (
 )
 from .game import Deal, Game, Phase, Trick, check_deal, shuffle_deal, trick_winner
 from .record import replay, to_record
+from .scoresheet import sheet_from_json
 from .scoring import DealResult, Outcome, ScoreSheet, TieBreak
 from .views import SlotView, View, ViewsJson, view
 
@@ -45,6 +47,7 @@ __all__ = [
     "InvalidDeal",
     "InvalidOptions",
     "InvalidRecord",
+    "InvalidScoreDocument",
     "InvalidScores",
     "LuzError",
     "Outcome",
@@ -66,6 +69,7 @@ __all__ = [
     "get_edition",
     "parse_action",
     "replay",
+    "sheet_from_json",
     "shuffle_deal",
     "to_record",
     "trick_winner",

@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from luz.bots import BOTS
 from luz.bots.levels import levels as bot_levels
-from luz.cli.score import BadInput, sheet_from_json
 from luz.engine import HAND_SIZE, MAX_BID, Game, LuzError, Phase, get_edition, replay, view
+from luz.engine.scoresheet import InvalidScoreDocument as BadInput
+from luz.engine.scoresheet import sheet_from_json
 
 STATIC = Path(__file__).parent / "static"
 
