@@ -26,7 +26,7 @@ from .errors import (
 from .game import Deal, Game, Phase, Trick, check_deal, shuffle_deal, trick_winner
 from .record import replay, to_record
 from .scoresheet import sheet_from_json
-from .scoring import DealResult, Outcome, ScoreSheet, TieBreak
+from .scoring import DealResult, DealResultJson, Outcome, ScoreSheet, TieBreak
 from .views import SlotView, View, ViewsJson, view
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "Colour",
     "Deal",
     "DealResult",
+    "DealResultJson",
     "Edition",
     "Game",
     "IllegalAction",
