@@ -15,8 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_support import ERROR_CODES
 
-from luz.cli.score import sheet_from_json
-from luz.engine import EDITIONS, Game, TieBreak, replay, to_record, view
+from luz.engine import EDITIONS, Game, TieBreak, replay, sheet_from_json, to_record, view
 from luz.server import Settings, create_app
 from luz.web import STATIC
 

@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from luz.bots import make_arena_bot
-from luz.engine import Action, Game, LuzError, get_edition, view
+from luz.engine import Action, Card, DealResultJson, Game, LuzError, View, get_edition, view
 
 
 class ArenaError(LuzError):
@@ -92,7 +92,7 @@ class GameRecord:
     """The bot spec at each seat."""
     totals: tuple[int, ...]
     ranking: tuple[int, ...]
-    deals: tuple[dict[str, Any], ...]
+    deals: tuple[DealResultJson, ...]
     """Each deal's ``bids``, ``safety``, ``tricks``, ``scores`` by seat (the engine's DealResult as JSON)."""
     seconds: tuple[tuple[float, ...], ...] = field(compare=False)
     """Each seat's decision times: the only part that is not reproducible."""
@@ -115,12 +115,32 @@ class GameRecord:
         return data
 
 
-def choose(bot: Any, game: Game, seat: int, rng: random.Random) -> Action:
+class ViewBot(Protocol):
+    """A bot that decides from its seat's view alone (every :class:`~luz.bots.Bot`)."""
+
+    def choose(self, view: View, rng: random.Random) -> Action: ...
+
+
+@runtime_checkable
+class SeeingBot(Protocol):
+    """A reference bot that the arena hands its own cards beside its view (the oracle): it has the
+    ``sees_own_cards`` marker."""
+
+    sees_own_cards: bool
+
+    def choose_seeing(self, view: View, own: Sequence[Card], rng: random.Random) -> Action: ...
+
+
+ArenaBot = ViewBot | SeeingBot
+"""What :func:`luz.bots.make_arena_bot` makes."""
+
+
+def choose(bot: ArenaBot, game: Game, seat: int, rng: random.Random) -> Action:
     """``bot``'s action at ``seat``: from the seat's view alone, or with its own cards for a bot that sees them."""
     seen = view(game, seat)
-    if getattr(bot, "sees_own_cards", False):
-        return bot.choose_seeing(seen, game.deals[-1].hands[seat], rng)  # type: ignore[no-any-return]
-    return bot.choose(seen, rng)  # type: ignore[no-any-return]
+    if isinstance(bot, SeeingBot):
+        return bot.choose_seeing(seen, game.deals[-1].hands[seat], rng)
+    return bot.choose(seen, rng)
 
 
 def play_game(config: ArenaConfig, deal_set: int, rotation: int) -> GameRecord:
@@ -128,7 +148,7 @@ def play_game(config: ArenaConfig, deal_set: int, rotation: int) -> GameRecord:
     players = config.players
     order = config.orders()[rotation // players]
     seats = tuple(order[(seat - rotation) % players] for seat in range(players))
-    bots = [make_arena_bot(spec) for spec in seats]
+    bots: list[ArenaBot] = [make_arena_bot(spec) for spec in seats]
     rngs = [random.Random(f"luz-arena:{config.seed}:{deal_set}:{rotation}:{seat}") for seat in range(players)]
     seconds: list[list[float]] = [[] for _ in range(players)]
     game = Game.new(config.edition, players, seed=config.game_seed(deal_set))

@@ -22,8 +22,10 @@ def run_on_ray(config: ArenaConfig, schedule: Schedule, workers: int, address: s
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
     try:
         remote = ray.remote(num_cpus=1)(play_game)
-        ahead = 2 * max(1, int(ray.cluster_resources().get("CPU", workers)))
-        pending: list[ray.ObjectRef] = []
+        # ray.cluster_resources() has no annotations (Ray 2.x): a dict of resource name to amount
+        cpus = ray.cluster_resources().get("CPU", workers)  # type: ignore[no-untyped-call]
+        ahead = 2 * max(1, int(cpus))
+        pending: list[ray.ObjectRef[GameRecord]] = []
         while True:
             while len(pending) < ahead and (task := schedule.next()) is not None:
                 pending.append(remote.remote(config, *task))

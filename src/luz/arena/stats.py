@@ -8,7 +8,7 @@ counts once for every bot. Decision times are reported but kept out of everythin
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -32,7 +32,14 @@ def deal_set_scores(config: ArenaConfig, records: Sequence[GameRecord]) -> np.nd
     return sums / counts
 
 
-def interval(values: np.ndarray, seed: int) -> dict[str, Any]:
+class Interval(TypedDict):
+    """A mean and its 95% interval, ``[low, high]``."""
+
+    mean: float
+    ci95: list[float]
+
+
+def interval(values: np.ndarray, seed: int) -> Interval:
     """Mean of per-deal-set ``values`` and its 95% percentile-bootstrap interval over deal sets."""
     rng = np.random.default_rng(seed)
     means = values[rng.integers(0, len(values), size=(BOOTSTRAP, len(values)))].mean(axis=1)

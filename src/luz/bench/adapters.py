@@ -30,7 +30,7 @@ def engine_games(edition: str, players: int, seed: int) -> Iterator[int]:
 
 
 def openspiel_games(edition: str, players: int, seed: int, tensors: bool) -> Iterator[int]:
-    import pyspiel  # type: ignore[import-not-found]
+    import pyspiel  # type: ignore[import-not-found]  # optional (luz[openspiel]) and untyped
 
     import luz.research.openspiel  # noqa: F401  (registers the game)
 

@@ -166,8 +166,9 @@ def bench_players(
         url = database_url or f"sqlite:///{Path(folder) / 'luz.sqlite3'}"
         settings = Settings(database_url=url, bot_workers=0, guests_per_minute=None)
         report: dict[str, Any] = {"database": make_engine(url).dialect.name, "accounts": accounts, "games": games}
-        with TestClient(create_app(settings)) as client:
-            client.app.state.identities.login_rate = RateLimitItemPerMinute(10**9)  # type: ignore[attr-defined]
+        app = create_app(settings)
+        with TestClient(app) as client:
+            app.state.identities.login_rate = RateLimitItemPerMinute(10**9)
             say(f"register and log in {accounts} accounts")
             names = [f"b{secrets.token_hex(5)}" for _ in range(accounts)]
             registers, logins = [], []
@@ -188,7 +189,7 @@ def bench_players(
                 assert answer.status_code == 200, answer.text
             report["register_ms"], report["login_ms"] = percentiles(registers), percentiles(logins)
 
-            engine: Engine = client.app.state.engine  # type: ignore[attr-defined]
+            engine: Engine = app.state.engine
             say(f"store {games:,} finished games")
             start = time.perf_counter()
             hero = fill_history(engine, games)

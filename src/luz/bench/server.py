@@ -694,8 +694,8 @@ def check_log(database_url: str, clients: list[SeatClient], runs: list[TableRun]
                     matched += 1
                 else:
                     lost += 1
-    rows = sum(len(texts) for texts in stored.values())
-    return {"stored": rows, "lost": lost, "unacknowledged": rows - matched}
+    count = sum(len(texts) for texts in stored.values())
+    return {"stored": count, "lost": lost, "unacknowledged": count - matched}
 
 
 def cpu_percent(timings: dict[str, float], window: float) -> dict[str, float]:

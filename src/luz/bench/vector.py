@@ -51,7 +51,7 @@ def engine_steps(edition: str, players: int, seed: int, tensors: bool) -> Iterat
 
 
 def openspiel_steps(edition: str, players: int, seed: int) -> Iterator[int]:
-    import pyspiel  # type: ignore[import-not-found]
+    import pyspiel  # type: ignore[import-not-found]  # optional (luz[openspiel]) and untyped
 
     import luz.research.openspiel  # noqa: F401  (registers the game)
 
@@ -116,7 +116,8 @@ def bench_vector(
         "steps_per_s": {},
         "ratio_to_pettingzoo": {},
         "ratio_to_engine": {},
-        "threads": numba.config.NUMBA_NUM_THREADS,
+        # numba.config sets NUMBA_NUM_THREADS at import time through globals(): invisible to mypy
+        "threads": numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
     }
     runners: dict[str, Iterator[int]] = {
         "engine": engine_steps(edition, players, seed, tensors=False),

@@ -25,7 +25,7 @@ def main() -> None:
     try:
         from typer._click import exceptions as errors  # typer's own copy of click (typer >= 0.24)
     except ImportError:
-        from click import exceptions as errors  # type: ignore[no-redef]
+        from click import exceptions as errors  # type: ignore[no-redef]  # the same module, from older typer
 
     try:
         code = app(standalone_mode=False)

@@ -5,7 +5,8 @@ Everything here reads a view only, so a seat's screen cannot show what the rules
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from rich import box
 from rich.console import Group
@@ -87,11 +88,12 @@ def render_hints(view: View) -> Text:
     assert view.seat is not None and view.hints is not None
     by_slot = {h["slot"]: h for h in view.hints["slots"]}
     rows = []
-    for label, pick in (
+    picks: tuple[tuple[str, Callable[[dict[str, Any]], int]], ...] = (
         ("min", lambda h: h["possible"][0]),
         ("guess", lambda h: h["most_likely"][-1]),
         ("max", lambda h: h["possible"][-1]),
-    ):
+    )
+    for label, pick in picks:
         row = Text(f" {label:<5}", style="dim")
         for s in view.hands[view.seat]:
             hint = by_slot.get(s.slot)

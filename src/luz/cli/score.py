@@ -13,18 +13,26 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from luz.engine import EDITIONS, HAND_SIZE, MAX_BID, DealResult, Edition, LuzError, ScoreSheet, get_edition
+from luz.engine import (
+    EDITIONS,
+    HAND_SIZE,
+    MAX_BID,
+    DealResult,
+    Edition,
+    LuzError,
+    ScoreSheet,
+    get_edition,
+    sheet_from_json,
+)
 
 from . import app
 
 T = TypeVar("T")
 
-_DOCUMENT_KEYS = {"edition", "players", "first_player", "options", "deals"}
-_DEAL_KEYS = {"bids", "safety", "tricks"}
-
 
 class BadInput(Exception):
-    """Input that cannot be used; the message says what is wrong."""
+    """Input of the command's own that cannot be used (a file, an answer at the keyboard); the message says what
+    is wrong. A JSON document that is not a score sheet is the engine's :class:`~luz.engine.InvalidScoreDocument`."""
 
 
 @app.command()
@@ -73,61 +81,6 @@ def _load(source: str) -> Any:
         return json.loads(data)
     except (ValueError, RecursionError) as error:
         raise BadInput(f"malformed JSON in {name}: {error}") from None
-
-
-def sheet_from_json(document: Any) -> ScoreSheet:
-    """The score sheet described by a score-keeper JSON document (see `luz score --help`), every deal added."""
-    _check_object(document, "the document", _DOCUMENT_KEYS, ("edition", "players", "deals"))
-    sheet = _new_sheet(document)
-    deals = document["deals"]
-    if not isinstance(deals, list):
-        raise BadInput(f"deals must be a list, not {_show(deals)}")
-    for number, deal in enumerate(deals, 1):
-        sheet = _add_deal(sheet, number, deal)
-    return sheet
-
-
-def _new_sheet(document: dict[str, Any]) -> ScoreSheet:
-    """The empty score sheet for the document's edition, players, options and first player."""
-    if not isinstance(document["edition"], str):
-        raise BadInput(f"edition must be a string, not {_show(document['edition'])}")
-    edition = get_edition(document["edition"])
-    players = document["players"]
-    if isinstance(players, bool) or not isinstance(players, int):
-        raise BadInput(f"players must be a whole number, not {_show(players)}")
-    options = document.get("options")
-    table = edition.options_from_json(players, options)
-    first = document.get("first_player", table.first_player)
-    if table.first_player is not None and first != table.first_player:
-        raise BadInput(f"first_player {_show(first)} disagrees with options.first_player {table.first_player}")
-    return ScoreSheet.new(edition, players, 0 if first is None else first, table)
-
-
-def _add_deal(sheet: ScoreSheet, number: int, deal: Any) -> ScoreSheet:
-    """``sheet`` with deal ``number`` (1-based, a JSON object) added; errors name the deal."""
-    where = f"deal {number}"
-    _check_object(deal, where, _DEAL_KEYS, ("bids", "tricks"))
-    try:
-        return sheet.add(deal["bids"], deal.get("safety", [False] * sheet.players), deal["tricks"])
-    except LuzError as error:
-        raise BadInput(f"{where}: {str(error).removeprefix(f'{where}: ')}") from None
-
-
-def _check_object(value: Any, what: str, allowed: set[str], required: tuple[str, ...]) -> None:
-    if not isinstance(value, dict):
-        raise BadInput(f"{what} must be a JSON object, not {_show(value)}")
-    unknown = sorted(set(value) - allowed)
-    if unknown:
-        raise BadInput(f"{what}: unknown key(s) {', '.join(map(_show, unknown))}; known: {', '.join(sorted(allowed))}")
-    missing = [key for key in required if key not in value]
-    if missing:
-        raise BadInput(f"{what}: missing {', '.join(missing)}")
-
-
-def _show(value: Any) -> str:
-    """``value`` as JSON on one line, shortened past 40 characters."""
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 # -- interactive -----------------------------------------------------------------------------------------

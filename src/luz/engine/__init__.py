@@ -17,6 +17,7 @@ from .errors import (
     InvalidDeal,
     InvalidOptions,
     InvalidRecord,
+    InvalidScoreDocument,
     InvalidScores,
     LuzError,
     UnknownEdition,
@@ -24,7 +25,8 @@ from .errors import (
 )
 from .game import Deal, Game, Phase, Trick, check_deal, shuffle_deal, trick_winner
 from .record import replay, to_record
-from .scoring import DealResult, Outcome, ScoreSheet, TieBreak
+from .scoresheet import sheet_from_json
+from .scoring import DealResult, DealResultJson, Outcome, ScoreSheet, TieBreak
 from .views import SlotView, View, ViewsJson, view
 
 __all__ = [
@@ -38,6 +40,7 @@ __all__ = [
     "Colour",
     "Deal",
     "DealResult",
+    "DealResultJson",
     "Edition",
     "Game",
     "IllegalAction",
@@ -46,6 +49,7 @@ __all__ = [
     "InvalidDeal",
     "InvalidOptions",
     "InvalidRecord",
+    "InvalidScoreDocument",
     "InvalidScores",
     "LuzError",
     "Outcome",
@@ -67,6 +71,7 @@ __all__ = [
     "get_edition",
     "parse_action",
     "replay",
+    "sheet_from_json",
     "shuffle_deal",
     "to_record",
     "trick_winner",

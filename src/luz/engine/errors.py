@@ -39,6 +39,11 @@ class InvalidScores(LuzError):
     """Tabletop results that cannot be scored (trick totals, bids out of range, too many deals...)."""
 
 
+class InvalidScoreDocument(LuzError):
+    """A score-keeper JSON document (``luz score``, ``POST /api/score``) that is not one: wrong shape, unknown or
+    missing keys; or a deal in it that cannot be scored, named."""
+
+
 class InvalidRecord(LuzError):
     """A game record that cannot be loaded; says where (deal and action index) and why."""
 

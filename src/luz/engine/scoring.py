@@ -14,10 +14,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, TypedDict
 
 from .editions import HAND_SIZE, MAX_BID, Edition, TableOptions
 from .errors import InvalidScores
+
+
+class DealResultJson(TypedDict):
+    """:meth:`DealResult.to_json`: the lists are by seat."""
+
+    first_player: int
+    bids: list[int]
+    safety: list[bool]
+    tricks: list[int]
+    scores: list[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +40,7 @@ class DealResult:
     tricks: tuple[int, ...]
     scores: tuple[int, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DealResultJson:
         return {
             "first_player": self.first_player,
             "bids": list(self.bids),

@@ -9,8 +9,18 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException, Request
 
-from luz.cli.score import BadInput, sheet_from_json
-from luz.engine import DEFAULT_EDITION, HAND_SIZE, MAX_BID, Game, LuzError, Phase, get_edition, replay, view
+from luz.engine import (
+    DEFAULT_EDITION,
+    HAND_SIZE,
+    MAX_BID,
+    Game,
+    LuzError,
+    Phase,
+    get_edition,
+    replay,
+    sheet_from_json,
+    view,
+)
 
 from ..store import SeatKind
 from ..tables import QUICK_BOT
@@ -80,7 +90,7 @@ async def score(document: Annotated[Any, Body()], quiet: bool = False) -> dict[s
     """
     try:
         sheet = sheet_from_json(document)
-    except (BadInput, LuzError) as error:
+    except LuzError as error:
         reason = " ".join(str(error).split())
         if quiet:
             return {"refused": reason}
