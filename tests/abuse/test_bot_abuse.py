@@ -19,8 +19,8 @@ from luz.engine import Action, View
 from luz.engine import game as game_module
 from luz.engine.game import Deal
 from luz.server import Settings, create_app
-from luz.server.tables.botpool import BotPool, release_time, within_caps
 from luz.server.store import Store
+from luz.server.tables.botpool import BotPool, release_time, within_caps
 
 FORK = pytest.mark.skipif(
     multiprocessing.get_start_method() != "fork", reason="the bot processes must inherit the test bots"

@@ -24,8 +24,7 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from luz.bench.server import ServerProcess, action_text
 from luz.server.db import ActionRow, make_engine
-from luz.server.store import build_game
-from luz.server.store import Store
+from luz.server.store import Store, build_game
 
 GAME_TIMEOUT = 180.0
 

@@ -27,9 +27,9 @@ from server_support import (
 )
 
 from luz.engine import view
+from luz.server.store import build_game
 from luz.server.tables import clocks
 from luz.server.tables.botpool import choose_for
-from luz.server.store import build_game
 
 TIMED = {"reserve_seconds": 60, "increment_seconds": 2}
 

@@ -16,9 +16,9 @@ from sqlalchemy.orm import Session
 from luz.engine import EDITIONS, Game, Phase, ViewsJson, action_from_json, action_to_json, get_edition, view
 from luz.server import Settings
 from luz.server.db import ActionRow, make_engine, migrate, now
+from luz.server.store import StaleVersion, Store
 from luz.server.tables import Registry
 from luz.server.tables.broker import MemoryBroker
-from luz.server.store import StaleVersion, Store
 
 
 class Recorder:

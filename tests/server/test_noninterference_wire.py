@@ -26,8 +26,8 @@ from fastapi.testclient import TestClient
 from server_support import Peer, Truth, create_table, join_all
 
 import luz.engine.game as engine_game
-import luz.server.tables.table as server_table
 import luz.server.store as server_store
+import luz.server.tables.table as server_table
 from luz.engine import Deal, Game, action_from_json, action_to_json, get_edition
 from luz.server import Settings, create_app
 

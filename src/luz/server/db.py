@@ -63,7 +63,7 @@ class TableRow(Base):
     time_control: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
     """``{"reserve_ms", "increment_ms"}``; ``None``: untimed (timecontrol.py)."""
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
-    """The current game's clock: each seat's reserve and when the turn began (timecontrol.py), stored with each action."""
+    """The current game's clock: each seat's reserve and when its turn began (timecontrol), stored with each action."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 

@@ -18,7 +18,7 @@ from luz.engine.record import to_record
 
 from .db import ActionRow, GameRow, PlayerRow, ResultRow, TableRow
 from .ratings import changes_of, ratings_of
-from .store import TableState, build_game
+from .store import Status, TableState, build_game
 
 PROFILE_GAMES = 50
 """Games listed on a profile page (the newest); the statistics count every game."""
@@ -184,7 +184,7 @@ def finished_games(engine: Engine, since: datetime) -> Iterator[dict[str, Any]]:
             options=options,
             public=False,
             grace_seconds=0,
-            status="over",
+            status=Status.OVER,
             game_no=game_no,
             version=0,
             seats=[],

@@ -22,7 +22,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import CursorResult, delete, func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -200,4 +200,6 @@ class Players:
 
     def end_all_sessions(self, player_id: str) -> int:
         with Session(self.engine) as session, session.begin():
-            return int(session.execute(delete(SessionRow).where(SessionRow.player_id == player_id)).rowcount)
+            ended = session.execute(delete(SessionRow).where(SessionRow.player_id == player_id))
+            assert isinstance(ended, CursorResult)  # a DELETE's result counts its rows
+            return ended.rowcount

@@ -113,7 +113,7 @@ async def replay_steps(record: Annotated[Any, Body()]) -> dict[str, Any]:
     except LuzError as error:
         raise HTTPException(422, " ".join(str(error).split())) from None
     game = replay(record, upto=0)
-    steps = [{"action": None, "seat": None, "view": open_view(game)}]
+    steps: list[dict[str, Any]] = [{"action": None, "seat": None, "view": open_view(game)}]
     for number, deal_actions in enumerate(final.actions):
         for action in deal_actions:
             if game.phase is Phase.DEAL:  # a record without a seed: its deals are given, not drawn

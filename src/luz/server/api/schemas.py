@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from luz.bots import BOTS
 from luz.engine import DEFAULT_EDITION, EDITIONS
 
+from ..store import SeatKind
 from ..timecontrol import TimeControlSpec
 
 NO_NUL = r"^[^\x00]*$"
@@ -19,7 +20,7 @@ DB_INT = 2**31
 
 class SeatSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["human", "bot"] = "human"
+    kind: SeatKind = SeatKind.HUMAN
     bot: str | None = Field(
         None,
         max_length=32,

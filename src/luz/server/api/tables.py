@@ -55,7 +55,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
         raise HTTPException(422, str(error)) from None
     except TypeError:
         raise HTTPException(422, "options must be an object of table options") from None
-    seats = spec.seats or [SeatSpec() for _ in range(spec.players)]
+    seats = spec.seats or [SeatSpec(bot=None, name=None) for _ in range(spec.players)]
     if len(seats) != spec.players:
         raise HTTPException(422, f"give one seat per player ({spec.players}), not {len(seats)}")
     for seat in seats:
