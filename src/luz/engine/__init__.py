@@ -25,7 +25,7 @@ from .errors import (
 from .game import Deal, Game, Phase, Trick, check_deal, shuffle_deal, trick_winner
 from .record import replay, to_record
 from .scoring import DealResult, Outcome, ScoreSheet, TieBreak
-from .views import SlotView, View, ViewsJson, view
+from .views import SlotView, View, ViewsJson, face_up_view, view
 
 __all__ = [
     "EDITIONS",
@@ -63,6 +63,7 @@ __all__ = [
     "action_to_json",
     "check_action",
     "check_deal",
+    "face_up_view",
     "get_edition",
     "parse_action",
     "replay",

@@ -656,7 +656,11 @@ class Manager:
             return None
         if runtime.views is None or runtime.views_version != runtime.state.version:
             runtime.views, runtime.views_version = ViewsJson(runtime.game, runtime.views), runtime.state.version
-        return runtime.views.of(seat, runtime.state.hints)
+        if runtime.state.hints:
+            from luz.engine.beliefs import json_with_hints  # the beliefs add the hints: see luz.engine.beliefs
+
+            return json_with_hints(runtime.views, seat)
+        return runtime.views.of(seat)
 
     def table_message(self, runtime: TableRuntime) -> dict[str, Any]:
         table = runtime.state.summary()

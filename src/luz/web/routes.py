@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from luz.bots import BOTS
 from luz.bots.levels import levels as bot_levels
 from luz.cli.score import BadInput, sheet_from_json
-from luz.engine import HAND_SIZE, MAX_BID, Game, LuzError, Phase, get_edition, replay, view
+from luz.engine import HAND_SIZE, MAX_BID, Game, LuzError, Phase, face_up_view, get_edition, replay
 
 STATIC = Path(__file__).parent / "static"
 
@@ -164,13 +164,5 @@ async def replay_steps(record: Annotated[Any, Body()]) -> dict[str, Any]:
 
 
 def open_view(game: Game) -> dict[str, Any]:
-    """The spectator's view of ``game`` with every hand and the aside face up."""
-    shown = view(game, None).to_json()
-    if game.phase is Phase.DEAL or not game.deals:
-        return shown
-    deal, name = game.deals[-1], game.edition.card_name
-    for hand, cards in zip(shown["hands"], deal.hands, strict=True):
-        for slot, card in zip(hand, cards, strict=True):
-            slot["value"], slot["card"] = card.value, name(card)
-    shown["aside"] = [name(card) for card in deal.aside]
-    return shown
+    """The spectator's view of ``game`` with every hand and the aside face up (the engine's ``face_up_view``)."""
+    return face_up_view(game).to_json()
