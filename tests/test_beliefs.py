@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 
 from luz.cli import app
 from luz.engine import Card, Game, Phase, get_edition, view
-from luz.engine.beliefs import Beliefs, World
+from luz.engine.beliefs import Beliefs, World, with_hints
 from reference import COLOURS, CONFIGS, SEATS, VALUES, hidden_variant, random_steps, rebuild_game, ref_deck
 
 LIVE = (Phase.BID, Phase.PLAY)
@@ -167,7 +167,7 @@ def test_exact_beliefs_match_brute_force_late_in_a_deal(key: str, players: int, 
             assert beliefs.probability(world) == Fraction(1, len(worlds))
 
         # The hint data shown to the player says the same.
-        hints = view(game, seat, hints=True).hints
+        hints = with_hints(view(game, seat)).hints
         assert hints is not None
         assert hints["worlds"] == len(worlds)
         assert [h["slot"] for h in hints["slots"]] == slots
@@ -434,7 +434,8 @@ def test_inconsistent_worlds_are_recognised(data: Any) -> None:
 
 
 def views_json(game: Game, hints: bool = False) -> list[dict[str, Any]]:
-    return [view(game, s, hints=hints).to_json() for s in range(game.players)] + [view(game, None).to_json()]
+    seen = [view(game, s) for s in range(game.players)]
+    return [(with_hints(v) if hints else v).to_json() for v in seen] + [view(game, None).to_json()]
 
 
 def check_to_game_follows_the_real_game(game: Game, seat: int, rng: random.Random) -> None:
@@ -491,7 +492,7 @@ def test_a_sampled_world_looks_the_same_to_the_seat(history: bool, data: Any) ->
     for world in [beliefs.sample(rng), beliefs.world(beliefs.sample_values(1, np.random.default_rng(1))[0])]:
         position = beliefs.to_game(world)
         assert view(position, seat).to_json() == view(game, seat).to_json()
-        assert view(position, seat, hints=True).to_json() == view(game, seat, hints=True).to_json()
+        assert with_hints(view(position, seat)).to_json() == with_hints(view(game, seat)).to_json()
         hand = position.deals[-1].hands[seat]
         assert {s: hand[s].value for s in beliefs.slots} == world.values
         assert sorted(position.deals[-1].aside) == sorted(world.aside)
@@ -658,7 +659,7 @@ def test_hints_do_not_depend_on_what_the_seat_cannot_see(key: str, players: int)
         assert game.phase in LIVE
         for seat in range(players):
             alt = hidden_variant_game(game, seat, rng)
-            mine, theirs = view(game, seat, hints=True).to_json(), view(alt, seat, hints=True).to_json()
+            mine, theirs = with_hints(view(game, seat)).to_json(), with_hints(view(alt, seat)).to_json()
             assert mine["hints"] is not None
             assert theirs["hints"] == mine["hints"]
             # The whole view too, but for the options: the variant names its first player, the seeded game drew it.
@@ -677,14 +678,14 @@ def test_hints_only_when_asked_and_only_for_a_seat() -> None:
     random_steps(game, random.Random(4), 12)
     assert view(game, 2).hints is None
     assert view(game, 2).to_json()["hints"] is None
-    assert view(game, None, hints=True).hints is None
-    assert view(game, None, hints=True).to_json()["hints"] is None
-    hints = view(game, 2, hints=True).to_json()["hints"]
+    assert with_hints(view(game, None)).hints is None
+    assert with_hints(view(game, None)).to_json()["hints"] is None
+    hints = with_hints(view(game, 2)).to_json()["hints"]
     assert hints == Beliefs(view(game, 2)).to_json()
     assert json.loads(json.dumps(hints)) == hints
     waiting = Game("iello-2024", 3, get_edition("iello-2024").options(3, first_player=0))
     assert waiting.phase is Phase.DEAL
-    assert view(waiting, 0, hints=True).hints is None
+    assert with_hints(view(waiting, 0)).hints is None
 
 
 # -- 7. the benchmark ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from luz.cli import app
 from luz.cli.play import HUMAN, ask_human
 from luz.cli.render import render_own_hand, render_table
 from luz.engine import Bid, Game, Phase, view
+from luz.engine.beliefs import with_hints
 from luz.engine.record import replay
 from reference import twin_deals
 
@@ -159,7 +160,7 @@ def test_hints_show_each_slots_range_and_guess_from_the_view_alone() -> None:
     game = Game.new("iello-2024", 4, seed=5)
     while game.current_player != HUMAN:
         game.apply(make_bot("heuristic").choose(view(game, game.current_player), random.Random("luz-play-bots:5")))
-    hints = view(game, HUMAN, hints=True).hints
+    hints = with_hints(view(game, HUMAN)).hints
     assert hints is not None
     assert rows["min"] == [str(h["possible"][0]) for h in hints["slots"]]
     assert rows["max"] == [str(h["possible"][-1]) for h in hints["slots"]]

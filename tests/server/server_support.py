@@ -261,7 +261,8 @@ class Checker:
                     # What the receiver may see is shown as it really is (so the check below is not vacuous).
                     assert shown["card"] == edition.card_name(card), (holder, slot, shown)
                 else:
-                    assert shown["value"] is None and shown["card"] is None, f"hidden value shown: {holder}/{slot}"
+                    hidden_value = shown["value"], shown["card"], shown["rank"]
+                    assert hidden_value == (None, None, None), f"hidden value shown: {holder}/{slot}"
                     hidden.add(edition.card_name(card))
         self.hidden = hidden
         closing = seen.get("closing_trick")

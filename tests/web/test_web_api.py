@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from server_support import ERROR_CODES
 
-from luz.engine import EDITIONS, Game, TieBreak, replay, sheet_from_json, to_record, view
+from luz.engine import EDITIONS, Game, TieBreak, face_up_view, replay, sheet_from_json, to_record, view
 from luz.server import Settings, create_app
 from luz.web import STATIC
 
@@ -214,9 +214,11 @@ def test_replay_steps_are_the_engines_views_with_every_hand_face_up(client: Any)
         shown = steps[number]["view"]
         deal = then.deals[-1]
         assert shown["aside"] == [game.edition.card_name(c) for c in deal.aside]
+        assert [c["card"] for c in shown["aside_cards"]] == shown["aside"]
+        assert shown == face_up_view(then).to_json()
         for hand, cards in zip(shown["hands"], deal.hands, strict=True):
             assert [s["card"] for s in hand] == [game.edition.card_name(c) for c in cards]
-        hidden_filled = {k: v for k, v in shown.items() if k not in ("hands", "aside")}
+        hidden_filled = {k: v for k, v in shown.items() if k not in ("hands", "aside", "aside_cards")}
         assert hidden_filled == {k: v for k, v in expected.items() if k != "hands"}
         assert [[(s["slot"], s["played"]) for s in h] for h in shown["hands"]] == [
             [(s["slot"], s["played"]) for s in h] for h in expected["hands"]

@@ -26,6 +26,7 @@ from luz.engine import (
     trick_winner,
     view,
 )
+from luz.engine.beliefs import with_hints
 from luz.engine.record import dumps
 
 from . import app
@@ -144,7 +145,8 @@ def run_game(
         seat = game.current_player
         deal, trick = game.deals[-1], game.trick
         if seat == HUMAN:
-            console.print(render_table(view(game, HUMAN, hints=hints), names))
+            seen = view(game, HUMAN)
+            console.print(render_table(with_hints(seen) if hints else seen, names))
             action = ask_human(console, game)
         else:
             action = bots[seat].choose(view(game, seat), rng)

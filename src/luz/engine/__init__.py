@@ -27,7 +27,7 @@ from .game import Deal, Game, Phase, Trick, check_deal, shuffle_deal, trick_winn
 from .record import replay, to_record
 from .scoresheet import sheet_from_json
 from .scoring import DealResult, DealResultJson, Outcome, ScoreSheet, TieBreak
-from .views import SlotView, View, ViewsJson, view
+from .views import SlotView, View, ViewsJson, face_up_view, view
 
 __all__ = [
     "DEFAULT_EDITION",
@@ -68,6 +68,7 @@ __all__ = [
     "action_to_json",
     "check_action",
     "check_deal",
+    "face_up_view",
     "get_edition",
     "parse_action",
     "replay",

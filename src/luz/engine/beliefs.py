@@ -12,6 +12,12 @@ of its pool, and the aside is what is left.
 >>> beliefs = Beliefs(view(game, 0))
 >>> beliefs.world_count() > 0, sum(beliefs.probabilities(0).values())
 (True, Fraction(1, 1))
+
+A player aid shows a seat these beliefs as *hints*: :func:`with_hints` adds them to a seat's view,
+:func:`json_with_hints` to the server's JSON of it (:class:`~luz.engine.views.ViewsJson`).
+
+>>> with_hints(view(game, 0)).hints == beliefs.to_json()
+True
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from math import comb, prod
@@ -31,7 +37,7 @@ import numpy.typing as npt
 from .cards import Card
 from .game import Deal, Game, Phase, Trick
 from .scoring import ScoreSheet
-from .views import View
+from .views import View, ViewsJson, view
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,3 +278,26 @@ class Beliefs:
                 for slot, probs in sorted(self.table().items())
             ],
         }
+
+
+def with_hints(seen: View) -> View:
+    """``seen`` with its hints (:meth:`Beliefs.to_json`), for a seat's view while a deal is live; any other view (a
+    spectator's, between deals, once the game is over) as it is, without hints."""
+    if seen.seat is None or seen.phase not in (Phase.BID, Phase.PLAY):
+        return seen
+    return replace(seen, hints=Beliefs(seen).to_json())
+
+
+def json_with_hints(views: ViewsJson, seat: int | None) -> dict[str, Any]:
+    """``views.of(seat)`` with the seat's hints: equal to ``with_hints(view(game, seat)).to_json()``, built once
+    for each seat of ``views`` (kept in its :attr:`~luz.engine.views.ViewsJson.derived`). Read it, never change it."""
+    data = views.of(seat)
+    if seat is None or views.game.phase not in (Phase.BID, Phase.PLAY):
+        return data
+    key = ("hints", seat)
+    hinted: dict[str, Any] | None = views.derived.get(key)
+    if hinted is None:
+        hinted = dict(data)
+        hinted["hints"] = with_hints(view(views.game, seat)).hints
+        views.derived[key] = hinted
+    return hinted

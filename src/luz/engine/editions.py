@@ -179,6 +179,10 @@ class Edition:
         """Card notation: colour letter then value (``Y12``)."""
         return f"{self.colours[card.colour].letter}{card.value}"
 
+    def value_name(self, value: int) -> str:
+        """A value as printed on its card, as in the card's notation (``12``; the standard deck's ``A`` for 14)."""
+        return str(value)
+
     def parse_card(self, text: str, players: int) -> Card:
         """The card named by ``text`` in a game of ``players``; :class:`InvalidCard` if there is none."""
         if not isinstance(text, str) or not 2 <= len(text) <= 8:
@@ -257,7 +261,10 @@ class StandardDeck(Edition):
     """A 52-card deck: cards are named rank then suit (``AH``, ``10S``, ``2C``); the Ace is high (value 14)."""
 
     def card_name(self, card: Card) -> str:
-        return f"{_RANKS.get(card.value, str(card.value))}{self.colours[card.colour].letter}"
+        return f"{self.value_name(card.value)}{self.colours[card.colour].letter}"
+
+    def value_name(self, value: int) -> str:
+        return _RANKS.get(value, str(value))
 
     def _parse_card(self, text: str) -> Card | None:
         colour = self._colour_index(text[-1])

@@ -150,6 +150,23 @@ class ScoreSheet:
         best = max(totals)
         return next(s for s in self._from(usual) if totals[s] == best)
 
+    def first_player_is_leader(self, deal_index: int) -> bool:
+        """Whether deal ``deal_index``'s first player is the leader on score rather than the usual rotation's seat
+        (3 players, last deal, where the edition says so, and the leader is not the rotation's seat)."""
+        return self.first_player_of(deal_index) != self.usual_first_player(deal_index)
+
+    def known_first_player(self, deal_index: int) -> int | None:
+        """First player of deal ``deal_index`` if the deals on this sheet already decide it, else ``None``: a deal
+        of the plain rotation is always decided; the leader's deal (3 players, last deal) once the deals before it
+        are all on the sheet; no deal after the last."""
+        if not 0 <= deal_index < self.deal_count:
+            return None
+        last = deal_index == self.deal_count - 1
+        leader_rule = last and self.players == 3 and self.edition.leader_opens_last_deal_with_3
+        if leader_rule and len(self.deals) < deal_index:
+            return None
+        return self.first_player_of(deal_index)
+
     def next_first_player(self) -> int | None:
         """First player of the next deal, or ``None`` once the game is over."""
         return None if self.is_over else self.first_player_of(len(self.deals))

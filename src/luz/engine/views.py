@@ -2,7 +2,12 @@
 
 A seat sees the colour and position of each of its own cards but a value only once it is played; every other
 hand face up; never the aside. A spectator sees only what every player knows: no unplayed value at all while a
-deal is live. The JSON, text and tensor forms of a view all come from :func:`view`.
+deal is live. The JSON, text and tensor forms of a view all come from :func:`view`. Once a game is over, its
+replay may show everything: :func:`face_up_view` is the spectator's view with every hand and the aside face up.
+
+Each card in the JSON carries its colour's letter, its value and its value as printed (``rank``), besides its
+name in the edition's notation, so a client never parses notation. Hints (a seat's odds over its own values) are
+added by :func:`luz.engine.beliefs.with_hints`, outside this module: beliefs are computed from a view.
 
 >>> from luz.engine.game import Game
 >>> game = Game.new("standard-deck", players=4, seed=1)
@@ -15,7 +20,8 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action, Bid, action_to_json
@@ -47,6 +53,12 @@ class View:
     deal_count: int
     phase: Phase
     first_player: int
+    """The first player of the deal being played (or about to be dealt; once the game is over, of the last deal)."""
+    first_player_is_leader: bool
+    """Whether :attr:`first_player` is the leader on score rather than the rotation's seat (3 players, last deal)."""
+    next_first_player: int | None
+    """The first player of the next deal (deal ``deal_number + 1``) once it is decided, else ``None``: the
+    rotation's seat; the leader on score (3 players, last deal) once the deal before is scored; none after the last."""
     current_player: int | None
     hands: tuple[tuple[SlotView, ...], ...]
     bids: tuple[Bid | None, ...]
@@ -64,7 +76,9 @@ class View:
     legal_actions: tuple[Action, ...]
     outcome: Outcome | None
     hints: dict[str, Any] | None = None
-    """Only when asked for: the seat's exact beliefs over its own unplayed values (see :mod:`beliefs`)."""
+    """Only when added (:func:`luz.engine.beliefs.with_hints`): the seat's exact beliefs over its unplayed values."""
+    aside: tuple[Card, ...] | None = None
+    """Only in a :func:`face_up_view` of a dealt game: the cards set aside."""
 
     def card_name(self, card: Card) -> str:
         return self.edition.card_name(card)
@@ -76,10 +90,10 @@ class View:
         def trick_json(t: Trick | None) -> dict[str, Any] | None:
             if t is None:
                 return None
-            plays = [{"seat": seat, "slot": slot, "card": edition.card_name(c)} for seat, slot, c in t.plays]
+            plays = [{"seat": seat, "slot": slot, **_card_json(edition, c)} for seat, slot, c in t.plays]
             return {"leader": t.leader, "plays": plays, "winner": t.winner}
 
-        return {
+        data = {
             "edition": edition.key,
             "players": self.players,
             "seat": self.seat,
@@ -88,6 +102,8 @@ class View:
             "deal_count": self.deal_count,
             "phase": self.phase.value,
             "first_player": self.first_player,
+            "first_player_is_leader": self.first_player_is_leader,
+            "next_first_player": self.next_first_player,
             "current_player": self.current_player,
             "hands": [_hand_json(edition, hand) for hand in self.hands],
             "bids": [None if b is None else {"tricks": b.tricks, "safety": b.safety} for b in self.bids],
@@ -103,10 +119,24 @@ class View:
             "outcome": None if self.outcome is None else self.outcome.to_json(),
             "hints": self.hints,
         }
+        if self.aside is not None:
+            data["aside"] = [edition.card_name(c) for c in self.aside]
+            data["aside_cards"] = [_card_json(edition, c) for c in self.aside]
+        return data
+
+
+def _card_json(edition: Edition, card: Card) -> dict[str, Any]:
+    """A face-up card as JSON data: its name in the edition's notation, colour letter, value and printed value."""
+    return {
+        "card": edition.card_name(card),
+        "colour": edition.colours[card.colour].letter,
+        "value": card.value,
+        "rank": edition.value_name(card.value),
+    }
 
 
 def _hand_json(edition: Edition, hand: tuple[SlotView, ...]) -> list[dict[str, Any]]:
-    """One hand of a view as JSON data."""
+    """One hand of a view as JSON data (``card`` and ``rank`` only where the value is shown)."""
     letters = [c.letter for c in edition.colours]
     return [
         {
@@ -114,36 +144,44 @@ def _hand_json(edition: Edition, hand: tuple[SlotView, ...]) -> list[dict[str, A
             "colour": letters[s.colour],
             "value": s.value,
             "card": None if s.value is None else edition.card_name(Card(s.colour, s.value)),
+            "rank": None if s.value is None else edition.value_name(s.value),
             "played": s.played,
         }
         for s in hand
     ]
 
 
-def view(game: Game, seat: int | None, hints: bool = False) -> View:
+def view(game: Game, seat: int | None) -> View:
     """What ``seat`` knows now (``None``: a spectator, who knows only what every player knows).
 
-    With ``hints``, a seat's view also carries, for each of its unplayed slots, the possible values and their
-    probabilities, computed from the view alone (a player aid; off by default).
+    For a seat's hints (its odds over its own unplayed values), see :func:`luz.engine.beliefs.with_hints`.
     """
     _check_seat(game, seat)
     hands: tuple[tuple[SlotView, ...], ...] = ()
     if game.phase is not Phase.DEAL:
         hands = tuple(_hand(game, holder, _sees(seat, holder)) for holder in range(game.players))
-    seen = _view(game, seat, hands)
-    if hints and seat is not None and seen.phase in (Phase.BID, Phase.PLAY):
-        from .beliefs import Beliefs  # beliefs are computed from a View: imported here to avoid a cycle
-
-        return replace(seen, hints=Beliefs(seen).to_json())
-    return seen
+    return _view(game, seat, hands)
 
 
-def _view(game: Game, seat: int | None, hands: tuple[tuple[SlotView, ...], ...]) -> View:
-    """``seat``'s view, with ``hands`` as given."""
+def face_up_view(game: Game) -> View:
+    """The spectator's view of ``game`` with every hand and the aside face up: for a finished game's replay only
+    (assumption A4), never for a game being played."""
+    if game.phase is Phase.DEAL or not game.deals:
+        return _view(game, None, ())
+    hands = tuple(_hand(game, holder, True) for holder in range(game.players))
+    return _view(game, None, hands, aside=game.deals[-1].aside)
+
+
+def _view(
+    game: Game, seat: int | None, hands: tuple[tuple[SlotView, ...], ...], aside: tuple[Card, ...] | None = None
+) -> View:
+    """``seat``'s view, with ``hands`` (and ``aside``) as given."""
     dealt = game.phase is not Phase.DEAL
     trick = game.trick if dealt else None
     completed = game.completed_tricks if dealt else ()
     live = game.phase in (Phase.BID, Phase.PLAY)
+    sheet = game.sheet
+    index = len(sheet.deals)  # the deal being played or about to be dealt, 0-based
     return View(
         edition=game.edition,
         players=game.players,
@@ -153,6 +191,8 @@ def _view(game: Game, seat: int | None, hands: tuple[tuple[SlotView, ...], ...])
         deal_count=game.deal_count,
         phase=game.phase,
         first_player=game.first_player,
+        first_player_is_leader=sheet.first_player_is_leader(index if game.phase is not Phase.GAME_OVER else index - 1),
+        next_first_player=sheet.known_first_player(index + 1 if live else index),
         current_player=game.current_player,
         hands=hands,
         bids=game.bids if dealt else (None,) * game.players,
@@ -166,18 +206,20 @@ def _view(game: Game, seat: int | None, hands: tuple[tuple[SlotView, ...], ...])
         totals=game.sheet.totals,
         legal_actions=tuple(game.legal_actions()) if seat is not None and seat == game.current_player else (),
         outcome=game.outcome(),
+        aside=aside,
     )
 
 
 class ViewsJson:
-    """Every point of view of one moment of a game as JSON data: ``of(seat, hints)`` equals
-    ``view(game, seat, hints).to_json()``. What all viewers share is built once (the spectator's view, each hand
-    face down and face up, the legal actions), and each hand is taken from ``previous`` (the same game's views at
-    an earlier moment) when none of its cards was played since: a server sends every seat its view after each
-    action, and an action changes one hand at most.
+    """Every point of view of one moment of a game as JSON data: ``of(seat)`` equals ``view(game, seat).to_json()``.
+    What all viewers share is built once (the spectator's view, each hand face down and face up, the legal
+    actions), and each hand is taken from ``previous`` (the same game's views at an earlier moment) when none of its
+    cards was played since: a server sends every seat its view after each action, and an action changes one hand
+    at most.
 
     The data of different seats share their parts: read them, never change them. Build it anew once the game
-    has changed."""
+    has changed. :attr:`derived` keeps what other modules derive from this moment (a seat's view with its hints:
+    :func:`luz.engine.beliefs.json_with_hints`), so that it too is built once."""
 
     def __init__(self, game: Game, previous: ViewsJson | None = None) -> None:
         self.game = game
@@ -194,23 +236,23 @@ class ViewsJson:
         self._common = _view(game, None, ()).to_json()
         self._common["hands"] = [hand.face_down for hand in self._hands]  # the spectator's: only played values
         self._legal = [action_to_json(a) for a in game.legal_actions()] if game.current_player is not None else []
-        self._seats: dict[tuple[int, bool], dict[str, Any]] = {}
+        self._seats: dict[int, dict[str, Any]] = {}
+        self.derived: dict[Hashable, Any] = {}
+        """Data other modules derive from this moment, by a key of theirs (read it, never change it)."""
 
-    def of(self, seat: int | None, hints: bool = False) -> dict[str, Any]:
-        """``seat``'s view (``None``: a spectator's) as JSON data (built once for each seat and ``hints``)."""
+    def of(self, seat: int | None) -> dict[str, Any]:
+        """``seat``'s view (``None``: a spectator's) as JSON data (built once for each seat)."""
         if seat is None:
             return self._common
         _check_seat(self.game, seat)
-        data = self._seats.get((seat, hints))
+        data = self._seats.get(seat)
         if data is None:
             data = dict(self._common)
             data["seat"] = seat
             data["hands"] = [hand.face_down if h == seat else hand.face_up for h, hand in enumerate(self._hands)]
             if seat == self.game.current_player:
                 data["legal_actions"] = self._legal
-            if hints:
-                data["hints"] = view(self.game, seat, hints=True).hints
-            self._seats[seat, hints] = data
+            self._seats[seat] = data
         return data
 
 

@@ -13,13 +13,12 @@ from luz.engine import (
     DEFAULT_EDITION,
     HAND_SIZE,
     MAX_BID,
-    Game,
     LuzError,
     Phase,
+    face_up_view,
     get_edition,
     replay,
     sheet_from_json,
-    view,
 )
 
 from ..store import SeatKind
@@ -113,28 +112,15 @@ async def replay_steps(record: Annotated[Any, Body()]) -> dict[str, Any]:
     except LuzError as error:
         raise HTTPException(422, " ".join(str(error).split())) from None
     game = replay(record, upto=0)
-    steps: list[dict[str, Any]] = [{"action": None, "seat": None, "view": open_view(game)}]
+    steps: list[dict[str, Any]] = [{"action": None, "seat": None, "view": face_up_view(game).to_json()}]
     for number, deal_actions in enumerate(final.actions):
         for action in deal_actions:
             if game.phase is Phase.DEAL:  # a record without a seed: its deals are given, not drawn
                 game.deal(final.deals[number].hands, final.deals[number].aside)
             seat = game.current_player
             game.apply(action)
-            steps.append({"action": str(action), "seat": seat, "view": open_view(game)})
+            steps.append({"action": str(action), "seat": seat, "view": face_up_view(game).to_json()})
     names = record.get("names")
     if not (isinstance(names, list) and len(names) == final.players and all(isinstance(n, str) for n in names)):
         names = None
     return {"names": names, "steps": steps}
-
-
-def open_view(game: Game) -> dict[str, Any]:
-    """The spectator's view of ``game`` with every hand and the aside face up."""
-    shown = view(game, None).to_json()
-    if game.phase is Phase.DEAL or not game.deals:
-        return shown
-    deal, name = game.deals[-1], game.edition.card_name
-    for hand, cards in zip(shown["hands"], deal.hands, strict=True):
-        for slot, card in zip(hand, cards, strict=True):
-            slot["value"], slot["card"] = card.value, name(card)
-    shown["aside"] = [name(card) for card in deal.aside]
-    return shown

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from luz.engine import Phase, ViewsJson
+from luz.engine.beliefs import json_with_hints
 from luz.engine.record import to_record
 
 from .model import Connection, Outbox, dumps
@@ -104,7 +105,7 @@ def view_json(table: Table, seat: int | None) -> dict[str, Any] | None:
         return None
     if table.views is None or table.views_version != table.state.version:
         table.views, table.views_version = ViewsJson(table.game, table.views), table.state.version
-    return table.views.of(seat, table.state.hints)
+    return json_with_hints(table.views, seat) if table.state.hints else table.views.of(seat)
 
 
 def replay_message(table: Table) -> dict[str, Any] | None:

@@ -8,10 +8,11 @@ function colourClass(colour) {
   return `c-${colour.name}${colour.trump ? " trump" : ""}`;
 }
 
-/** A face-up card (anyone may see it): its colour symbol and value; ``data-card`` names it for the tests. */
-export function cardFace(edition, cardName, { mini = true, played = false } = {}) {
-  const colour = colourOf(edition, edition.key === "standard-deck" ? cardName.slice(-1) : cardName[0]);
-  const value = valueText(edition, cardName);
+/** A face-up card (anyone may see it), as the view gives it ({card, colour, rank}): its colour symbol and value
+ * as printed; ``data-card`` names it (the edition's notation) for the tests. */
+export function cardFace(edition, card, { mini = true, played = false } = {}) {
+  const colour = colourOf(edition, card.colour);
+  const value = valueText(card);
   const label = t(played ? "card.played" : "card.face", { colour: colourName(colour), symbol: colour.symbol, value });
   return el(
     "span",
@@ -19,7 +20,7 @@ export function cardFace(edition, cardName, { mini = true, played = false } = {}
       class: `card ${played ? "gap" : "face"} ${mini ? "mini" : ""} ${colourClass(colour)}`,
       role: "img",
       "aria-label": label,
-      dataset: { card: cardName },
+      dataset: { card: card.card },
     },
     el("span", { class: "sym", "aria-hidden": "true" }, colour.symbol),
     el("span", { class: played ? "val face-text" : "val", "aria-hidden": "true" }, value),
@@ -57,10 +58,10 @@ export function renderHand(
     const position = t("card.position", { n: slot.slot + 1, count: hand.length });
     let node;
     if (slot.played) {
-      node = cardFace(edition, slot.card, { mini: !mine, played: true });
+      node = cardFace(edition, slot, { mini: !mine, played: true });
       node.setAttribute("aria-label", `${position}: ${node.getAttribute("aria-label")}`);
     } else if (slot.card) {
-      node = cardFace(edition, slot.card, { mini: !mine });
+      node = cardFace(edition, slot, { mini: !mine });
     } else {
       const label = t("card.hidden", { position, colour: colourName(colour), symbol: colour.symbol });
       const props = {
@@ -197,7 +198,7 @@ export function renderTrick(edition, trick, nameOf, previousDeal = false, { plac
         el("span", { class: "avatar", "aria-hidden": "true" }, initials(name)),
         el("span", { class: "who-name" }, name),
       ),
-      cardFace(edition, play.card, { mini: false }),
+      cardFace(edition, play, { mini: false }),
       winner ? el("span", { class: "badge turn wins" }, t("trick.wins")) : null,
     );
     area.append(node);
@@ -209,7 +210,7 @@ export function renderTrick(edition, trick, nameOf, previousDeal = false, { plac
 export function ledColour(edition, trick) {
   const first = trick?.plays?.[0];
   if (!first) return null;
-  return colourOf(edition, edition.key === "standard-deck" ? first.card.slice(-1) : first.card[0]);
+  return colourOf(edition, first.colour);
 }
 
 /** The trick to show and its title: the one being played, else the one just completed (it stays until the next
@@ -348,8 +349,8 @@ export function actionText(edition, text, seat, view, nameOf) {
   }
   const slot = parseInt(argument, 10);
   const hand = view?.hands?.[seat];
-  const card = hand?.[slot]?.card;
-  if (!card) return t("action.play_slot", { name: nameOf(seat), n: slot + 1 });
-  const colour = colourOf(edition, hand[slot].colour);
-  return t("action.play", { name: nameOf(seat), colour: colourName(colour), value: valueText(edition, card) });
+  const card = hand?.[slot];
+  if (!card?.card) return t("action.play_slot", { name: nameOf(seat), n: slot + 1 });
+  const colour = colourOf(edition, card.colour);
+  return t("action.play", { name: nameOf(seat), colour: colourName(colour), value: valueText(card) });
 }

@@ -127,10 +127,9 @@ export function colourName(colour) {
   return t(`colour.${colour.name}`);
 }
 
-/** A card's value as printed on it (the standard deck's court cards by their letter). */
-export function valueText(edition, cardName) {
-  if (!cardName) return "";
-  return edition.key === "standard-deck" ? cardName.slice(0, -1) : cardName.slice(1);
+/** A card's value as printed on it (the standard deck's court cards by their letter): the view's ``rank``. */
+export function valueText(card) {
+  return card?.rank ?? "";
 }
 
 /** A seat's display name: the player's name, else the bot's level, else "Seat N". */

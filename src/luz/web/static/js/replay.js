@@ -57,7 +57,7 @@ function show(step) {
   $("#trick-title").textContent = title;
   $("#trick-cards").replaceChildren(renderTrick(edition, trick, nameOf, previousDeal));
   $("#beads").textContent = beadsText(view);
-  $("#aside").replaceChildren(el("div", { class: "hand" }, ...(view.aside || []).map((card) => cardFace(edition, card))));
+  $("#aside").replaceChildren(el("div", { class: "hand" }, ...(view.aside_cards || []).map((card) => cardFace(edition, card))));
   $("#sheet").replaceChildren(renderSheet(view, nameOf));
   $("#over").hidden = !view.outcome;
   if (view.outcome) {
@@ -91,7 +91,7 @@ async function load(text, downloadUrl, fileName) {
     const answer = await api("/api/replay", { method: "POST", text });
     replay.steps = answer.steps;
     replay.names = answer.names;
-    replay.edition = editionList[record.edition] || Object.values(editionList).find((e) => e.key === answer.steps[0].view.edition);
+    replay.edition = editionList[record.edition] || editionList[answer.steps[0].view.edition];
   } catch (error) {
     const detail = error instanceof SyntaxError ? t("replay.not_json") : error.message;
     $("#replay-error").textContent = t("replay.bad_record", { detail });

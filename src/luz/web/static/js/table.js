@@ -559,9 +559,10 @@ function drawSummary(view) {
   $("#summary-body").replaceChildren(renderDealSummary(view, result, youOr));
   let next = "";
   if (view.phase !== "game_over") {
+    // The view is the next deal's already: its first player, and whether the leader on score opens it.
     const opener = youOr(view.first_player);
-    const usual = (result.first_player + 1) % view.players === view.first_player;
-    next = t(usual ? "summary.next" : "summary.next_leader", { name: opener, n: view.deal_number, before: youOr(result.first_player) });
+    const leader = view.first_player_is_leader;
+    next = t(leader ? "summary.next_leader" : "summary.next", { name: opener, n: view.deal_number, before: youOr(result.first_player) });
   }
   $("#summary-next").textContent = next;
 }
