@@ -107,8 +107,8 @@ def test_a_stored_table_over_the_caps_plays_within_them(tmp_path: Path) -> None:
             seats=[{"kind": "bot", "bot": "strong:seconds=600:iters=100000", "name": None}] * 3,
         )
         manager = client.app.state.tables
-        runtime = client.portal.call(manager.runtime, table_id)
-        assert manager.bot_for(runtime, 0) == "strong:seconds=5:iters=256"
+        runtime = client.portal.call(manager.get, table_id)
+        assert manager.bots.bot_for(runtime, 0) == "strong:seconds=5:iters=256"
     assert within_caps("strong:iters=12", settings) == "strong:iters=12"
     assert release_time("strong:seconds=600:iters=100000", settings) <= settings.bot_seconds
 
@@ -123,13 +123,13 @@ def test_a_table_never_holds_more_than_one_bot_process(
     monkeypatch.setitem(BOTS, "nap", NapBot)
     with TestClient(create_app(settings_for(tmp_path, bot_workers=2))) as client:
         manager = client.app.state.tables
-        wait_for(lambda: manager.bots.healthy, timeout=60, step=0.1)
+        wait_for(lambda: manager.bots.pool.healthy, timeout=60, step=0.1)
         hog_id, _, _ = create_table(client, players=3, seats=seats("hog", "hog", "hog"))
         time.sleep(1.0)  # the hogs time out a few moves: each would have taken a bot process
         victim_id, _, _ = create_table(client, players=3, seats=seats("nap", "nap", "nap"))
-        victim = manager.tables[victim_id]
+        victim = manager.live[victim_id]
         wait_for(lambda: victim.state.version >= 20, timeout=30)
-        hog = manager.tables[hog_id]
+        hog = manager.live[hog_id]
         assert hog.state.version > 5  # the hogs' table plays on (its fallback moves for it)
     over = [r.getMessage() for r in caplog.records if "went over" in r.getMessage()]
     assert any(hog_id in line for line in over)
@@ -184,7 +184,7 @@ def test_bot_move_times_do_not_depend_on_what_the_bots_opponent_cannot_see(
     release = release_time(spec, settings)
     with TestClient(create_app(settings)) as client:
         manager = client.app.state.tables
-        wait_for(lambda: manager.bots.healthy, timeout=60, step=0.1)
+        wait_for(lambda: manager.bots.pool.healthy, timeout=60, step=0.1)
         stamps: dict[str, list[tuple[int, float]]] = {}
         act = manager.act
 
@@ -205,12 +205,12 @@ def test_bot_move_times_do_not_depend_on_what_the_bots_opponent_cannot_see(
                     grace_seconds=30,
                     seats=[{"kind": "bot", "bot": spec, "name": None}] * 3,
                 )
-                runtime = client.portal.call(manager.runtime, table_id)
+                runtime = client.portal.call(manager.get, table_id)
                 client.portal.call(manager.start_if_ready, runtime, False, seed + (VARIANT if variant else 0))
                 kinds[table_id] = seed, variant
         moves = 30  # of the first deal (3 bids and 30 cards)
         wait_for(lambda: all(len(stamps.get(t, [])) >= moves for t in kinds), timeout=90, step=0.05)
-        dealt = {kind: manager.tables[t].game.deals[0] for t, kind in kinds.items()}
+        dealt = {kind: manager.live[t].game.deals[0] for t, kind in kinds.items()}
     assert all(dealt[seed, True] == hidden_change(dealt[seed, False]) for seed, _ in dealt)
     # What seat 0 sees: the time from each move to the next move of a bot that sees seat 0's cards.
     gaps: dict[bool, list[float]] = {False: [], True: []}

@@ -115,7 +115,7 @@ def test_a_client_has_a_few_tables_of_bots_playing_at_once(tmp_path: Path) -> No
             == 201
         )
         manager = test_client.app.state.tables
-        playing = next(r for r in manager.tables.values() if r.state.status == "playing")
+        playing = next(r for r in manager.live.values() if r.state.status == "playing")
         playing.state.status = "over"  # one of them ends
         assert test_client.post("/api/tables", json=bots).status_code == 201
 

@@ -376,7 +376,7 @@ class Peer:
         self.close()
 
     def _server_side(self) -> int:
-        runtime = self.client.app.state.tables.tables.get(self.table_id)
+        runtime = self.client.app.state.tables.live.get(self.table_id)
         if runtime is None:
             return 0
         return len(runtime.spectators if self.seat is None else runtime.seats.get(self.seat, ()))

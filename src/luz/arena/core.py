@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import os
 import random
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from typing import Any, Protocol, runtime_checkable
 
 from luz.bots import make_arena_bot
@@ -170,7 +167,7 @@ def play_game(config: ArenaConfig, deal_set: int, rotation: int) -> GameRecord:
     )
 
 
-def _play_task(config: ArenaConfig, task: tuple[int, int]) -> GameRecord:
+def play_task(config: ArenaConfig, task: tuple[int, int]) -> GameRecord:
     return play_game(config, *task)
 
 
@@ -190,55 +187,3 @@ class Schedule:
             self.stopped = True
             return None
         return task
-
-
-def run_arena(
-    config: ArenaConfig,
-    workers: int | None = None,
-    ray_address: str | None = None,
-    use_ray: bool = False,
-    progress: Callable[[GameRecord], None] | None = None,
-    minutes: float | None = None,
-) -> list[GameRecord]:
-    """The arena's games, in report order (``config.tasks()``), whatever the backend.
-
-    ``workers``: processes (default: one per CPU; 1 plays in this process). ``use_ray``: play on Ray instead, at
-    ``ray_address`` or on a local Ray started for the run. ``progress`` is called as each game ends. ``minutes``:
-    start no deal set after that time; the games are then those of the first deal sets played in full, the same
-    as an arena of that many deal sets.
-    """
-    config.check()
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers < 1:
-        raise ArenaError(f"workers must be at least 1, not {workers}")
-    schedule = Schedule(config.tasks(), minutes)
-    if use_ray:
-        from .ray_backend import run_on_ray
-
-        games = run_on_ray(config, schedule, workers, ray_address)
-    elif workers == 1:
-        games = (play_game(config, *task) for task in iter(schedule.next, None))
-    else:
-        games = _run_in_processes(config, schedule, workers)
-    records = []
-    for record in games:
-        records.append(record)
-        if progress is not None:
-            progress(record)
-    finished = {d: sum(r.deal_set == d for r in records) for d in range(config.deal_sets)}
-    complete = next((d for d, count in finished.items() if count < config.games_per_set()), config.deal_sets)
-    return sorted((r for r in records if r.deal_set < complete), key=lambda r: (r.deal_set, r.rotation))
-
-
-def _run_in_processes(config: ArenaConfig, schedule: Schedule, workers: int) -> Iterator[GameRecord]:
-    """Play the scheduled games in ``workers`` processes, a few games ahead of them, yielding each as it ends."""
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
-        running: set[Future[GameRecord]] = set()
-        while True:
-            while len(running) < 2 * workers and (task := schedule.next()) is not None:
-                running.add(pool.submit(_play_task, config, task))
-            if not running:
-                return
-            done, running = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield future.result()

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import typer
 
-app = typer.Typer(
-    name="luz",
-    help="LUZ, the trick-taking game in which you never see the values of your own cards.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-bench_app = typer.Typer(help="Benchmarks (speed figures as ratios against a reference in the same run).")
-app.add_typer(bench_app, name="bench")
+# Each module registers its commands on ``app`` / ``bench_app`` (apps.py).
+from . import arena, bench, export, play, records, score, serve, train  # noqa: F401
+from .apps import app
 
-# Each module registers its commands on ``app`` / ``bench_app``.
-from . import arena, bench, export, play, records, score, serve, train  # noqa: E402, F401
+__all__ = ["app", "main"]
 
 
 def main() -> None:

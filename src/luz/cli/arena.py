@@ -20,7 +20,7 @@ from luz.arena.levels import LevelsConfig, levels_markdown, run_levels, summaris
 from luz.bots import BOTS, REFERENCE_BOTS
 from luz.engine import EDITIONS, LuzError
 
-from . import app
+from .apps import app
 
 PLAIN_STEPS = 10
 """Without a terminal (a log file), the progress is one line each time another tenth of the games is done."""

@@ -12,7 +12,7 @@ from rich.table import Table
 from luz.bench.beliefs import bench_beliefs
 from luz.bench.engine import bench_engine
 
-from . import bench_app
+from .apps import bench_app
 
 
 def progress_line(message: str) -> None:

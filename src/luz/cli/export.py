@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from . import app
+from .apps import app
 
 
 @app.command()

@@ -29,7 +29,7 @@ from luz.engine import (
 from luz.engine.beliefs import with_hints
 from luz.engine.record import dumps
 
-from . import app
+from .apps import app
 from .render import bid_text, card_text, render_outcome, render_sheet, render_table, render_trick
 
 HUMAN = 0

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from luz.engine import Game, LuzError, Phase, replay, view
 
-from . import app
+from .apps import app
 
 RECORD_ARG = typer.Argument(..., help="A game record (JSON, see docs/RECORD.md), or - for standard input.")
 

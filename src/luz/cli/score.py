@@ -25,7 +25,7 @@ from luz.engine import (
     sheet_from_json,
 )
 
-from . import app
+from .apps import app
 
 T = TypeVar("T")
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import typer
 
-from . import app
+from .apps import app
 
 
 class RedactTokens(logging.Filter):

@@ -11,7 +11,7 @@ import typer
 
 from luz.engine import EDITIONS, LuzError, get_edition
 
-from . import app
+from .apps import app
 
 
 @app.command()
