@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run test test-fast lint typecheck bench clean
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
@@ -27,6 +27,7 @@ run: $(RUN_STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/ruff format --check src tests
+	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
@@ -35,6 +36,10 @@ typecheck: $(STAMP)
 test: lint typecheck
 	$(PY) -m pytest -n auto tests src/luz --ignore=tests/abuse
 	$(PY) -m pytest tests/abuse
+
+# The inner loop: no browser, no server processes, no abuse tests (a few minutes on 2 cores).
+test-fast: $(STAMP)
+	$(PY) -m pytest -n auto tests src/luz --ignore=tests/abuse --ignore=tests/web --ignore=tests/scaleout -m "not slow"
 
 bench: $(STAMP)
 	$(VENV)/bin/luz bench engine

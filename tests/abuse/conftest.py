@@ -1,17 +1,11 @@
 """Abuse tests: each attack on the server, and the service another client keeps meanwhile.
 
-Helpers come from the server tests (``tests/server/server_support.py``).
+Helpers come from ``tests/support/server.py`` and ``tests/support/abuse.py``.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "server"))
-sys.path.insert(0, str(Path(__file__).parent))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from server_support import create_table, seats, wait_for
 
 from luz.bots import BOTS, RandomBot
 from luz.engine import Action, View
@@ -21,6 +20,7 @@ from luz.engine.game import Deal
 from luz.server import Settings, create_app
 from luz.server.store import Store
 from luz.server.tables.botpool import BotPool, release_time, within_caps
+from support.server import create_table, seats, wait_for
 
 FORK = pytest.mark.skipif(
     multiprocessing.get_start_method() != "fork", reason="the bot processes must inherit the test bots"

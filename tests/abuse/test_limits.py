@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from server_support import Closed, Peer, create_table, free_port, join_all, seats
 from starlette.websockets import WebSocketDisconnect
 
 from luz.server import Settings, create_app
 from luz.server.ratelimit import client_key
+from support.server import Closed, Peer, create_table, free_port, join_all, seats
 
 
 @pytest.fixture

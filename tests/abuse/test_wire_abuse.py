@@ -13,11 +13,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from abuse_support import percentile, victim_moves
-from server_support import ServerProcess, wait_for
 from websockets.asyncio.client import connect
 
 from luz.bench.attacks import attacker
+from support.abuse import percentile, victim_moves
+from support.server import ServerProcess, wait_for
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from luz.bots.heuristic import HeuristicBot
 from luz.bots.strong import NOISE_BID, NOISE_PLAY, Position
 from luz.engine import Bid, Game, Phase, Play, view
 from luz.engine.beliefs import Beliefs
-from reference import hidden_variant, random_steps, rebuild_game
+from support.reference import hidden_variant, random_steps, rebuild_game
 
 TABLES = [("iello-2024", 4), ("korokorodou-2014", 3), ("standard-deck", 4)]
 

@@ -11,7 +11,7 @@ from luz.bots import fastsim as fs
 from luz.bots import make_bot
 from luz.engine import Bid, Game, Phase, Play, view
 from luz.engine.beliefs import Beliefs
-from reference import CONFIGS, random_steps
+from support.reference import CONFIGS, random_steps
 
 
 def test_thousands_of_seeded_deals_match_the_engine() -> None:

@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 
 from luz.bots import BOTS
 from luz.bots.levels import LEVELS, levels
-from luz.web.routes import router
+from luz.server.api.tables import router
 
 
 def test_every_offered_bot_has_a_level_weakest_first() -> None:

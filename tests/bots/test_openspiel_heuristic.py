@@ -9,7 +9,7 @@ import pytest
 
 from luz.bots import make_arena_bot
 from luz.engine import Game, Phase, view
-from reference import random_steps
+from support.reference import random_steps
 
 openspiel = pytest.importorskip("luz.research.openspiel", reason="OpenSpiel is the optional luz[research] extra")
 

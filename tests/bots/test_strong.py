@@ -13,7 +13,7 @@ from luz.bots import fastsim as fs
 from luz.bots.strong import DEFAULT_ITERS, NOISE_BID, NOISE_PLAY, Position, StrongBot
 from luz.engine import Card, Deal, Game, Phase, View, view
 from luz.engine.beliefs import Beliefs
-from reference import CONFIGS, hidden_variant, random_steps, rebuild_game
+from support.reference import CONFIGS, hidden_variant, random_steps, rebuild_game
 
 
 @pytest.mark.parametrize(("edition", "players"), CONFIGS)

@@ -28,7 +28,7 @@ from luz.bots.value import (
 )
 from luz.engine import Bid, Game, Phase, Play, view
 from luz.engine.beliefs import Beliefs
-from reference import random_steps
+from support.reference import random_steps
 
 
 def test_every_trick_start_labels_as_many_cards_as_tricks_left() -> None:

@@ -9,8 +9,8 @@ import pytest
 
 from luz.engine import Bid, Game, IllegalAction, InvalidAction, Phase, Play, view
 from luz.research.encoding import ACTION_COUNT, BID_IDS, Encoder, Memory, Table, action_id, action_of, points_scale
-from reference import CONFIGS, SEATS, VALUES
-from research.support import twin_tables
+from support.reference import CONFIGS, SEATS, VALUES
+from support.research import twin_tables
 
 
 def test_action_ids_bids_then_positions() -> None:

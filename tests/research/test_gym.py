@@ -16,7 +16,7 @@ from luz.bots import Bot  # noqa: E402
 from luz.engine import Action, IllegalAction, InvalidAction, View, replay  # noqa: E402
 from luz.research.encoding import action_of  # noqa: E402
 from luz.research.gym import ENV_ID, LuzEnv  # noqa: E402
-from reference import CONFIGS  # noqa: E402
+from support.reference import CONFIGS  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -26,8 +26,8 @@ from luz.research.openspiel import (  # noqa: E402
     record_from_history,
     state_from_view,
 )
-from reference import CONFIGS, DEALS, SEATS, ref_deck  # noqa: E402
-from research.support import LIVE, engine_game, live_cut_points, random_history, state_after, twin_history  # noqa: E402
+from support.reference import CONFIGS, DEALS, SEATS, ref_deck  # noqa: E402
+from support.research import LIVE, engine_game, live_cut_points, random_history, state_after, twin_history  # noqa: E402
 
 
 def load(key: str, players: int, **params: Any) -> Any:

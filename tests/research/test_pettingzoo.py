@@ -15,8 +15,8 @@ from pettingzoo.test import api_test, seed_test
 from luz.engine import IllegalAction, InvalidAction, replay
 from luz.research import luz_v0
 from luz.research.encoding import action_of
-from reference import CONFIGS, SEATS
-from research.support import twin_tables
+from support.reference import CONFIGS, SEATS
+from support.research import twin_tables
 
 
 @pytest.fixture(autouse=True)

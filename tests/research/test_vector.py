@@ -11,7 +11,7 @@ import pytest
 from luz.engine import Game, IllegalAction, InvalidAction, InvalidOptions, Phase, get_edition, view
 from luz.research.encoding import Table
 from luz.research.vector import LuzBatch
-from reference import CONFIGS, hidden_variant
+from support.reference import CONFIGS, hidden_variant
 
 GAMES = 4
 

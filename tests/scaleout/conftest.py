@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import os
 import secrets
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import NoReturn
 from urllib.parse import urlsplit
 
 import pytest
 
 from luz.bench.server import ServerProcess
-
-sys.path.insert(0, str(Path(__file__).parent))
-from scaleout_support import two_servers
+from support.scaleout import two_servers
 
 POSTGRES_URL = os.environ.get("LUZ_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("LUZ_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")

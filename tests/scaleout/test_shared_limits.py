@@ -7,9 +7,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from scaleout_support import two_servers
 
 from luz.bench.server import ServerProcess
+from support.scaleout import two_servers
 
 
 @pytest.fixture

@@ -1,23 +1,19 @@
 """Fixtures of the game-server tests.
 
 ``database_url`` runs a test on SQLite and on PostgreSQL (a fresh schema per test; skipped with the reason when
-PostgreSQL cannot be reached). Helpers live in ``server_support.py`` beside this file.
+PostgreSQL cannot be reached). Helpers live in ``tests/support/server.py``.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from server_support import Truth, backend_urls
-
 from luz.server import Settings, create_app
+from support.server import Truth, backend_urls
 
 BACKENDS = ["sqlite", "postgresql"]
 

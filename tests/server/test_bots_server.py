@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from server_support import Peer, Truth, create_table, join_all, play, seats, wait_for
 
 from luz.bots import BOTS, RandomBot
 from luz.engine import Action, View
 from luz.server import Settings, create_app
+from support.server import Peer, Truth, create_table, join_all, play, seats, wait_for
 
 SLOW = 1.0
 

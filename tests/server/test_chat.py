@@ -2,7 +2,7 @@
 spectators, the spectators' channel never a seat; plain text with a length limit, quick messages, a limit per
 person; stored with the table, sent again on connecting, and shown for the replay once the game is over.
 
-Every message a peer receives goes through ``server_support.Checker``, which also fails a seat that is sent a
+Every message a peer receives goes through ``support.server.Checker``, which also fails a seat that is sent a
 message of the spectators' channel, and any chat message or error holding one of the receiver's hidden cards.
 """
 
@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from server_support import Message, Peer, Truth, create_table, guest, is_over, join_all, play, seats
-
 from luz.server.tables.chat import CHAT_LENGTH
+from support.server import Message, Peer, Truth, create_table, guest, is_over, join_all, play, seats
 
 HTML = "<script>window.owned = 1</script><b>bold</b> & <img src=x onerror=alert(1)>"
 

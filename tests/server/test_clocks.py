@@ -13,7 +13,13 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import (
+
+from luz.engine import view
+from luz.server import timecontrol
+from luz.server.store import build_game
+from luz.server.tables import clocks
+from luz.server.tables.botpool import choose_for
+from support.server import (
     Peer,
     ServerProcess,
     Truth,
@@ -25,11 +31,6 @@ from server_support import (
     join_all,
     open_store,
 )
-
-from luz.engine import view
-from luz.server.store import build_game
-from luz.server.tables import clocks
-from luz.server.tables.botpool import choose_for
 
 TIMED = {"reserve_seconds": 60, "increment_seconds": 2}
 
@@ -96,7 +97,7 @@ def test_each_move_spends_its_time_and_earns_the_increment(
     client: Any, truth: Truth, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     now = [1_000_000]
-    monkeypatch.setattr(clocks, "now_ms", lambda: now[0])
+    monkeypatch.setattr(timecontrol, "now_ms", lambda: now[0])
     table_id, tokens, _ = timed_table(client, TIMED)
     store = open_store(settings.database_url)
     assert store.load(table_id).clock == {"reserves": [60_000] * 3, "since": 1_000_000, "timeout": None}

@@ -12,7 +12,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from server_support import (
+
+from luz.server import Settings, create_app
+from luz.server.db import migrate
+from luz.server.store import StaleVersion
+from support.server import (
     REDIS_URL,
     Message,
     Peer,
@@ -26,10 +30,6 @@ from server_support import (
     open_store,
     redis_problem,
 )
-
-from luz.server import Settings, create_app
-from luz.server.db import migrate
-from luz.server.store import StaleVersion
 
 LOSING = {"not_your_turn", "stale"}
 

@@ -7,10 +7,10 @@ import json
 import subprocess
 from typing import Any
 
-from server_support import LUZ, Peer, Truth, create_table, guest, play, seats
 from sqlalchemy import text
 
 from luz.engine import replay
+from support.server import LUZ, Peer, Truth, create_table, guest, play, seats
 
 HEADER = "X-Luz-Session"
 

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_support import Closed, Peer, Truth, create_table, join_all, play, seats
 from starlette.websockets import WebSocketDisconnect
+
+from support.server import Closed, Peer, Truth, create_table, join_all, play, seats
 
 HOSTILE_FRAMES = {
     "empty": "",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from server_support import migrate_to
 
 from luz.server.db import Base, make_engine, migrate
+from support.server import migrate_to
 
 
 def test_the_migrations_match_the_models(database_url: str) -> None:

@@ -23,13 +23,13 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from server_support import Peer, Truth, create_table, join_all
 
 import luz.engine.game as engine_game
 import luz.server.store as server_store
 import luz.server.tables.table as server_table
 from luz.engine import Deal, Game, action_from_json, action_to_json, get_edition
 from luz.server import Settings, create_app
+from support.server import Peer, Truth, create_table, join_all
 
 EDITION, PLAYERS = "iello-2024", 4
 BASE_SEED, VARIANT_SEED = 7_000_001, 7_000_002

@@ -7,10 +7,10 @@ import logging
 from typing import Any
 
 import pytest
-from server_support import Peer, create_table, guest, migrate_to, seats
 from sqlalchemy import text
 
 from luz.server.identity import COOKIE, HEADER, LOGIN_ATTEMPTS_PER_MINUTE
+from support.server import Peer, create_table, guest, migrate_to, seats
 
 PASSWORD = "correct horse battery"
 

@@ -14,7 +14,11 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import (
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from luz.engine import replay
+from support.server import (
     Message,
     ServerProcess,
     Truth,
@@ -29,10 +33,6 @@ from server_support import (
     play_wire,
     seats,
 )
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
-
-from luz.engine import replay
 
 pytestmark = pytest.mark.slow
 

@@ -10,12 +10,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from server_support import Peer, Truth, create_table, guest, play, seats
 from sqlalchemy import insert, text
 from sqlalchemy.exc import IntegrityError
 
 from luz.server.db import PlayerRow
 from luz.server.ratings import PROVISIONAL_GAMES, SCALE, places_of, rate_game
+from support.server import Peer, Truth, create_table, guest, play, seats
 
 HEADER = "X-Luz-Session"
 

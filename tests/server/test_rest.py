@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 import pytest
-from server_support import create_table, guest, join_all, seats, wait_for
 
 from luz.engine import EDITIONS, replay
+from support.server import create_table, guest, join_all, seats, wait_for
 
 
 def test_healthz(client: Any) -> None:

@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 import pytest
-from server_support import Closed, Peer, Truth, create_table, join_all, play, seats
 from sqlalchemy import text
+
+from support.server import Closed, Peer, Truth, create_table, join_all, play, seats
 
 
 def test_tokens_are_stored_hashed_and_never_sent(client: Any, truth: Truth) -> None:

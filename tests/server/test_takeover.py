@@ -6,9 +6,9 @@ import time
 from typing import Any
 
 from fastapi.testclient import TestClient
-from server_support import Peer, Truth, create_table, is_over, join_all, play, seats
 
 from luz.server import Settings, create_app
+from support.server import Peer, Truth, create_table, is_over, join_all, play, seats
 
 GRACE = 0.6
 

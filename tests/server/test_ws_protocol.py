@@ -1,6 +1,6 @@
 """Live play over the WebSocket protocol, through the ASGI app (on SQLite and PostgreSQL).
 
-Every message every peer receives is checked by ``server_support.Checker``: its own seat's view only, none of the
+Every message every peer receives is checked by ``support.server.Checker``: its own seat's view only, none of the
 seat's own unplayed values nor the aside (compared with the real deal replayed from the database), versions that
 never go back (and the same version always with the same game state), well-formed errors.
 """
@@ -14,7 +14,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from server_support import (
+from starlette.websockets import WebSocketDisconnect
+
+from luz.engine import replay
+from luz.server import Settings, create_app
+from support.server import (
     Peer,
     Truth,
     action_text,
@@ -26,10 +30,6 @@ from server_support import (
     seats,
     wait_for,
 )
-from starlette.websockets import WebSocketDisconnect
-
-from luz.engine import replay
-from luz.server import Settings, create_app
 
 
 def start(client: Any, **spec: Any) -> tuple[str, dict[int, str]]:

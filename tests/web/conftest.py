@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parent.parent / "server"))
-
-from server_support import ServerProcess
+from support.server import ServerProcess
 
 CHROMIUM = os.environ.get("LUZ_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 

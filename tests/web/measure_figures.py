@@ -4,15 +4,14 @@ your card shown on the table (median over a game). Not a test: run ``.venv/bin/p
 
 import gzip
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "server"))
 from playwright.sync_api import sync_playwright  # noqa: E402
-from server_support import ServerProcess  # noqa: E402
+
+from support.server import ServerProcess  # noqa: E402
 
 
 def main() -> None:

@@ -8,8 +8,9 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from server_support import ServerProcess
-from web_support import create_table, move_once, next_move, open_player, shoot
+
+from support.server import ServerProcess
+from support.web import create_table, move_once, next_move, open_player, shoot
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,9 @@ import re
 from typing import Any
 
 import pytest
-from server_support import ServerProcess
-from web_support import Player, create_table, open_player, shoot
+
+from support.server import ServerProcess
+from support.web import Player, create_table, open_player, shoot
 
 pytestmark = pytest.mark.browser
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from server_support import ServerProcess
-from web_support import check_hidden, create_table, move_once, next_move, open_player, record_of, shoot
+
+from support.server import ServerProcess
+from support.web import check_hidden, create_table, move_once, next_move, open_player, record_of, shoot
 
 pytestmark = pytest.mark.browser
 

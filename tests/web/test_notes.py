@@ -8,8 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import ServerProcess
-from web_support import check_hidden, create_table, move_once, offered, open_player, shoot
+
+from support.server import ServerProcess
+from support.web import check_hidden, create_table, move_once, offered, open_player, shoot
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import ServerProcess
-from web_support import LAPTOP, PHONE, create_table, next_move, open_player, shoot
+
+from support.server import ServerProcess
+from support.web import LAPTOP, PHONE, create_table, next_move, open_player, shoot
 
 pytestmark = pytest.mark.browser
 

@@ -7,8 +7,9 @@ import re
 from typing import Any
 
 import pytest
-from server_support import ServerProcess
-from web_support import open_player, play_together_to_end
+
+from support.server import ServerProcess
+from support.web import open_player, play_together_to_end
 
 pytestmark = pytest.mark.browser
 

@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from server_support import ServerProcess
 from sqlalchemy import insert
-from web_support import open_player, play_together_to_end, shoot
 
 from luz.server.db import PlayerRow, RatingRow, make_engine
+from support.server import ServerProcess
+from support.web import open_player, play_together_to_end, shoot
 
 pytestmark = pytest.mark.browser
 

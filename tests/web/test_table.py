@@ -11,8 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import ServerProcess
-from web_support import (
+
+from support.server import ServerProcess
+from support.web import (
     PHONE,
     Player,
     check_hidden,

@@ -7,8 +7,9 @@ from typing import Any
 
 import httpx
 import pytest
-from server_support import ServerProcess
-from web_support import create_table, move_once, next_move, open_player
+
+from support.server import ServerProcess
+from support.web import create_table, move_once, next_move, open_player
 
 pytestmark = pytest.mark.browser
 

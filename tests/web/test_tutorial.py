@@ -8,11 +8,11 @@ import time
 from typing import Any
 
 import pytest
-from server_support import ServerProcess
-from web_support import check_hidden, move_once, offered, open_player, play_to_end, shoot
 
 from luz.engine import Game, get_edition, view
-from luz.web.routes import TUTORIAL_SEED
+from luz.server.api.games import TUTORIAL_SEED
+from support.server import ServerProcess
+from support.web import check_hidden, move_once, offered, open_player, play_to_end, shoot
 
 pytestmark = pytest.mark.browser
 

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from server_support import ERROR_CODES
 
 from luz.engine import EDITIONS, Game, TieBreak, face_up_view, replay, sheet_from_json, to_record, view
 from luz.server import Settings, create_app
 from luz.web import STATIC
+from support.server import ERROR_CODES
 
 I18N = {lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text()) for lang in ("en", "fr")}
 
@@ -246,7 +246,7 @@ def test_a_bad_record_is_refused_with_its_place(client: Any) -> None:
 
 
 def test_the_user_guide_shows_the_screenshots_the_tests_take() -> None:
-    from web_support import GUIDE, GUIDE_IMAGES
+    from support.web import GUIDE, GUIDE_IMAGES
 
     guide = (GUIDE_IMAGES.parent / "USER_GUIDE.md").read_text()
     shown = set(re.findall(r"\(images/([a-z0-9-]+)\.png\)", guide))

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from luz.bots import make_arena_bot
-from luz.engine import Action, Card, DealResultJson, Game, LuzError, View, get_edition, view
+from luz.engine import DEFAULT_EDITION, Action, Card, DealResultJson, Game, LuzError, View, get_edition, view
 
 
 class ArenaError(LuzError):
@@ -32,7 +32,7 @@ class ArenaConfig:
     """What to play: bot specs by starting seat, the table, how many duplicate deal sets, and the seed."""
 
     bots: tuple[str, ...]
-    edition: str = "iello-2024"
+    edition: str = DEFAULT_EDITION
     players: int = 4
     deal_sets: int = 10
     seed: int = 0

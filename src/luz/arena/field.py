@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from luz.engine import DEFAULT_EDITION
+
 from .core import ArenaConfig, ArenaError, GameRecord, play_game
 from .stats import interval
 
@@ -62,7 +64,7 @@ class FieldConfig:
 
     bot: str
     members: tuple[Member, ...]
-    edition: str = "iello-2024"
+    edition: str = DEFAULT_EDITION
     players: int = 4
     deal_sets: int = 10
     seed: int = 0

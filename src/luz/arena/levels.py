@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from luz.engine import DEFAULT_EDITION
+
 from .core import ArenaError, GameRecord
 from .field import FieldConfig, Member, format_margin, member_margins, play_tables, summarise_field
 from .stats import interval, ratings
@@ -27,7 +29,7 @@ class LevelsConfig:
 
     bots: tuple[str, ...]
     members: tuple[Member, ...]
-    edition: str = "iello-2024"
+    edition: str = DEFAULT_EDITION
     players: int = 4
     deal_sets: int = 10
     seed: int = 0

@@ -18,7 +18,7 @@ from luz.arena import ArenaConfig, GameRecord, markdown, run_arena, summarise, w
 from luz.arena.field import FIELDS, FieldConfig, field_markdown, field_members, run_field, summarise_field
 from luz.arena.levels import LevelsConfig, levels_markdown, run_levels, summarise_levels
 from luz.bots import BOTS, REFERENCE_BOTS
-from luz.engine import EDITIONS, LuzError
+from luz.engine import DEFAULT_EDITION, EDITIONS, LuzError
 
 from .apps import app
 
@@ -67,7 +67,7 @@ def arena(
             "parameters like strong:iters=200 or strong:seconds=0.5)."
         ),
     ],
-    edition: Annotated[str, typer.Option(help=f"One of {', '.join(EDITIONS)}.")] = "iello-2024",
+    edition: Annotated[str, typer.Option(help=f"One of {', '.join(EDITIONS)}.")] = DEFAULT_EDITION,
     players: Annotated[int | None, typer.Option(help="Players at the table (default: one per bot).")] = None,
     games: Annotated[int, typer.Option(min=1, help="Duplicate deal sets; each is played in every rotation.")] = 10,
     seed: Annotated[int, typer.Option(help="Seed of the deals and of the bots' choices.")] = 0,

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from luz.bench.beliefs import bench_beliefs
 from luz.bench.engine import bench_engine
+from luz.engine import DEFAULT_EDITION
 
 from .apps import bench_app
 
@@ -278,7 +279,7 @@ def players(
 def adapters(
     seconds: float = typer.Option(10.0, min=1.0, help="Measuring time in all."),
     seed: int = typer.Option(0, help="Seed of the random games."),
-    edition: str = typer.Option("iello-2024", help="Edition of the table measured."),
+    edition: str = typer.Option(DEFAULT_EDITION, help="Edition of the table measured."),
     players: int = typer.Option(4, help="Players at the table measured."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
@@ -313,7 +314,7 @@ def adapters(
 def vector(
     seconds: float = typer.Option(20.0, min=2.0, help="Measuring time in all."),
     seed: int = typer.Option(0, help="Seed of the random games."),
-    edition: str = typer.Option("iello-2024", help="Edition of the table measured."),
+    edition: str = typer.Option(DEFAULT_EDITION, help="Edition of the table measured."),
     players: int = typer.Option(4, help="Players at the table measured."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from luz.bots import BOTS, Bot, make_bot
 from luz.engine import (
+    DEFAULT_EDITION,
     EDITIONS,
     Action,
     Bid,
@@ -158,7 +159,7 @@ def run_game(
 
 @app.command()
 def play(
-    edition: Annotated[str, typer.Option("--edition", "-e", help=f"One of {', '.join(EDITIONS)}.")] = ("iello-2024"),
+    edition: Annotated[str, typer.Option("--edition", "-e", help=f"One of {', '.join(EDITIONS)}.")] = DEFAULT_EDITION,
     players: Annotated[int, typer.Option("--players", "-p", help="Players at the table, you included.")] = 4,
     seed: Annotated[int | None, typer.Option(help="Seed of the deals and bots (random when omitted).")] = None,
     record: Annotated[Path | None, typer.Option(help="Save the game's record (JSON) to this file.")] = None,

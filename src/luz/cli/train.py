@@ -9,7 +9,7 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from luz.engine import EDITIONS, LuzError, get_edition
+from luz.engine import DEFAULT_EDITION, EDITIONS, LuzError, get_edition
 
 from .apps import app
 
@@ -19,7 +19,7 @@ def train(
     out: Annotated[
         Path, typer.Option(help="The weights file to write (the package ships src/luz/bots/learned_policy.npz).")
     ],
-    edition: Annotated[str, typer.Option(help=f"One of {', '.join(EDITIONS)}.")] = "iello-2024",
+    edition: Annotated[str, typer.Option(help=f"One of {', '.join(EDITIONS)}.")] = DEFAULT_EDITION,
     players: Annotated[int, typer.Option(min=2, help="Players at the self-play table.")] = 4,
     steps: Annotated[int, typer.Option(min=1, max=50, help="Expert-iteration steps.")] = 3,
     games: Annotated[int, typer.Option(min=1, help="Self-play games per step.")] = 8,

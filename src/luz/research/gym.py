@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium import spaces
 
 from luz.bots import Bot, make_bot
-from luz.engine import HAND_SIZE, Game, IllegalAction, Phase, get_edition, to_record, view
+from luz.engine import DEFAULT_EDITION, HAND_SIZE, Game, IllegalAction, Phase, get_edition, to_record, view
 
 from .encoding import ACTION_COUNT, Encoder, Table, action_id, action_of
 
@@ -39,7 +39,7 @@ class LuzEnv(gymnasium.Env[dict[str, Any], np.int64]):
 
     def __init__(
         self,
-        edition: str = "iello-2024",
+        edition: str = DEFAULT_EDITION,
         players: int = 4,
         seat: int | None = 0,
         opponents: str | Sequence[str | Bot] = "random",

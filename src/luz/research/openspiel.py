@@ -37,6 +37,7 @@ import pyspiel  # type: ignore[import-not-found]
 from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-untyped]
 
 from luz.engine import (
+    DEFAULT_EDITION,
     EDITIONS,
     HAND_SIZE,
     Action,
@@ -58,7 +59,7 @@ from .encoding import ACTION_COUNT, Encoder, Table, action_of, points_scale
 
 SHORT_NAME = "luz"
 PARAMETERS: dict[str, Any] = {
-    "edition": "iello-2024",
+    "edition": DEFAULT_EDITION,
     "players": 4,
     "bid_cap": -1,
     "trick_history": False,

@@ -24,7 +24,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
-from luz.engine import Game, Phase, get_edition, to_record, view
+from luz.engine import DEFAULT_EDITION, Game, Phase, get_edition, to_record, view
 
 from .encoding import ACTION_COUNT, Encoder, Table
 
@@ -43,7 +43,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
 
     def __init__(
         self,
-        edition: str = "iello-2024",
+        edition: str = DEFAULT_EDITION,
         players: int = 4,
         perfect_recall: bool = True,
         render_mode: str | None = None,

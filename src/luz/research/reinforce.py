@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 from luz.arena.core import ArenaConfig, GameRecord, choose
 from luz.arena.stats import summarise
 from luz.bots import Bot, make_arena_bot
-from luz.engine import HAND_SIZE, Action, Game, get_edition
+from luz.engine import DEFAULT_EDITION, HAND_SIZE, Action, Game, get_edition
 from luz.engine.views import View
 
 from .encoding import ACTION_COUNT, Encoder, action_id, action_of
@@ -71,7 +71,7 @@ class Training:
 
 
 def train(
-    edition: str = "iello-2024",
+    edition: str = DEFAULT_EDITION,
     players: int = 4,
     opponents: str = "random",
     games: int = 256,

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
 
-from luz.engine import EDITIONS
+from luz.engine import DEFAULT_EDITION, EDITIONS
 
 from ..ratings import leaderboard, table_ratings
 
@@ -18,7 +18,7 @@ router = APIRouter()
 @router.get("/api/leaderboard")
 async def best_players(
     request: Request,
-    edition: Annotated[str, Query(description="Edition key: " + ", ".join(EDITIONS))] = "iello-2024",
+    edition: Annotated[str, Query(description="Edition key: " + ", ".join(EDITIONS))] = DEFAULT_EDITION,
     players: Annotated[int, Query(ge=3, le=5)] = 4,
 ) -> dict[str, Any]:
     """A pool's leaderboard (an edition at one player count): established ratings first, best first."""

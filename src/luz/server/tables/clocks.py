@@ -13,7 +13,8 @@ from typing import Any, Protocol
 
 from luz.engine import Action, view
 
-from ..timecontrol import deadline, now_ms
+from .. import timecontrol
+from ..timecontrol import deadline
 from .botpool import choose_for
 from .model import QUICK_BOT, Refused
 from .table import Table
@@ -38,7 +39,7 @@ def public(table: Table) -> dict[str, Any] | None:
     state, game = table.state, table.game
     if state.clock is None:
         return None
-    at = now_ms()
+    at = timecontrol.now_ms()
     mover = game.current_player if game is not None else None
     ends = deadline(state, mover)
     remaining = list(state.clock["reserves"])
@@ -80,7 +81,7 @@ class Clocks:
             return
         if armed is not None:
             armed[1].cancel()
-        wait = max(0.0, (due - now_ms()) / 1000)
+        wait = max(0.0, (due - timecontrol.now_ms()) / 1000)
         self.timers[table.id] = (due, asyncio.get_running_loop().call_later(wait, self._ring, table))
 
     def _ring(self, table: Table) -> None:
@@ -88,7 +89,7 @@ class Clocks:
         mover, due = self._due(table)
         if due is None or mover is None:
             return  # the game is over, or a bot's seat is to move
-        if due > now_ms():  # the turn changed since the timer was set: ring at its deadline
+        if due > timecontrol.now_ms():  # the turn changed since the timer was set: ring at its deadline
             self.arm(table)
             return
         ends = due + int(PREPARE * 1000)
@@ -101,7 +102,7 @@ class Clocks:
             return
         seed = f"{table.id}:{table.state.game_no}:{version}:timeout"
         action = choose_for(QUICK_BOT, view(game, seat), seed)
-        await asyncio.sleep(max(0.0, (ends - now_ms()) / 1000))
+        await asyncio.sleep(max(0.0, (ends - timecontrol.now_ms()) / 1000))
         with contextlib.suppress(Refused):
             await self.host.act(table, seat, action, expected=version, timeout=True)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from luz.engine import Action, Game, Phase, get_edition
 from luz.research.encoding import Table, action_id
-from reference import hidden_variant, rebuild_game
+from support.reference import hidden_variant, rebuild_game
 
 LIVE = (Phase.BID, Phase.PLAY)
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from luz.engine import Action, Game, Phase, get_edition, view
-from reference import CONFIGS, SEATS, DealCards, hidden_variant, random_steps, rebuild_game, ref_deck
+from support.reference import CONFIGS, SEATS, DealCards, hidden_variant, random_steps, rebuild_game, ref_deck
 
 
 def random_deal(key: str, players: int, rng: random.Random) -> DealCards:

@@ -21,7 +21,7 @@ from luz.engine import (
     get_edition,
     parse_action,
 )
-from reference import snapshot
+from support.reference import snapshot
 
 MALFORMED: list[Any] = [
     Bid("2"),  # type: ignore[arg-type]

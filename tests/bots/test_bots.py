@@ -9,7 +9,7 @@ import pytest
 from luz.bots import BOTS, Bot, HeuristicBot, RandomBot, UnknownBot, make_arena_bot, make_bot, play_out
 from luz.bots.heuristic import guess_own_cards
 from luz.engine import Bid, Card, Game, Phase, get_edition, view
-from reference import CONFIGS, twin_deals
+from support.reference import CONFIGS, twin_deals
 
 
 @pytest.mark.parametrize(("edition", "players"), CONFIGS)

@@ -30,7 +30,7 @@ from typer.testing import CliRunner
 from luz.cli import app
 from luz.engine import Card, Game, Phase, get_edition, view
 from luz.engine.beliefs import Beliefs, World, with_hints
-from reference import COLOURS, CONFIGS, SEATS, VALUES, hidden_variant, random_steps, rebuild_game, ref_deck
+from support.reference import COLOURS, CONFIGS, SEATS, VALUES, hidden_variant, random_steps, rebuild_game, ref_deck
 
 LIVE = (Phase.BID, Phase.PLAY)
 

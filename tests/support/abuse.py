@@ -7,7 +7,8 @@ import asyncio
 import time
 
 import httpx
-from server_support import WirePeer, first_legal, is_over, next_turn
+
+from support.server import WirePeer, first_legal, is_over, next_turn
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from luz.cli import app
 from luz.engine import Game, view
 from luz.engine.record import dumps
-from reference import random_steps
+from support.reference import random_steps
 
 runner = CliRunner()
 

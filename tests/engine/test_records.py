@@ -1,13 +1,13 @@
 """Game records: golden complete games for every edition and player count, and the records loading refuses.
 
-``tests/golden/<edition>-<players>p.json`` are complete records (seeded deals, actions from a simple deterministic
-policy). Beside each, ``<name>.expected.json`` holds the outcome computed by the naive reference below (with the rules
-written down in reference.py) from the record's hands and actions alone (trick winners, follow-suit, scoring, first
-players, tie-breaks: all from the rules). The tests check the stored expectation against the reference, then replay
-the record with the engine.
+``tests/engine/golden/<edition>-<players>p.json`` are complete records (seeded deals, actions from a simple
+deterministic policy). Beside each, ``<name>.expected.json`` holds the outcome computed by the naive reference
+below (with the rules written down in support/reference.py) from the record's hands and actions alone (trick
+winners, follow-suit, scoring, first players, tie-breaks: all from the rules). The tests check the stored
+expectation against the reference, then replay the record with the engine.
 
 Regenerate (only when the record format or the seeded shuffle deliberately changes):
-``python tests/test_records.py --regenerate``.
+``python tests/engine/test_records.py --regenerate``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from luz.engine import Bid, Card, Game, InvalidRecord, Phase, Play, replay, to_record
-from reference import (
+from support.reference import (
     BID_CAP,
     CONFIGS,
     DEALS,
@@ -587,5 +587,5 @@ def regenerate() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--regenerate"]:
-        sys.exit("usage: python tests/test_records.py --regenerate")
+        sys.exit("usage: python tests/engine/test_records.py --regenerate")
     regenerate()

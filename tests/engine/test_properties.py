@@ -15,7 +15,7 @@ from hypothesis import Phase as HPhase
 from hypothesis import strategies as st
 
 from luz.engine import Action, Bid, Card, Game, IllegalAction, Phase, Play, replay, to_record, view
-from reference import (
+from support.reference import (
     BID_CAP,
     CONFIGS,
     DEALS,

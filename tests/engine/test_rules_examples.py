@@ -23,7 +23,7 @@ from luz.engine import (
     get_edition,
     trick_winner,
 )
-from reference import COLOURS, CONFIGS, DEALS, LETTERS, ref_deck, snapshot
+from support.reference import COLOURS, CONFIGS, DEALS, LETTERS, ref_deck, snapshot
 
 K2014 = get_edition("korokorodou-2014")
 IELLO = get_edition("iello-2024")

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from server_support import Checker, ServerProcess, Truth, open_store
 
-ARTIFACTS = Path(__file__).parent / "artifacts"
+from support.server import Checker, ServerProcess, Truth, open_store
+
+ARTIFACTS = Path(__file__).parents[1] / "web" / "artifacts"
 GUIDE_IMAGES = Path(__file__).parents[2] / "docs" / "images"
 PHONE = {"width": 375, "height": 740}
 LAPTOP = {"width": 1280, "height": 860}

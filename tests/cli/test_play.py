@@ -19,7 +19,7 @@ from luz.cli.render import render_own_hand, render_table
 from luz.engine import Bid, Game, Phase, view
 from luz.engine.beliefs import with_hints
 from luz.engine.record import replay
-from reference import twin_deals
+from support.reference import twin_deals
 
 NAMES = ["Zoe", "Ada", "Ben", "Cleo"]
 CANDIDATES = ["?", "abc", "11", "10", "3+", "", *map(str, range(10))]

@@ -1,0 +1,1 @@
+"""Helpers shared by the tests (on the test path: ``from support.server import Peer``)."""

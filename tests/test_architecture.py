@@ -1,0 +1,73 @@
+"""The layout's promises (docs/ARCHITECTURE.md): no import cycle among luz's modules, and starting the server
+imports no command line, arena, bench or training code. The package lines themselves are import-linter contracts
+(pyproject.toml, run by ``make lint``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+import pytest
+
+SERVER_NEVER_IMPORTS = ("typer", "rich", "luz.cli", "luz.arena", "luz.bench", "luz.bots.training", "scipy")
+
+
+def import_cycles(package: str) -> list[list[str]]:
+    """The strongly connected groups of more than one module in ``package``'s import graph (every import counts,
+    those inside functions and under ``TYPE_CHECKING`` too)."""
+    graph = grimp.build_graph(package)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            group = [stack.pop()]
+            while group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_no_module_of_luz_imports_itself_back() -> None:
+    assert import_cycles("luz") == []
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "looped"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from . import b\n")
+    (package / "b.py").write_text("def f():\n    from . import a\n")
+    (package / "c.py").write_text("from . import a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert import_cycles("looped") == [["looped.a", "looped.b"]]
+
+
+def test_starting_the_server_imports_no_cli_arena_bench_or_training_code() -> None:
+    probe = (
+        "import json, sys\n"
+        "from luz.server import Settings, create_app\n"
+        "create_app(Settings(database_url='sqlite://'))\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    loaded = json.loads(subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True).stdout)
+    assert "luz.server.api.app" in loaded  # the probe did load the server
+    assert [m for m in loaded if m.split(".")[0] in SERVER_NEVER_IMPORTS or m.startswith(SERVER_NEVER_IMPORTS)] == []
