@@ -8,10 +8,10 @@ only:
 1. the prior of each seat's variant comes from the deals already scored this game (``view.results``): how its
    tricks fell against its bid and whether it took the safety, under each variant (:data:`RESULTS`, measured);
 2. each drawn world is weighed, for each other seat, by the mixture of the variants' likelihoods of the bid it
-   made and the plays the seat saw (:func:`luz.bots.fastsim.likelihoods_by_variant`), exactly as the strong bot
+   made and the plays the seat saw (:func:`luz.bots.fast.opponents.likelihoods_by_variant`), exactly as the strong bot
    weighs them under the heuristic alone;
 3. in each re-sampled world, each other seat's variant is drawn from its posterior in that world, and the
-   playouts have it play that variant (:func:`luz.bots.fastsim.rollouts_variants`).
+   playouts have it play that variant (:func:`luz.bots.fast.rollouts.rollouts_variants`).
 
 Everything else (worlds drawn from the exact beliefs, the utility, the budgets) is the strong bot's, but for one
 thing: by default a card's playout stops :data:`DEFAULT_DEPTH` tricks on and the learned value scores the rest of
@@ -27,7 +27,9 @@ import numpy as np
 from luz.engine import View
 from luz.engine.beliefs import Beliefs
 
-from . import fastsim as fs
+from .fast.opponents import likelihoods_by_variant
+from .fast.rollouts import rollouts_variants
+from .fast.rules import FIRST
 from .strong import NOISE_BID, NOISE_PLAY, OVERSAMPLE, Position, Search, StrongBot
 
 VARIANT_SPECS = (
@@ -176,9 +178,7 @@ class AdaptiveSearch(Search):
         tricks = np.zeros(scores.shape, dtype=np.int64)
         state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
         seed = int(self.rng.integers(2**31))
-        fs.rollouts_variants(
-            worlds, kinds, *state, p.seat, False, firsts, seed, self.stop(), self.value, scores, tricks
-        )
+        rollouts_variants(worlds, kinds, *state, p.seat, False, firsts, seed, self.stop(), self.value, scores, tricks)
         return scores, tricks
 
     def worlds_and_variants(self, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -191,8 +191,8 @@ class AdaptiveSearch(Search):
         vals = np.repeat(p.val[None], drawn, axis=0)
         vals[:, p.seat, list(self.beliefs.slots)] = self.beliefs.sample_values(drawn, self.rng)
         likely = np.empty((drawn, players, len(VARIANTS)))
-        first = int(p.st[fs.FIRST])
-        fs.likelihoods_by_variant(
+        first = int(p.st[FIRST])
+        likelihoods_by_variant(
             vals, p.col, p.rules, p.seat, first, p.bids, p.safe, p.observed, VARIANTS, NOISE_BID, NOISE_PLAY, likely
         )
         joint = likely * self.prior[None]

@@ -1,8 +1,8 @@
 """The learned value (``luz train-value``): the chance that each unplayed card still takes a trick, in a world.
 
 A search that stops a playout a few tricks on (``strong:depth=2``, ``expert:depth=2``) scores the rest of the deal
-with it (:func:`luz.bots.fastsim.settle`): each unplayed card's chance of taking a trick is a logistic score of
-its features in the sampled world (:func:`luz.bots.fastsim.card_features`), scaled so the chances sum to the
+with it (:func:`luz.bots.fast.value.settle`): each unplayed card's chance of taking a trick is a logistic score of
+its features in the sampled world (:func:`luz.bots.fast.value.card_features`), scaled so the chances sum to the
 tricks left, and each seat's expected points follow from its bid. The value is fit on self-play: deals of every
 edition and player count played out by the heuristic, the same policy as the playouts it replaces, every card at
 every trick's start labelled by whether it took a trick later. Each training step adds fresh deals and refits on
@@ -30,8 +30,10 @@ import numpy as np
 
 from luz.engine import Bid, Game, view
 
-from . import fastsim as fs
 from .base import InvalidBotSpec
+from .fast.rules import H
+from .fast.sim import SimDeal
+from .fast.value import VALUE_FEATURES, value_examples
 
 VALUE_FILE = "learned_value.npz"
 """The shipped value (``luz.bots`` package data): ``steps[k - 1]`` is the value after training step ``k``."""
@@ -56,8 +58,8 @@ def shipped_steps() -> np.ndarray:
     """The shipped value's weights by training step, ``float64[steps, VALUE_FEATURES]``."""
     with files("luz.bots").joinpath(VALUE_FILE).open("rb") as handle:
         steps = np.asarray(np.load(handle)["steps"], dtype=np.float64)
-    if steps.ndim != 2 or steps.shape[1] != fs.VALUE_FEATURES:
-        raise ValueError(f"{VALUE_FILE} holds weights of shape {steps.shape}, not (steps, {fs.VALUE_FEATURES})")
+    if steps.ndim != 2 or steps.shape[1] != VALUE_FEATURES:
+        raise ValueError(f"{VALUE_FILE} holds weights of shape {steps.shape}, not (steps, {VALUE_FEATURES})")
     return steps
 
 
@@ -102,13 +104,13 @@ class CardExamples:
         for i in range(start, start + deals):
             game = table_deal(seed, i)
             players = game.players
-            sim = fs.SimDeal(game)
-            rows = players * fs.H * (fs.H + 1) // 2
-            f, y = np.empty((rows, fs.VALUE_FEATURES)), np.zeros(rows, dtype=np.bool_)
+            sim = SimDeal(game)
+            rows = players * H * (H + 1) // 2
+            f, y = np.empty((rows, VALUE_FEATURES)), np.zeros(rows, dtype=np.bool_)
             owners = np.empty((rows, 2), dtype=np.int64)
             script = NO_SCRIPT if scripts is None else scripts[i - start]
-            n = fs.value_examples(sim.val, sim.col, sim.rules, game.first_player, script, f, y, owners)
-            tricks_left = np.rint(f[:n, 11] * fs.H)
+            n = value_examples(sim.val, sim.col, sim.rules, game.first_player, script, f, y, owners)
+            tricks_left = np.rint(f[:n, 11] * H)
             features.append(f[:n])
             labels.append(y[:n])
             groups.append(np.column_stack([np.full(n, i), tricks_left, owners[:n, 0]]))
@@ -181,7 +183,7 @@ def quality(examples: CardExamples, value: np.ndarray | None) -> dict[str, float
     """How well ``value`` (``None``: the even chance, tricks left over cards left) predicts held-out deals: the
     cards' mean log-loss and the mean absolute error of each seat's tricks still to take, at every trick's start."""
     deal, left = examples.groups[:, 0], examples.groups[:, 1]
-    key = deal * (fs.H + 1) + left
+    key = deal * (H + 1) + left
     _, boundary, cards = np.unique(key, return_inverse=True, return_counts=True)
     if value is None:
         p = left / cards[boundary]
@@ -206,7 +208,7 @@ def train_value(
     held_out = CardExamples.of_deals(f"{config.seed}:held-out", config.held_out)
     even = quality(held_out, None)
     examples: CardExamples | None = None
-    weights, log, start = [], [], np.zeros(fs.VALUE_FEATURES)
+    weights, log, start = [], [], np.zeros(VALUE_FEATURES)
     for step in range(1, config.steps + config.search_steps + 1):
         began, clock = time.process_time(), time.perf_counter()
         if step <= config.steps:
