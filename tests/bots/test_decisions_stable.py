@@ -112,7 +112,7 @@ def kernel_outputs(game: Game, seen: View, key: str, exact: bool = False) -> dic
     from luz.bots.adaptive import VARIANTS
     from luz.bots.learned import policy_of_step
     from luz.bots.strong import NOISE_BID, NOISE_PLAY, Position
-    from luz.bots.value import shipped_value
+    from luz.bots.value_weights import shipped_value
 
     p = Position.from_view(seen)
     seat, players = p.seat, len(p.won)

@@ -15,7 +15,7 @@ only:
 
 Everything else (worlds drawn from the exact beliefs, the utility, the budgets) is the strong bot's, but for one
 thing: by default a card's playout stops :data:`DEFAULT_DEPTH` tricks on and the learned value scores the rest of
-the deal (:mod:`luz.bots.value`); ``depth=10`` plays every playout to the end, as the strong bot does.
+the deal (:mod:`luz.bots.value_weights`); ``depth=10`` plays every playout to the end, as the strong bot does.
 """
 
 from __future__ import annotations
@@ -121,28 +121,8 @@ RESULTS = np.array(
     ]
 )
 """``RESULTS[v, d + 3, safety]``: the chance that variant ``v`` takes ``d`` tricks more than its bid (``d``
-clipped to -3..3) with or without the safety, measured at tables of heuristics by :func:`measure_results`
-(``measure_results(40)``, Laplace-smoothed)."""
-
-
-def measure_results(games: int) -> np.ndarray:
-    """:data:`RESULTS` measured anew: each variant at one seat of ``games`` seeded games of each of iello-2024 4p,
-    korokorodou-2014 3p and standard-deck 4p, the other seats heuristics."""
-    from luz.engine import Game
-
-    from . import make_bot, play_out
-
-    table = np.ones((len(VARIANT_SPECS), 7, 2))
-    for v, spec in enumerate(VARIANT_SPECS):
-        for edition, players in (("iello-2024", 4), ("korokorodou-2014", 3), ("standard-deck", 4)):
-            for g in range(games):
-                game = Game.new(edition, players, seed=1000 + g)
-                seat = g % players
-                play_out(game, [make_bot(spec if s == seat else "heuristic") for s in range(players)], random.Random(g))
-                for result in game.results:
-                    d = min(max(result.tricks[seat] - result.bids[seat], -3), 3)
-                    table[v, d + 3, int(result.safety[seat])] += 1
-    return np.round(table / table.sum(axis=(1, 2), keepdims=True), 4)
+clipped to -3..3) with or without the safety, measured at tables of heuristics by
+:func:`luz.bots.measure.measure_results` (``measure_results(40)``, Laplace-smoothed)."""
 
 
 def variant_prior(view: View) -> np.ndarray:

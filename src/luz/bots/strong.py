@@ -16,7 +16,7 @@ Each decision:
 
 The budget is a number of worlds (``iters``: reproducible for a given seed) or a time per decision (``seconds``).
 With ``depth``, a playout of a card stops ``depth`` tricks on and the learned value
-(:mod:`luz.bots.value`) scores the rest of the deal: cheaper playouts, so more worlds in a time budget.
+(:mod:`luz.bots.value_weights`) scores the rest of the deal: cheaper playouts, so more worlds in a time budget.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from .fast.policy import NO_POLICY
 from .fast.rollouts import rollouts
 from .fast.rules import BIDDING, FIRST, PHASE, PLAYING, TRICKS, H, deal_score, rules_array
 from .fast.value import NO_VALUE
+from .value_weights import shipped_value
 
 DEFAULT_ITERS = 64
 """Worlds played out per decision by default (each legal action once per world): a few milliseconds; more worlds
@@ -171,15 +172,13 @@ class StrongBot(Bot):
 
 def check_depth(depth: int | None, value: int | None = None) -> tuple[int | None, np.ndarray]:
     """A playout depth (``None``: to the end of the deal) and the value that scores the rest after it: the shipped
-    value's training step ``value`` (``None``: :data:`luz.bots.value.DEFAULT_STEP`)."""
+    value's training step ``value`` (``None``: :data:`luz.bots.value_weights.DEFAULT_STEP`)."""
     if depth is None:
         if value is not None:
             raise InvalidBotSpec("value scores the rest of a deal after depth tricks: give a depth too")
         return None, NO_VALUE
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= H:
         raise InvalidBotSpec(f"depth must be a whole number of tricks in 1..{H}, not {depth!r}")
-    from .value import shipped_value
-
     return depth, shipped_value(value)
 
 

@@ -1,4 +1,4 @@
-"""The learned value (``luz train-value``): the chance that each unplayed card still takes a trick, in a world.
+"""Training the learned value (``luz train-value``): the chance that each unplayed card still takes a trick, in a world.
 
 A search that stops a playout a few tricks on (``strong:depth=2``, ``expert:depth=2``) scores the rest of the deal
 with it (:func:`luz.bots.fast.value.settle`): each unplayed card's chance of taking a trick is a logistic score of
@@ -12,8 +12,9 @@ Then expert iteration (``search_steps``): the search itself (``expert``, stoppin
 the step before) plays the fresh deals at every seat, and the value is refit on all the deals the search has
 played so far. So the search improves the value's targets, and the value guides the next step's search.
 
-The weights of every step ship in the package as :data:`VALUE_FILE`; the bots use :data:`DEFAULT_STEP`
-(``expert:value=K`` another).
+The weights of every step ship in the package as :data:`~luz.bots.value_weights.VALUE_FILE`; the bots load them
+from :mod:`luz.bots.value_weights` (never from this module, the training side) and use its
+:data:`~luz.bots.value_weights.DEFAULT_STEP` (``expert:value=K`` another).
 """
 
 from __future__ import annotations
@@ -23,20 +24,16 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import cache, partial
-from importlib.resources import files
+from functools import partial
 
 import numpy as np
 
 from luz.engine import Bid, Game, view
 
-from .base import InvalidBotSpec
 from .fast.rules import H
 from .fast.sim import SimDeal
 from .fast.value import VALUE_FEATURES, value_examples
 
-VALUE_FILE = "learned_value.npz"
-"""The shipped value (``luz.bots`` package data): ``steps[k - 1]`` is the value after training step ``k``."""
 TABLES = (
     ("iello-2024", 3),
     ("iello-2024", 4),
@@ -47,29 +44,6 @@ TABLES = (
     ("standard-deck", 4),
 )
 """The tables the value learns from, in turn (one value for them all)."""
-
-
-DEFAULT_STEP = 6
-"""The training step the bots use: the last of the heuristic's self-play, with which docs/BOTS.md measured them."""
-
-
-@cache
-def shipped_steps() -> np.ndarray:
-    """The shipped value's weights by training step, ``float64[steps, VALUE_FEATURES]``."""
-    with files("luz.bots").joinpath(VALUE_FILE).open("rb") as handle:
-        steps = np.asarray(np.load(handle)["steps"], dtype=np.float64)
-    if steps.ndim != 2 or steps.shape[1] != VALUE_FEATURES:
-        raise ValueError(f"{VALUE_FILE} holds weights of shape {steps.shape}, not (steps, {VALUE_FEATURES})")
-    return steps
-
-
-def shipped_value(step: int | None = None) -> np.ndarray:
-    """The shipped value after training step ``step`` (``None``: :data:`DEFAULT_STEP`), ``float64[VALUE_FEATURES]``."""
-    steps = shipped_steps()
-    step = DEFAULT_STEP if step is None else step
-    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= len(steps):
-        raise InvalidBotSpec(f"value must be a training step in 1..{len(steps)}, not {step!r}")
-    return np.ascontiguousarray(steps[step - 1])
 
 
 @dataclass(frozen=True, slots=True)
