@@ -133,7 +133,7 @@ def variant_prior(view: View) -> np.ndarray:
             d = min(max(result.tricks[seat] - result.bids[seat], -3), 3)
             log[seat] += np.log(RESULTS[:, d + 3, int(result.safety[seat])])
     prior = np.exp(log - log.max(axis=1, keepdims=True))
-    return prior / prior.sum(axis=1, keepdims=True)
+    return np.asarray(prior / prior.sum(axis=1, keepdims=True), dtype=np.float64)
 
 
 class AdaptiveSearch(Search):

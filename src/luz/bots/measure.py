@@ -29,4 +29,4 @@ def measure_results(games: int) -> np.ndarray:
                 for result in game.results:
                     d = min(max(result.tricks[seat] - result.bids[seat], -3), 3)
                     table[v, d + 3, int(result.safety[seat])] += 1
-    return np.round(table / table.sum(axis=(1, 2), keepdims=True), 4)
+    return np.asarray(np.round(table / table.sum(axis=(1, 2), keepdims=True), 4), dtype=np.float64)

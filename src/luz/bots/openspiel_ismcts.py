@@ -54,7 +54,7 @@ class HeuristicRolloutEvaluator:
         gt = np.zeros((players, H, int(p.rules[HIGH]) + 2), dtype=np.float64)
         world_beliefs(val, p.col, played, p.rules, -1, False, gt)
         play_deal(val, p.col, played, st, trick, won, bids, safe, p.rules, gt, -1, False, -1, NO_POLICY, H)
-        return totals + [deal_score(bids[s], safe[s], won[s], p.rules) for s in range(players)]
+        return np.asarray(totals + [deal_score(bids[s], safe[s], won[s], p.rules) for s in range(players)], np.float64)
 
     def prior(self, state: Any) -> list[tuple[int, float]]:
         legal = state.legal_actions()
