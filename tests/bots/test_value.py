@@ -15,17 +15,15 @@ from luz.bots import InvalidBotSpec, make_arena_bot
 from luz.bots import fastsim as fs
 from luz.bots.strong import Position
 from luz.bots.value import (
-    DEFAULT_STEP,
     TABLES,
     CardExamples,
     ValueConfig,
     quality,
     searched_deals,
-    shipped_steps,
-    shipped_value,
     table_deal,
     train_value,
 )
+from luz.bots.value_weights import DEFAULT_STEP, shipped_steps, shipped_value
 from luz.engine import Bid, Game, Phase, Play, view
 from luz.engine.beliefs import Beliefs
 from support.reference import random_steps

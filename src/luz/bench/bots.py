@@ -15,8 +15,11 @@ from typing import Any
 import numpy as np
 
 from luz.bench.beliefs import _rate
-from luz.bots import fastsim as fs
 from luz.bots import make_bot
+from luz.bots.fast.policy import NO_POLICY
+from luz.bots.fast.rollouts import rollouts
+from luz.bots.fast.rules import H
+from luz.bots.fast.value import NO_VALUE
 from luz.bots.strong import Position
 from luz.engine import Game, Phase, View, view
 from luz.engine.beliefs import Beliefs
@@ -40,7 +43,7 @@ def fast_playouts(seen: View, worlds: np.ndarray) -> int:
     scores = np.zeros((1, len(worlds), players), dtype=np.int64)
     tricks = np.zeros_like(scores)
     state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
-    fs.rollouts(vals, *state, p.seat, False, np.array([-1]), fs.NO_POLICY, fs.H, fs.NO_VALUE, scores, tricks)
+    rollouts(vals, *state, p.seat, False, np.array([-1]), NO_POLICY, H, NO_VALUE, scores, tricks)
     return len(worlds)
 
 

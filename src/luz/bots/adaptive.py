@@ -8,14 +8,14 @@ only:
 1. the prior of each seat's variant comes from the deals already scored this game (``view.results``): how its
    tricks fell against its bid and whether it took the safety, under each variant (:data:`RESULTS`, measured);
 2. each drawn world is weighed, for each other seat, by the mixture of the variants' likelihoods of the bid it
-   made and the plays the seat saw (:func:`luz.bots.fastsim.likelihoods_by_variant`), exactly as the strong bot
+   made and the plays the seat saw (:func:`luz.bots.fast.opponents.likelihoods_by_variant`), exactly as the strong bot
    weighs them under the heuristic alone;
 3. in each re-sampled world, each other seat's variant is drawn from its posterior in that world, and the
-   playouts have it play that variant (:func:`luz.bots.fastsim.rollouts_variants`).
+   playouts have it play that variant (:func:`luz.bots.fast.rollouts.rollouts_variants`).
 
 Everything else (worlds drawn from the exact beliefs, the utility, the budgets) is the strong bot's, but for one
 thing: by default a card's playout stops :data:`DEFAULT_DEPTH` tricks on and the learned value scores the rest of
-the deal (:mod:`luz.bots.value`); ``depth=10`` plays every playout to the end, as the strong bot does.
+the deal (:mod:`luz.bots.value_weights`); ``depth=10`` plays every playout to the end, as the strong bot does.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ import numpy as np
 from luz.engine import View
 from luz.engine.beliefs import Beliefs
 
-from . import fastsim as fs
+from .fast.opponents import likelihoods_by_variant
+from .fast.rollouts import rollouts_variants
+from .fast.rules import FIRST
 from .strong import NOISE_BID, NOISE_PLAY, OVERSAMPLE, Position, Search, StrongBot
 
 VARIANT_SPECS = (
@@ -119,28 +121,8 @@ RESULTS = np.array(
     ]
 )
 """``RESULTS[v, d + 3, safety]``: the chance that variant ``v`` takes ``d`` tricks more than its bid (``d``
-clipped to -3..3) with or without the safety, measured at tables of heuristics by :func:`measure_results`
-(``measure_results(40)``, Laplace-smoothed)."""
-
-
-def measure_results(games: int) -> np.ndarray:
-    """:data:`RESULTS` measured anew: each variant at one seat of ``games`` seeded games of each of iello-2024 4p,
-    korokorodou-2014 3p and standard-deck 4p, the other seats heuristics."""
-    from luz.engine import Game
-
-    from . import make_bot, play_out
-
-    table = np.ones((len(VARIANT_SPECS), 7, 2))
-    for v, spec in enumerate(VARIANT_SPECS):
-        for edition, players in (("iello-2024", 4), ("korokorodou-2014", 3), ("standard-deck", 4)):
-            for g in range(games):
-                game = Game.new(edition, players, seed=1000 + g)
-                seat = g % players
-                play_out(game, [make_bot(spec if s == seat else "heuristic") for s in range(players)], random.Random(g))
-                for result in game.results:
-                    d = min(max(result.tricks[seat] - result.bids[seat], -3), 3)
-                    table[v, d + 3, int(result.safety[seat])] += 1
-    return np.round(table / table.sum(axis=(1, 2), keepdims=True), 4)
+clipped to -3..3) with or without the safety, measured at tables of heuristics by
+:func:`luz.bots.measure.measure_results` (``measure_results(40)``, Laplace-smoothed)."""
 
 
 def variant_prior(view: View) -> np.ndarray:
@@ -151,7 +133,7 @@ def variant_prior(view: View) -> np.ndarray:
             d = min(max(result.tricks[seat] - result.bids[seat], -3), 3)
             log[seat] += np.log(RESULTS[:, d + 3, int(result.safety[seat])])
     prior = np.exp(log - log.max(axis=1, keepdims=True))
-    return prior / prior.sum(axis=1, keepdims=True)
+    return np.asarray(prior / prior.sum(axis=1, keepdims=True), dtype=np.float64)
 
 
 class AdaptiveSearch(Search):
@@ -176,9 +158,7 @@ class AdaptiveSearch(Search):
         tricks = np.zeros(scores.shape, dtype=np.int64)
         state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
         seed = int(self.rng.integers(2**31))
-        fs.rollouts_variants(
-            worlds, kinds, *state, p.seat, False, firsts, seed, self.stop(), self.value, scores, tricks
-        )
+        rollouts_variants(worlds, kinds, *state, p.seat, False, firsts, seed, self.stop(), self.value, scores, tricks)
         return scores, tricks
 
     def worlds_and_variants(self, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -191,8 +171,8 @@ class AdaptiveSearch(Search):
         vals = np.repeat(p.val[None], drawn, axis=0)
         vals[:, p.seat, list(self.beliefs.slots)] = self.beliefs.sample_values(drawn, self.rng)
         likely = np.empty((drawn, players, len(VARIANTS)))
-        first = int(p.st[fs.FIRST])
-        fs.likelihoods_by_variant(
+        first = int(p.st[FIRST])
+        likelihoods_by_variant(
             vals, p.col, p.rules, p.seat, first, p.bids, p.safe, p.observed, VARIANTS, NOISE_BID, NOISE_PLAY, likely
         )
         joint = likely * self.prior[None]

@@ -1,6 +1,6 @@
 """The learned play policy, trained by expert iteration (``luz train``), and the two bots that use it.
 
-The policy is a linear score over features of playing each legal card (:func:`luz.bots.fastsim.play_features`,
+The policy is a linear score over features of playing each legal card (:func:`luz.bots.fast.policy.play_features`,
 all from the seat's own beliefs); it plays the best-scored card. Its weights, one row per training step, ship in
 the package as :data:`WEIGHTS_FILE` (a few hundred bytes); ``step=0`` is the heuristic's own play (the start of
 training).
@@ -19,8 +19,11 @@ import numpy as np
 
 from luz.engine import Action, Bid, Phase, Play, View
 
-from . import fastsim as fs
 from .base import Bot, InvalidBotSpec
+from .fast.beliefs import own_beliefs
+from .fast.heuristic import policy_bid
+from .fast.policy import FEATURES, NO_POLICY, choose_play_policy, play_features
+from .fast.rules import HIGH, H
 from .strong import OVERSAMPLE, Position, StrongBot
 
 WEIGHTS_FILE = "learned_policy.npz"
@@ -32,19 +35,19 @@ def shipped_steps() -> np.ndarray:
     """The shipped policy's weights by training step, ``float64[steps, FEATURES]``."""
     with files("luz.bots").joinpath(WEIGHTS_FILE).open("rb") as handle:
         steps: np.ndarray = np.asarray(np.load(handle)["steps"], dtype=np.float64)
-    if steps.ndim != 2 or steps.shape[1] != fs.FEATURES:
-        raise ValueError(f"{WEIGHTS_FILE} holds weights of shape {steps.shape}, not (steps, {fs.FEATURES})")
+    if steps.ndim != 2 or steps.shape[1] != FEATURES:
+        raise ValueError(f"{WEIGHTS_FILE} holds weights of shape {steps.shape}, not (steps, {FEATURES})")
     return steps
 
 
 def policy_of_step(step: int | None) -> np.ndarray:
-    """The shipped policy after training step ``step`` (``None``: the last; 0: :data:`fs.NO_POLICY`, the heuristic)."""
+    """The shipped policy after training step ``step`` (``None``: the last; 0: :data:`NO_POLICY`, the heuristic)."""
     steps = shipped_steps()
     if step is None:
         return np.ascontiguousarray(steps[-1])
     if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= len(steps):
         raise InvalidBotSpec(f"step must be a whole number in 0..{len(steps)}, not {step!r}")
-    return fs.NO_POLICY if step == 0 else np.ascontiguousarray(steps[step - 1])
+    return NO_POLICY if step == 0 else np.ascontiguousarray(steps[step - 1])
 
 
 class PolicyInputs:
@@ -52,26 +55,26 @@ class PolicyInputs:
 
     def __init__(self, seen: View) -> None:
         self.position = p = Position.from_view(seen)
-        self.gt = np.zeros((fs.H, int(p.rules[fs.HIGH]) + 2), dtype=np.float64)
-        fs.own_beliefs(p.val, p.col, p.played, p.seat, p.rules, self.gt)
+        self.gt = np.zeros((H, int(p.rules[HIGH]) + 2), dtype=np.float64)
+        own_beliefs(p.val, p.col, p.played, p.seat, p.rules, self.gt)
         self.legal = np.array([a.slot for a in seen.legal_actions if isinstance(a, Play)], dtype=np.int64)
 
     def features(self) -> np.ndarray:
         """``float64[legal cards, FEATURES]``: the features of playing each legal card, in ``legal`` order."""
-        p, out = self.position, np.empty((len(self.legal), fs.FEATURES), dtype=np.float64)
+        p, out = self.position, np.empty((len(self.legal), FEATURES), dtype=np.float64)
         state = (p.val, p.col, p.played, p.st, p.trick, p.won, p.bids, p.seat, self.gt, p.rules)
-        fs.play_features(*state, self.legal, len(self.legal), out)
+        play_features(*state, self.legal, len(self.legal), out)
         return out
 
     def bid(self) -> Bid:
         p = self.position
-        choice = int(fs.policy_bid(p.val, p.col, p.played, p.st, p.seat, self.gt, p.rules))
+        choice = int(policy_bid(p.val, p.col, p.played, p.st, p.seat, self.gt, p.rules))
         return Bid(choice // 2, bool(choice % 2))
 
     def play(self, policy: np.ndarray) -> Play:
         p = self.position
         state = (p.val, p.col, p.played, p.st, p.trick, p.won, p.bids, p.seat, self.gt, p.rules)
-        return Play(int(fs.choose_play_policy(*state, self.legal, len(self.legal), policy)))
+        return Play(int(choose_play_policy(*state, self.legal, len(self.legal), policy)))
 
 
 class PolicyBot(Bot):

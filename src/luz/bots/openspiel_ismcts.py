@@ -15,8 +15,11 @@ import numpy as np
 
 from luz.engine import Action, Phase, View, view
 
-from . import fastsim as fs
 from .base import Bot, InvalidBotSpec, check_budget
+from .fast.beliefs import world_beliefs
+from .fast.policy import NO_POLICY
+from .fast.rollouts import play_deal
+from .fast.rules import HIGH, H, deal_score
 from .strong import Position
 
 DEFAULT_SIMULATIONS = 100
@@ -48,10 +51,10 @@ class HeuristicRolloutEvaluator:
             p.safe.copy(),
         )
         players = len(won)
-        gt = np.zeros((players, fs.H, int(p.rules[fs.HIGH]) + 2), dtype=np.float64)
-        fs.world_beliefs(val, p.col, played, p.rules, -1, False, gt)
-        fs.play_deal(val, p.col, played, st, trick, won, bids, safe, p.rules, gt, -1, False, -1, fs.NO_POLICY, fs.H)
-        return totals + [fs.deal_score(bids[s], safe[s], won[s], p.rules) for s in range(players)]
+        gt = np.zeros((players, H, int(p.rules[HIGH]) + 2), dtype=np.float64)
+        world_beliefs(val, p.col, played, p.rules, -1, False, gt)
+        play_deal(val, p.col, played, st, trick, won, bids, safe, p.rules, gt, -1, False, -1, NO_POLICY, H)
+        return np.asarray(totals + [deal_score(bids[s], safe[s], won[s], p.rules) for s in range(players)], np.float64)
 
     def prior(self, state: Any) -> list[tuple[int, float]]:
         legal = state.legal_actions()

@@ -8,7 +8,7 @@ Each decision:
    saw, are in that world, each other player taken as the heuristic deciding from what *it* saw then (its own
    exact beliefs in that world, never that world's truth of its own hand), mixed with a uniform choice;
 3. re-samples the worlds to play out in proportion to those weights (systematic resampling);
-4. plays the deal out in every kept world once for each of its legal actions (:func:`luz.bots.fastsim.rollouts`),
+4. plays the deal out in every kept world once for each of its legal actions (:func:`luz.bots.fast.rollouts.rollouts`),
    everyone, itself included, then following the heuristic policy on their own beliefs;
 5. bids the bid and safety with the best mean utility over the simulated tricks (each safety scored from the same
    playouts), or plays the card with the best mean utility. The utility is the deal's points minus ``spite``
@@ -16,7 +16,7 @@ Each decision:
 
 The budget is a number of worlds (``iters``: reproducible for a given seed) or a time per decision (``seconds``).
 With ``depth``, a playout of a card stops ``depth`` tricks on and the learned value
-(:mod:`luz.bots.value`) scores the rest of the deal: cheaper playouts, so more worlds in a time budget.
+(:mod:`luz.bots.value_weights`) scores the rest of the deal: cheaper playouts, so more worlds in a time budget.
 """
 
 from __future__ import annotations
@@ -30,8 +30,13 @@ import numpy as np
 from luz.engine import Action, Bid, Phase, Play, View
 from luz.engine.beliefs import Beliefs
 
-from . import fastsim as fs
 from .base import Bot, InvalidBotSpec, check_budget
+from .fast.opponents import likelihoods
+from .fast.policy import NO_POLICY
+from .fast.rollouts import rollouts
+from .fast.rules import BIDDING, FIRST, PHASE, PLAYING, TRICKS, H, deal_score, rules_array
+from .fast.value import NO_VALUE
+from .value_weights import shipped_value
 
 DEFAULT_ITERS = 64
 """Worlds played out per decision by default (each legal action once per world): a few milliseconds; more worlds
@@ -73,7 +78,7 @@ class Position:
         plays = seen.trick.plays
         led = plays[0][2].colour if plays else -1
         bid_total = sum(b.tricks for b in seen.bids if b is not None)
-        phase = fs.BIDDING if seen.phase is Phase.BID else fs.PLAYING
+        phase = BIDDING if seen.phase is Phase.BID else PLAYING
         current = seen.current_player if seen.current_player is not None else seen.seat
         st = np.array(
             [seen.trick.leader, current, led, len(plays), sum(seen.tricks_won), bid_total, phase, seen.first_player],
@@ -92,7 +97,7 @@ class Position:
             won=np.array(seen.tricks_won, dtype=np.int64),
             bids=np.array([-1 if b is None else b.tricks for b in seen.bids], dtype=np.int64),
             safe=np.array([0 if b is None else int(b.safety) for b in seen.bids], dtype=np.int64),
-            rules=fs.rules_array(seen.edition, players, seen.options, seen.deal_number),
+            rules=rules_array(seen.edition, players, seen.options, seen.deal_number),
             observed=observed_plays(seen, played),
         )
 
@@ -121,7 +126,7 @@ def observed_plays(seen: View, played: np.ndarray) -> np.ndarray:
                 continue
             before = [[s, t] for s, t, _ in trick.plays[:k]] + [[0, 0]] * (players - k)
             rows.append([seat, slot, trick.leader, k, *np.ravel(before), *won, *mask.ravel().astype(np.int64)])
-    width = 4 + 3 * players + players * fs.H
+    width = 4 + 3 * players + players * H
     return np.array(rows, dtype=np.int64).reshape(len(rows), width)
 
 
@@ -129,8 +134,8 @@ class StrongBot(Bot):
     """Belief-sampling search with an opponent model; every simulated player decides from its own information."""
 
     name = "strong"
-    policy: np.ndarray = fs.NO_POLICY
-    """The playouts' play policy (:func:`luz.bots.fastsim.choose_play_policy`): the heuristic's here."""
+    policy: np.ndarray = NO_POLICY
+    """The playouts' play policy (:func:`luz.bots.fast.policy.choose_play_policy`): the heuristic's here."""
 
     def __init__(
         self,
@@ -167,15 +172,13 @@ class StrongBot(Bot):
 
 def check_depth(depth: int | None, value: int | None = None) -> tuple[int | None, np.ndarray]:
     """A playout depth (``None``: to the end of the deal) and the value that scores the rest after it: the shipped
-    value's training step ``value`` (``None``: :data:`luz.bots.value.DEFAULT_STEP`)."""
+    value's training step ``value`` (``None``: :data:`luz.bots.value_weights.DEFAULT_STEP`)."""
     if depth is None:
         if value is not None:
             raise InvalidBotSpec("value scores the rest of a deal after depth tricks: give a depth too")
-        return None, fs.NO_VALUE
-    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= fs.H:
-        raise InvalidBotSpec(f"depth must be a whole number of tricks in 1..{fs.H}, not {depth!r}")
-    from .value import shipped_value
-
+        return None, NO_VALUE
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= H:
+        raise InvalidBotSpec(f"depth must be a whole number of tricks in 1..{H}, not {depth!r}")
     return depth, shipped_value(value)
 
 
@@ -189,7 +192,7 @@ class Search:
         rng: np.random.Generator,
         oversample: int = OVERSAMPLE,
         spite: float = 1.0,
-        policy: np.ndarray = fs.NO_POLICY,
+        policy: np.ndarray = NO_POLICY,
     ) -> None:
         self.position = position
         self.beliefs = beliefs
@@ -199,10 +202,10 @@ class Search:
         self.spite = spite
         """Weight of the others' mean points in the utility (0: only one's own points)."""
         self.policy = policy
-        """The playouts' play policy (:data:`luz.bots.fastsim.NO_POLICY`: the heuristic's)."""
+        """The playouts' play policy (:data:`luz.bots.fast.policy.NO_POLICY`: the heuristic's)."""
         self.depth: int | None = None
         """Tricks a card's playout plays (``None``: to the end of the deal); the learned ``value`` scores the rest."""
-        self.value = fs.NO_VALUE
+        self.value = NO_VALUE
 
     def truncated(self, depth: int | None, value: np.ndarray) -> Search:
         """This search with card playouts stopped ``depth`` tricks on and the rest scored by ``value``."""
@@ -210,12 +213,12 @@ class Search:
         return self
 
     def stop(self) -> int:
-        """The tricks after which a playout stops (:data:`luz.bots.fastsim.H`: at the end of the deal); a bid's
+        """The tricks after which a playout stops (:data:`luz.bots.fast.rules.H`: at the end of the deal); a bid's
         playouts always go to the end, since the bid is valued by the tricks taken."""
         st = self.position.st
-        if self.depth is None or st[fs.PHASE] == fs.BIDDING:
-            return fs.H
-        return min(int(st[fs.TRICKS]) + self.depth, fs.H)
+        if self.depth is None or st[PHASE] == BIDDING:
+            return H
+        return min(int(st[TRICKS]) + self.depth, H)
 
     def run(
         self, legal: tuple[Action, ...], iters: int | None, seconds: float | None, start: float | None = None
@@ -264,7 +267,7 @@ class Search:
         taken = tricks[:, :, p.seat]
         for a, first in enumerate(firsts):
             for safety in (0, 1):
-                mine = np.array([fs.deal_score(first // 2, safety, t, p.rules) for t in range(fs.H + 1)])
+                mine = np.array([deal_score(first // 2, safety, t, p.rules) for t in range(H + 1)])
                 result[a, safety] = (mine[taken[a]] - others[a]).sum()
         return result
 
@@ -277,7 +280,7 @@ class Search:
         tricks = np.zeros(scores.shape, dtype=np.int64)
         state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
         exact = self.beliefs is None
-        fs.rollouts(worlds, *state, p.seat, exact, firsts, self.policy, self.stop(), self.value, scores, tricks)
+        rollouts(worlds, *state, p.seat, exact, firsts, self.policy, self.stop(), self.value, scores, tricks)
         return scores, tricks
 
     def worlds(self, count: int) -> np.ndarray:
@@ -289,8 +292,8 @@ class Search:
         vals = np.repeat(p.val[None], drawn, axis=0)
         vals[:, p.seat, list(self.beliefs.slots)] = self.beliefs.sample_values(drawn, self.rng)
         weights = np.empty(drawn)
-        first = int(p.st[fs.FIRST])
-        fs.likelihoods(vals, p.col, p.rules, p.seat, first, p.bids, p.safe, p.observed, NOISE_BID, NOISE_PLAY, weights)
+        first = int(p.st[FIRST])
+        likelihoods(vals, p.col, p.rules, p.seat, first, p.bids, p.safe, p.observed, NOISE_BID, NOISE_PLAY, weights)
         cumulative = np.cumsum(weights / weights.sum())  # > 0: every factor is at least its noise share
         picks = np.searchsorted(cumulative, (self.rng.random() + np.arange(count)) / count)
         return vals[np.minimum(picks, drawn - 1)]

@@ -22,7 +22,8 @@ from scipy.optimize import minimize  # type: ignore[import-untyped]
 
 from luz.engine import Game, Phase, view
 
-from . import fastsim as fs
+from .fast.policy import FEATURES, NO_POLICY
+from .fast.rules import H
 from .learned import LearnedBot, PolicyBot, PolicyInputs
 
 
@@ -56,7 +57,7 @@ class Examples:
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``x[n, 10, FEATURES]``, ``mask[n, 10]`` (a legal card) and ``targets[n, 10]``, padded to 10 cards."""
         n = len(self.picks)
-        x, mask, targets = np.zeros((n, fs.H, fs.FEATURES)), np.zeros((n, fs.H), dtype=bool), np.zeros((n, fs.H))
+        x, mask, targets = np.zeros((n, H, FEATURES)), np.zeros((n, H), dtype=bool), np.zeros((n, H))
         for i, (f, target) in enumerate(zip(self.features, self.targets, strict=True)):
             x[i, : len(f)], mask[i, : len(f)], targets[i, : len(f)] = f, True, target
         return x, mask, targets
@@ -66,7 +67,7 @@ def collect(policy: np.ndarray, config: TrainConfig, step: int, examples: Exampl
     """Play step ``step``'s games (apprentice ``policy`` at every seat), adding the expert's labels to ``examples``;
     returns how many were added."""
     apprentice, expert = PolicyBot(weights=policy), LearnedBot(weights=policy)
-    baseline = PolicyBot(weights=fs.NO_POLICY)
+    baseline = PolicyBot(weights=NO_POLICY)
     added = 0
     for g in range(config.games):
         rng = random.Random(f"luz-train:{config.seed}:{step}:{g}")
@@ -132,9 +133,9 @@ def train(
 ) -> tuple[np.ndarray, list[dict[str, float]]]:
     """Run expert iteration; returns the weights after each step (``float64[steps, FEATURES]``) and a log line
     per step."""
-    examples, policy = Examples([], [], [], [], []), fs.NO_POLICY
+    examples, policy = Examples([], [], [], [], []), NO_POLICY
     weights, log = [], []
-    start = np.zeros(fs.FEATURES)
+    start = np.zeros(FEATURES)
     for step in range(1, config.steps + 1):
         began = time.process_time()
         added = collect(policy, config, step, examples)

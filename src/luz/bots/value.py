@@ -1,8 +1,8 @@
-"""The learned value (``luz train-value``): the chance that each unplayed card still takes a trick, in a world.
+"""Training the learned value (``luz train-value``): the chance that each unplayed card still takes a trick, in a world.
 
 A search that stops a playout a few tricks on (``strong:depth=2``, ``expert:depth=2``) scores the rest of the deal
-with it (:func:`luz.bots.fastsim.settle`): each unplayed card's chance of taking a trick is a logistic score of
-its features in the sampled world (:func:`luz.bots.fastsim.card_features`), scaled so the chances sum to the
+with it (:func:`luz.bots.fast.value.settle`): each unplayed card's chance of taking a trick is a logistic score of
+its features in the sampled world (:func:`luz.bots.fast.value.card_features`), scaled so the chances sum to the
 tricks left, and each seat's expected points follow from its bid. The value is fit on self-play: deals of every
 edition and player count played out by the heuristic, the same policy as the playouts it replaces, every card at
 every trick's start labelled by whether it took a trick later. Each training step adds fresh deals and refits on
@@ -12,8 +12,9 @@ Then expert iteration (``search_steps``): the search itself (``expert``, stoppin
 the step before) plays the fresh deals at every seat, and the value is refit on all the deals the search has
 played so far. So the search improves the value's targets, and the value guides the next step's search.
 
-The weights of every step ship in the package as :data:`VALUE_FILE`; the bots use :data:`DEFAULT_STEP`
-(``expert:value=K`` another).
+The weights of every step ship in the package as :data:`~luz.bots.value_weights.VALUE_FILE`; the bots load them
+from :mod:`luz.bots.value_weights` (never from this module, the training side) and use its
+:data:`~luz.bots.value_weights.DEFAULT_STEP` (``expert:value=K`` another).
 """
 
 from __future__ import annotations
@@ -23,18 +24,16 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import cache, partial
-from importlib.resources import files
+from functools import partial
 
 import numpy as np
 
 from luz.engine import Bid, Game, view
 
-from . import fastsim as fs
-from .base import InvalidBotSpec
+from .fast.rules import H
+from .fast.sim import SimDeal
+from .fast.value import VALUE_FEATURES, value_examples
 
-VALUE_FILE = "learned_value.npz"
-"""The shipped value (``luz.bots`` package data): ``steps[k - 1]`` is the value after training step ``k``."""
 TABLES = (
     ("iello-2024", 3),
     ("iello-2024", 4),
@@ -45,29 +44,6 @@ TABLES = (
     ("standard-deck", 4),
 )
 """The tables the value learns from, in turn (one value for them all)."""
-
-
-DEFAULT_STEP = 6
-"""The training step the bots use: the last of the heuristic's self-play, with which docs/BOTS.md measured them."""
-
-
-@cache
-def shipped_steps() -> np.ndarray:
-    """The shipped value's weights by training step, ``float64[steps, VALUE_FEATURES]``."""
-    with files("luz.bots").joinpath(VALUE_FILE).open("rb") as handle:
-        steps = np.asarray(np.load(handle)["steps"], dtype=np.float64)
-    if steps.ndim != 2 or steps.shape[1] != fs.VALUE_FEATURES:
-        raise ValueError(f"{VALUE_FILE} holds weights of shape {steps.shape}, not (steps, {fs.VALUE_FEATURES})")
-    return steps
-
-
-def shipped_value(step: int | None = None) -> np.ndarray:
-    """The shipped value after training step ``step`` (``None``: :data:`DEFAULT_STEP`), ``float64[VALUE_FEATURES]``."""
-    steps = shipped_steps()
-    step = DEFAULT_STEP if step is None else step
-    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= len(steps):
-        raise InvalidBotSpec(f"value must be a training step in 1..{len(steps)}, not {step!r}")
-    return np.ascontiguousarray(steps[step - 1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,13 +78,13 @@ class CardExamples:
         for i in range(start, start + deals):
             game = table_deal(seed, i)
             players = game.players
-            sim = fs.SimDeal(game)
-            rows = players * fs.H * (fs.H + 1) // 2
-            f, y = np.empty((rows, fs.VALUE_FEATURES)), np.zeros(rows, dtype=np.bool_)
+            sim = SimDeal(game)
+            rows = players * H * (H + 1) // 2
+            f, y = np.empty((rows, VALUE_FEATURES)), np.zeros(rows, dtype=np.bool_)
             owners = np.empty((rows, 2), dtype=np.int64)
             script = NO_SCRIPT if scripts is None else scripts[i - start]
-            n = fs.value_examples(sim.val, sim.col, sim.rules, game.first_player, script, f, y, owners)
-            tricks_left = np.rint(f[:n, 11] * fs.H)
+            n = value_examples(sim.val, sim.col, sim.rules, game.first_player, script, f, y, owners)
+            tricks_left = np.rint(f[:n, 11] * H)
             features.append(f[:n])
             labels.append(y[:n])
             groups.append(np.column_stack([np.full(n, i), tricks_left, owners[:n, 0]]))
@@ -181,7 +157,7 @@ def quality(examples: CardExamples, value: np.ndarray | None) -> dict[str, float
     """How well ``value`` (``None``: the even chance, tricks left over cards left) predicts held-out deals: the
     cards' mean log-loss and the mean absolute error of each seat's tricks still to take, at every trick's start."""
     deal, left = examples.groups[:, 0], examples.groups[:, 1]
-    key = deal * (fs.H + 1) + left
+    key = deal * (H + 1) + left
     _, boundary, cards = np.unique(key, return_inverse=True, return_counts=True)
     if value is None:
         p = left / cards[boundary]
@@ -206,7 +182,7 @@ def train_value(
     held_out = CardExamples.of_deals(f"{config.seed}:held-out", config.held_out)
     even = quality(held_out, None)
     examples: CardExamples | None = None
-    weights, log, start = [], [], np.zeros(fs.VALUE_FEATURES)
+    weights, log, start = [], [], np.zeros(VALUE_FEATURES)
     for step in range(1, config.steps + config.search_steps + 1):
         began, clock = time.process_time(), time.perf_counter()
         if step <= config.steps:

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from luz.bots.fastsim import CURRENT, rules_array
+from luz.bots.fast.rules import CURRENT, rules_array
 from luz.engine import HAND_SIZE, Card, Edition, IllegalAction, InvalidAction, InvalidOptions, TableOptions
 from luz.engine.editions import get_edition
 

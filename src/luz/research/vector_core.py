@@ -2,14 +2,15 @@
 # (numba kernels: numba types their arrays when it compiles them; the Python side, vector.py, is typed)
 """The compiled core of the batched environment: whole games of LUZ, many at once, as numpy arrays (numba).
 
-A deal's rules are the fast core's (:mod:`luz.bots.fastsim`, checked against the engine): this module adds what
-a whole game needs around them (dealing from a seeded stream, scoring into a sheet, the next deal's first player,
-auto-reset) and writes each seat's observation exactly as :class:`luz.research.encoding.Encoder` does from the
-engine's ``View``. Games are held in arrays with a leading game axis ``N``:
+A deal's rules are the rules kernel's (:mod:`luz.bots.fast.rules`, checked against the engine), the next deal's
+first player included: this module adds what a whole game needs around them (dealing from a seeded stream,
+scoring into a sheet, auto-reset) and writes each seat's observation exactly as
+:class:`luz.research.encoding.Encoder` does from the engine's ``View``. Games are held in arrays with a leading
+game axis ``N``:
 
-- ``val``, ``col``: ``int64[N, P, 10]``, ``played``: ``bool[N, P, 10]``, ``st``: ``int64[N, 8]`` (fastsim's
-  :data:`~luz.bots.fastsim.LEADER` ... layout), ``trick``: ``int64[N, P, 2]``, ``won``, ``bids``, ``safe``:
-  ``int64[N, P]``, ``rules``: ``int64[N, 9]`` (fastsim's layout, this deal's made points);
+- ``val``, ``col``: ``int64[N, P, 10]``, ``played``: ``bool[N, P, 10]``, ``st``: ``int64[N, 8]`` (the kernel's
+  :data:`~luz.bots.fast.rules.LEADER` ... layout), ``trick``: ``int64[N, P, 2]``, ``won``, ``bids``, ``safe``:
+  ``int64[N, P]``, ``rules``: ``int64[N, 9]`` (the kernel's layout, this deal's made points);
 - ``gs``: ``int64[N, 4]`` indexed by :data:`DEAL` ... :data:`LEARNER`; ``scores``: ``int64[N, D, P]`` the
   sheet's points per deal; ``mem``: ``int64[N, 10 * P, 2]`` the deal's plays in order as ``(seat, slot)``;
   ``close``: ``int64[N, P, 3]`` the previous deal's last trick as ``(seat, colour, value)``;
@@ -28,7 +29,9 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from luz.bots.fastsim import (
+from luz.bots.fast.beliefs import own_beliefs
+from luz.bots.fast.heuristic import choose_play, policy_bid
+from luz.bots.fast.rules import (
     BID_TOTAL,
     BIDDING,
     CAP,
@@ -42,19 +45,19 @@ from luz.bots.fastsim import (
     PHASE,
     PLAYING,
     TRICKS,
+    H,
     apply_bid,
     apply_play,
-    choose_play,
     deal_score,
+    first_player,
+    is_legal_play,
     legal_plays,
+    mark_legal_plays,
     max_bid,
-    own_beliefs,
-    policy_bid,
 )
 
 Kernel = Callable[..., Any]
 """A compiled entry point, called from Python with the arrays above."""
-H = 10
 BIDS = 22
 ACTIONS = 32
 DEAL, GAME_FIRST, CLOSING, LEARNER = range(4)
@@ -168,40 +171,12 @@ def _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, r
 
 
 @njit(cache=True)
-def _first_player_of(gs, scores, table, i, deal):
-    """The first player of deal ``deal`` (0-based): plain rotation, except that with 3 players in an edition
-    where the leader opens the last deal, the best total opens it (ties: the first from the usual seat)."""
-    players = table[T_PLAYERS]
-    usual = (gs[i, GAME_FIRST] + deal) % players
-    if not (deal == table[T_DEALS] - 1 and players == 3 and table[T_LEADER_OPENS]):
-        return usual
-    best_seat, best = usual, -(1 << 62)
-    for k in range(players):
-        seat = (usual + k) % players
-        total = 0
-        for d in range(deal):
-            total += scores[i, d, seat]
-        if total > best:
-            best_seat, best = seat, total
-    return best_seat
-
-
-@njit(cache=True)
 def is_legal(col, played, st, rules, i, action):
     """Whether action id ``action`` is legal for game ``i``'s player to act."""
     if st[i, PHASE] == BIDDING:
         return 0 <= action < BIDS and action // 2 <= max_bid(st[i], rules[i])
     if st[i, PHASE] == PLAYING and BIDS <= action < ACTIONS:
-        slot = action - BIDS
-        seat = st[i, CURRENT]
-        if played[i, seat, slot]:
-            return False
-        if st[i, COUNT] == 0 or col[i, seat, slot] == st[i, LED]:
-            return True
-        for s in range(H):  # noqa: SIM110 (a plain loop compiles in numba, a generator does not)
-            if not played[i, seat, s] and col[i, seat, s] == st[i, LED]:
-                return False
-        return True
+        return is_legal_play(col[i], played[i], st[i, CURRENT], st[i, LED], action - BIDS)
     return False
 
 
@@ -236,7 +211,7 @@ def _apply(val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem,
         close[i, place, 1] = col[i, holder, at]
         close[i, place, 2] = val[i, holder, at]
     gs[i, CLOSING] = 1
-    first = _first_player_of(gs, scores, table, i, deal + 1)
+    first = first_player(gs[i, GAME_FIRST], deal + 1, table[T_DEALS], table[T_LEADER_OPENS], scores[i])
     _deal(val, col, played, st, trick, won, bids, safe, rules, gs, rng, table, i, first)
     return 0
 
@@ -334,25 +309,13 @@ def _rel(holder, seat, players):
 
 @njit(cache=True)
 def legal_mask(col, played, st, rules, i, out):
-    """Write game ``i``'s legal action ids into the int8 mask ``out``: bids up to the cap, or the plays that follow
-    the led colour when the player holds it (any unplayed slot otherwise)."""
+    """Write game ``i``'s legal action ids into the int8 mask ``out``: bids up to the cap, or the legal plays."""
     out[:] = 0
     if st[i, PHASE] == BIDDING:
         for a in range(2 * max_bid(st[i], rules[i]) + 2):
             out[a] = 1
         return
-    seat, led = st[i, CURRENT], st[i, LED]
-    hc, hp = col[i, seat], played[i, seat]
-    follows = False
-    if led >= 0:
-        for s in range(H):
-            if not hp[s] and hc[s] == led:
-                out[BIDS + s] = 1
-                follows = True
-    if not follows:
-        for s in range(H):
-            if not hp[s]:
-                out[BIDS + s] = 1
+    mark_legal_plays(col[i], played[i], st[i, CURRENT], st[i, LED], out, BIDS)
 
 
 def _reset_all(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table):
