@@ -12,7 +12,7 @@ from pathlib import Path
 import grimp
 import pytest
 
-SERVER_NEVER_IMPORTS = ("typer", "rich", "luz.cli", "luz.arena", "luz.bench", "luz.bots.training", "scipy")
+SERVER_NEVER_IMPORTS = ("typer", "rich", "luz.cli", "luz.arena", "luz.bench", "luz.bots.training", "luz.bots.value")
 
 
 def import_cycles(package: str) -> list[list[str]]:
