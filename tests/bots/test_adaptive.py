@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from luz.bots import InvalidBotSpec, make_bot, play_out
-from luz.bots import fastsim as fs
 from luz.bots.adaptive import PRIOR, VARIANT_SPECS, VARIANTS, AdaptiveSearch, variant_prior
 from luz.bots.heuristic import HeuristicBot
 from luz.bots.strong import NOISE_BID, NOISE_PLAY, Position
 from luz.engine import Bid, Game, Phase, Play, view
 from luz.engine.beliefs import Beliefs
+from support import fastsim as fs
 from support.reference import hidden_variant, random_steps, rebuild_game
 
 TABLES = [("iello-2024", 4), ("korokorodou-2014", 3), ("standard-deck", 4)]

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from luz.bots import fastsim as fs
 from luz.bots import make_arena_bot
 from luz.engine import Bid, Game, Phase, Play, View, view
 from luz.engine.beliefs import Beliefs
+from support import fastsim as fs
 
 GOLDEN = Path(__file__).with_name("decisions_stable.json")
 TABLES = (

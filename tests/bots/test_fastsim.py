@@ -7,10 +7,10 @@ import random
 import numpy as np
 import pytest
 
-from luz.bots import fastsim as fs
 from luz.bots import make_bot
 from luz.engine import Bid, Game, Phase, Play, view
 from luz.engine.beliefs import Beliefs
+from support import fastsim as fs
 from support.reference import CONFIGS, random_steps
 
 

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from luz.bots import HeuristicBot, InvalidBotSpec, make_arena_bot
-from luz.bots import fastsim as fs
 from luz.bots.learned import PolicyBot, PolicyInputs, policy_of_step, shipped_steps
 from luz.bots.training import Examples, TrainConfig, agreement, fit, policy_picks, regret, train
 from luz.engine import Game, Play, view
+from support import fastsim as fs
 
 
 def test_the_shipped_weights_load() -> None:

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from luz.bots import BOTS, REFERENCE_BOTS, InvalidBotSpec, UnknownBot, make_arena_bot, make_bot
-from luz.bots import fastsim as fs
 from luz.bots.strong import DEFAULT_ITERS, NOISE_BID, NOISE_PLAY, Position, StrongBot
 from luz.engine import Card, Deal, Game, Phase, View, view
 from luz.engine.beliefs import Beliefs
+from support import fastsim as fs
 from support.reference import CONFIGS, hidden_variant, random_steps, rebuild_game
 
 

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from luz.bots import InvalidBotSpec, make_arena_bot
-from luz.bots import fastsim as fs
 from luz.bots.strong import Position
 from luz.bots.value import (
     TABLES,
@@ -26,6 +25,7 @@ from luz.bots.value import (
 from luz.bots.value_weights import DEFAULT_STEP, shipped_steps, shipped_value
 from luz.engine import Bid, Game, Phase, Play, view
 from luz.engine.beliefs import Beliefs
+from support import fastsim as fs
 from support.reference import random_steps
 
 

@@ -1,4 +1,4 @@
-"""The fast core's names in one namespace, for the tests and scripts that use them as ``fs.<name>``.
+"""The bots' fast core's names in one namespace, for the tests that use them as ``fs.<name>``.
 
 The code lives in :mod:`luz.bots.fast` (the rules kernel in :mod:`luz.bots.fast.rules`, one module per concern);
 the package's own modules import from there.
@@ -6,8 +6,8 @@ the package's own modules import from there.
 
 from __future__ import annotations
 
-from .fast.beliefs import COMB, exact_beliefs, own_beliefs, world_beliefs
-from .fast.heuristic import (
+from luz.bots.fast.beliefs import COMB, exact_beliefs, own_beliefs, world_beliefs
+from luz.bots.fast.heuristic import (
     bid_values,
     choose_bid,
     choose_play,
@@ -18,7 +18,7 @@ from .fast.heuristic import (
     trick_distribution,
     win_chance,
 )
-from .fast.opponents import (
+from luz.bots.fast.opponents import (
     likelihoods,
     likelihoods_by_variant,
     likelihoods_with,
@@ -26,9 +26,9 @@ from .fast.opponents import (
     plain_bid_chance,
     seat_bid_values,
 )
-from .fast.policy import FEATURES, NO_POLICY, choose_play_policy, play_features
-from .fast.rollouts import play_deal, play_deal_with, rollouts, rollouts_variants, rollouts_with
-from .fast.rules import (
+from luz.bots.fast.policy import FEATURES, NO_POLICY, choose_play_policy, play_features
+from luz.bots.fast.rollouts import play_deal, play_deal_with, rollouts, rollouts_variants, rollouts_with
+from luz.bots.fast.rules import (
     BID_TOTAL,
     BIDDING,
     CAP,
@@ -63,9 +63,9 @@ from .fast.rules import (
     rules_array,
     trick_winner,
 )
-from .fast.sim import SimDeal
-from .fast.value import NO_VALUE, VALUE_FEATURES, card_chances, card_features, running, settle, value_examples
-from .fast.variants import BIAS, GREEDY, NOISE, PLAIN, SAFETY_MODE, variant_bid, variant_bid_chances
+from luz.bots.fast.sim import SimDeal
+from luz.bots.fast.value import NO_VALUE, VALUE_FEATURES, card_chances, card_features, running, settle, value_examples
+from luz.bots.fast.variants import BIAS, GREEDY, NOISE, PLAIN, SAFETY_MODE, variant_bid, variant_bid_chances
 
 __all__ = [
     "BIAS",
