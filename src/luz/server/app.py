@@ -24,6 +24,7 @@ from luz.engine import EDITIONS, LuzError, action_from_json, get_edition
 from luz.engine.record import to_record
 from luz.web import install as install_web_client
 
+from . import checkpoints, collector
 from .bots import BotPool, check_caps, load_levels
 from .chat import Chat, chat_router
 from .clocks import TimeControlSpec, stored_time_control
@@ -35,6 +36,7 @@ from .ratelimit import Counter, SharedRateLimit, client_key, deployment_scope
 from .ratings import ratings_router
 from .runtime import Manager, MemoryBroker, RedisBroker, Refused, TableRuntime, build_game, dumps
 from .settings import Settings
+from .stalls import watch_from_env
 from .store import AccountRequired, SecondSeat, Store
 
 log = logging.getLogger("luz.server")
@@ -153,11 +155,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.database_url)
+        wal = checkpoints.start(engine)  # SQLite: WAL checkpoints in a thread, off the loop (checkpoints.py)
         if engine.dialect.name == "sqlite":
             # SQLite is in this process and writes one transaction at a time (each begins IMMEDIATE): its calls,
             # a millisecond or two of CPU, are run in the event loop's thread. Threads would only contend, for
             # the GIL and for SQLite's lock (sleeping in its busy handler: p99 over a second under load).
             asyncio.get_running_loop().set_default_executor(InlineExecutor())
+        stall_watch = watch_from_env()  # LUZ_STALL_MS: log every stall of the event loop (stalls.py)
         await asyncio.to_thread(migrate, engine)
         await asyncio.to_thread(load_levels)
         # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
@@ -178,6 +182,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.manager, app.state.engine = manager, engine
         app.state.chat = Chat(manager, settings.redis_url)  # chat.py: table chat, across processes with Redis
         await app.state.chat.start()
+        # LUZ_GC=stepped (luz serve's default): collections in short steps, none scans the heap (collector.py)
+        stepped_gc = collector.from_env()
         try:
             yield
         finally:
@@ -187,7 +193,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await broker.close()
             if pool is not None:
                 pool.shutdown()
+            if wal is not None:
+                wal.stop()
             engine.dispose()
+            if stall_watch is not None:
+                stall_watch.stop()
+            if stepped_gc is not None:
+                stepped_gc.stop()
 
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
     # Rates per client, counted by every process together when they share Redis; open sockets per process.
