@@ -50,7 +50,7 @@ def serve(
     settings = replace(Settings.from_env(database_url, redis_url), bot_workers=bot_workers)
     if bot_seconds is not None:
         settings = replace(settings, bot_seconds=bot_seconds)
-    # The collector in steps (server/collector.py): the loop collects the young objects every second and freezes the
+    # The collector in steps (server/collector.py): the loop collects the young objects every 0.5 s and freezes the
     # survivors, so that no collection scans the long-lived heap (at 1,000 tables a middle-generation collection
     # stalled every table 0.8 s). LUZ_GC=auto: CPython's collector, with fewer collections of the young generation.
     os.environ.setdefault("LUZ_GC", "stepped")
