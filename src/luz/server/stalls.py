@@ -118,6 +118,7 @@ class StallWatch:
                 "stacks": [(count, stack) for stack, count in top],
             }
             self.stalls.append(entry)
+            cpu_start, wait_start = _thread_cpu(self._clock), _runqueue_wait(self._native)
             log.warning(
                 "event loop stalled %.0f ms (loop thread: %.0f ms on a CPU, %.0f ms runnable waiting for one, the rest"
                 " blocked), %d samples:%s",
