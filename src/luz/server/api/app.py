@@ -17,9 +17,11 @@ from sqlalchemy import text
 
 from luz.web import install as install_web_client
 
+from .. import checkpoints, collector
 from ..db import make_engine, migrate
 from ..identity import Players
 from ..settings import Settings
+from ..stalls import watch_from_env
 from ..store import AccountRequired, Store
 from ..tables import Registry
 from ..tables.botpool import BotPool, load_levels
@@ -53,11 +55,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.database_url)
+        wal = checkpoints.start(engine)  # SQLite: WAL checkpoints in a thread, off the loop (checkpoints.py)
         if engine.dialect.name == "sqlite":
             # SQLite is in this process and writes one transaction at a time (each begins IMMEDIATE): its calls,
             # a millisecond or two of CPU, are run in the event loop's thread. Threads would only contend, for
             # the GIL and for SQLite's lock (sleeping in its busy handler: p99 over a second under load).
             asyncio.get_running_loop().set_default_executor(InlineExecutor())
+        stall_watch = watch_from_env()  # LUZ_STALL_MS: log every stall of the event loop (stalls.py)
         await asyncio.to_thread(migrate, engine)
         await asyncio.to_thread(load_levels)
         # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
@@ -79,6 +83,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The chat of the tables, across processes with Redis.
         app.state.chat = Chat(engine, registry.live, registry.fanout, settings.redis_url)
         await app.state.chat.start()
+        # LUZ_GC=stepped (luz serve's default): collections in short steps, none scans the heap (collector.py)
+        stepped_gc = collector.from_env()
         try:
             yield
         finally:
@@ -88,7 +94,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await broker.close()
             if pool is not None:
                 pool.shutdown()
+            if wal is not None:
+                wal.stop()
             engine.dispose()
+            if stall_watch is not None:
+                stall_watch.stop()
+            if stepped_gc is not None:
+                stepped_gc.stop()
 
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
     app.state.settings = settings
