@@ -1,4 +1,4 @@
-"""Garbage collection in short steps: the server's long-lived heap is frozen, so that no collection scans it.
+"""Garbage collection that never scans the long-lived heap: what survives half a second is frozen.
 
 A busy server's heap is mostly its connections (each WebSocket holds some 200 objects that the collector tracks:
 the ASGI stack's suspended coroutines, its headers, its WebSocket objects), which live as long as the player
@@ -7,12 +7,12 @@ objects) a collection of the middle generation took 0.8 s of CPU and a full one 
 and so every table, waits (docs/DEPLOY.md). A table's own changes make no cyclic garbage (its game, views and
 messages are freed by their reference counts), so nearly nothing the collector scans there is garbage.
 
-Here the automatic collector is off. The loop collects the young objects (those made since the last step, a
-half a second's worth: tens of milliseconds at most) every ``interval`` seconds, then freezes the survivors
-(``gc.freeze``: they are never scanned again; frozen objects are still freed by their reference counts). Cyclic
-garbage among frozen objects (a closed connection's, say) waits for a full collection, made only when the
-process's memory has grown by ``growth`` since the last one: memory stays within about ``1 + growth`` times what is
-live, and full collections are rare (as the heap doubles: logged with their duration).
+Here CPython's collector runs as usual on the young objects, and every ``interval`` seconds the loop freezes what
+is tracked (``gc.freeze``: a constant-time move to the permanent generation; frozen objects are never scanned
+again, and are still freed by their reference counts), so that no automatic collection sees more than half a
+second's objects. Cyclic garbage among frozen objects (a closed connection's, say) waits for a full collection,
+made only when the process's memory has grown by ``growth`` since the last one: memory stays within about
+``1 + growth`` times what is live, and full collections are rare (as the heap doubles: logged with their duration).
 """
 
 from __future__ import annotations
@@ -27,24 +27,9 @@ import time
 log = logging.getLogger("luz.server.collector")
 
 INTERVAL = 0.5
-"""Seconds between two young collections."""
+"""Seconds between two freezes of the survivors."""
 GROWTH = 1.0
 """A full collection once the process's memory has grown by this fraction since the last one."""
-
-
-_active: list[SteppedCollector] = []
-
-
-def _after_fork_in_child() -> None:
-    """A forked process (the bot processes) collects as CPython does: this module's steps are the parent loop's.
-    What it inherited stays frozen (never scanned there, nor copied by the scan)."""
-    if _active:
-        _active.clear()
-        gc.enable()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def memory_size() -> int:
@@ -63,16 +48,12 @@ def memory_size() -> int:
         return 0
 
 
-class SteppedCollector:
-    """Runs the collector in steps on ``loop`` (``stop`` gives the collector back to CPython as it was)."""
+class FreezingCollector:
+    """Freezes the survivors on ``loop`` every ``interval`` seconds (``stop`` gives the collector back as it was)."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, interval: float = INTERVAL, growth: float = GROWTH) -> None:
         self.loop, self.interval, self.growth = loop, interval, growth
-        self.steps = self.full_collections = 0
-        self.longest_step_ms = 0.0
-        self._was_enabled = gc.isenabled()
-        gc.disable()
-        _active.append(self)
+        self.full_collections = 0
         self._full()
         self._handle = loop.call_later(interval, self._step)
 
@@ -99,26 +80,18 @@ class SteppedCollector:
                     1000 * took,
                 )
             else:
-                started = time.perf_counter()
-                gc.collect(0)  # everything not frozen is young: made since the last step
                 gc.freeze()
-                self.longest_step_ms = max(self.longest_step_ms, 1000 * (time.perf_counter() - started))
-                self.steps += 1
         finally:
             self._handle = self.loop.call_later(self.interval, self._step)
 
     def stop(self) -> None:
         self._handle.cancel()
-        if self in _active:
-            _active.remove(self)
         gc.unfreeze()
-        if self._was_enabled:
-            gc.enable()
 
 
-def from_env() -> SteppedCollector | None:
-    """The stepped collector on the running loop when ``LUZ_GC`` is ``stepped`` (``luz serve``'s default), else
-    ``None``: CPython's own collector (``LUZ_GC=auto``; tests and other hosts of the app)."""
-    if os.environ.get("LUZ_GC", "auto").strip().lower() != "stepped":
+def from_env() -> FreezingCollector | None:
+    """The freezing collector on the running loop when ``LUZ_GC`` is ``freeze`` (``luz serve``'s default), else
+    ``None``: CPython's own collector alone (``LUZ_GC=auto``; tests and other hosts of the app)."""
+    if os.environ.get("LUZ_GC", "auto").strip().lower() != "freeze":
         return None
-    return SteppedCollector(asyncio.get_running_loop())
+    return FreezingCollector(asyncio.get_running_loop())

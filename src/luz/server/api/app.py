@@ -83,8 +83,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The chat of the tables, across processes with Redis.
         app.state.chat = Chat(engine, registry.live, registry.fanout, settings.redis_url)
         await app.state.chat.start()
-        # LUZ_GC=stepped (luz serve's default): collections in short steps, none scans the heap (collector.py)
-        stepped_gc = collector.from_env()
+        # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
+        freezing_gc = collector.from_env()
         try:
             yield
         finally:
@@ -99,8 +99,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             engine.dispose()
             if stall_watch is not None:
                 stall_watch.stop()
-            if stepped_gc is not None:
-                stepped_gc.stop()
+            if freezing_gc is not None:
+                freezing_gc.stop()
 
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
     app.state.settings = settings
