@@ -1,4 +1,5 @@
-"""Players: guests by default, accounts on request, their sessions, and the HTTP interface to them.
+"""Players: guests by default, accounts on request, and their sessions, in the database (``api/identity.py`` is
+the HTTP side: cookies, the session header, CSRF checks, the login limiter, the routes).
 
 A first visit gets a guest (a random display name) and a session; the session's secret travels in a signed,
 HttpOnly, SameSite=Lax cookie (``luz_session``) or, for clients that are not browsers, in the ``X-Luz-Session``

@@ -1,5 +1,5 @@
-"""Bot moves for the server: the caps on bot parameters, each bot's fixed release time, and the pool of bot
-processes (replaced when a worker dies; its workers exit when the server does)."""
+"""The server's bots: the caps on bot parameters, each bot's fixed release time, and the pool of bot processes
+(replaced when a worker dies; its workers exit when the server does)."""
 
 from __future__ import annotations
 
