@@ -25,6 +25,7 @@ from sqlalchemy import (
     event,
     false,
     text,
+    true,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -64,6 +65,18 @@ class TableRow(Base):
     """``{"reserve_ms", "increment_ms"}``; ``None``: untimed (timecontrol.py)."""
     clock: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """The current game's clock: each seat's reserve and when its turn began (timecontrol), stored with each action."""
+    turn_based: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Whether its time control is days per move (timecontrol.py): it waits for days, mostly out of memory."""
+    to_move: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The seat to move in the current game (public), stored with each change; ``None``: no game being played."""
+    deadline: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    """A turn-based table's next call on the server (epoch ms): its mover's deadline, or, when a bot is to move,
+    a watchdog time by which it has moved unless the process died. ``None``: nothing to wait for (or real-time)."""
+    notify_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    """When the turn passed to the human seat to move at a turn-based table: its player is to be told (push,
+    email); cleared by the one process that tells them (notify/)."""
+    remind_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    """When a quarter of the mover's time is left at a turn-based table: its reminder's time, cleared once sent."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
@@ -78,7 +91,9 @@ class SeatRow(Base):
     name: Mapped[str | None] = mapped_column(String(40), nullable=True)
     token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
     joined: Mapped[bool] = mapped_column(Boolean, default=False)
-    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"), nullable=True)
+    player_id: Mapped[str | None] = mapped_column(
+        ForeignKey("players.id", ondelete="SET NULL"), nullable=True, index=True
+    )
     """The identity that took the seat (one seat per identity at a table); ``None``: a bot or an open seat."""
 
 
@@ -146,6 +161,34 @@ class PlayerRow(Base):
     username: Mapped[str | None] = mapped_column(String(40), nullable=True, unique=True)
     """An account's login name, lower-cased; ``None`` for a guest."""
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    # What the player is told of, and how (notify/): none of it is public.
+    push_on: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    """Whether "your turn" notifications go to the player's browsers (those subscribed)."""
+    email: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    """An account's email address for the digest of its turns (opt-in); ``None``: none given."""
+    email_verified: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    email_on: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    quiet_start: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Quiet hours (no notification): from this minute of the day, in ``timezone``; ``None``: none."""
+    quiet_end: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
+    language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
+    """The language of the player's notifications (``en``, ``fr``)."""
+    email_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """A turn came since the last digest: the next one is due (at most one an hour)."""
+    emailed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    """When the last digest was sent (epoch ms)."""
+
+
+class PushSubscriptionRow(Base):
+    """A browser's Web Push subscription (its push service's endpoint and keys), for one player."""
+
+    __tablename__ = "push_subscriptions"
+    endpoint: Mapped[str] = mapped_column(String(1000), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    p256dh: Mapped[str] = mapped_column(String(200))
+    auth: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
