@@ -61,6 +61,15 @@ class Settings:
     """Prefix of invite links (e.g. ``https://luz.example``); empty: relative links."""
     secret_key: str = ""
     """Signs the session cookies (``LUZ_SECRET_KEY``); empty: a key stored once in the database for every process."""
+    max_turn_based_games: int = 50
+    """Unfinished turn-based tables one identity may sit at (``LUZ_MAX_TURN_BASED_GAMES``); joining one more is
+    refused (403, ``too_many_games``)."""
+    idle_table_seconds: float = 600.0
+    """Seconds a table with nobody connected and nothing to do stays in memory (``LUZ_IDLE_TABLE_SECONDS``);
+    then it leaves, and is rebuilt from its record on its next action, connection or deadline."""
+    deadline_scan_seconds: float = 1.0
+    """How often the database is asked for the turn-based tables whose deadline has passed
+    (``LUZ_DEADLINE_SCAN_SECONDS``)."""
 
     @classmethod
     def from_env(cls, database_url: str | None = None, redis_url: str | None = None) -> Settings:
@@ -79,4 +88,7 @@ class Settings:
             trusted_proxies=tuple(p for p in os.environ.get("LUZ_TRUSTED_PROXIES", "").replace(",", " ").split() if p),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
             secret_key=os.environ.get("LUZ_SECRET_KEY", ""),
+            max_turn_based_games=int(os.environ.get("LUZ_MAX_TURN_BASED_GAMES", "50")),
+            idle_table_seconds=float(os.environ.get("LUZ_IDLE_TABLE_SECONDS", "600")),
+            deadline_scan_seconds=float(os.environ.get("LUZ_DEADLINE_SCAN_SECONDS", "1")),
         )

@@ -22,12 +22,12 @@ from ..db import make_engine, migrate
 from ..identity import Players
 from ..settings import Settings
 from ..stalls import watch_from_env
-from ..store import AccountRequired, Store
+from ..store import AccountRequired, Store, TooManyGames
 from ..tables import Registry
 from ..tables.botpool import BotPool, load_levels
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
-from . import games, history, identity, live, ratings, tables
+from . import games, history, identity, live, mygames, ratings, tables
 from .deps import Guards, tables_of
 from .identity import Identities
 
@@ -77,8 +77,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
         registry = Registry(Store(engine), broker, pool, settings)
-        await broker.start(registry.on_event, registry.on_presence)
+        await broker.start(registry.on_event, registry.on_presence, registry.on_players)
         await registry.resume()
+        registry.start()  # deadlines found in the database, idle tables leaving memory
         app.state.tables, app.state.engine = registry, engine
         # The chat of the tables, across processes with Redis.
         app.state.chat = Chat(engine, registry.live, registry.fanout, settings.redis_url)
@@ -113,7 +114,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(AccountRequired)
-    async def account_required(request: Request, error: AccountRequired) -> JSONResponse:
+    @app.exception_handler(TooManyGames)
+    async def refused_seat(request: Request, error: AccountRequired | TooManyGames) -> JSONResponse:
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=403)
 
     @app.exception_handler(Exception)
@@ -141,7 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "bot_pool_replacements": pool.replacements,
         }
 
-    for module in (tables, live, games, identity, history, ratings):
+    for module in (tables, live, games, identity, history, ratings, mygames):
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app
