@@ -372,13 +372,14 @@ class Store:
         """The unfinished games (tables waiting or playing) where ``player_id`` holds a seat, each with its seats,
         whose turn it is and the mover's deadline; the ones where it is the player's turn first, then by deadline."""
         with Session(self._reader) as session:
-            mine = dict(
-                session.execute(
+            mine: dict[str, int] = {
+                table_id: seat
+                for table_id, seat in session.execute(
                     select(SeatRow.table_id, SeatRow.seat)
                     .join(TableRow, TableRow.id == SeatRow.table_id)
                     .where(SeatRow.player_id == player_id, TableRow.status != Status.OVER)
-                ).tuples()
-            )
+                )
+            }
             if not mine:
                 return []
             rows = session.scalars(select(TableRow).where(TableRow.id.in_(mine))).all()
