@@ -61,6 +61,16 @@ class Settings:
     """Prefix of invite links (e.g. ``https://luz.example``); empty: relative links."""
     secret_key: str = ""
     """Signs the session cookies (``LUZ_SECRET_KEY``); empty: a key stored once in the database for every process."""
+    smtp_url: str = ""
+    """The mail server of the email digest (``smtp://user:pass@host:587``, ``smtps://`` for TLS); empty: no email."""
+    mail_from: str = ""
+    """The digest's sender address (and the VAPID contact); empty: ``luz@localhost``."""
+    vapid_private_key: str = ""
+    """The Web Push signing key (base64url, raw or DER); empty: one stored once in the database for every process."""
+    notify_seconds: float = 2.0
+    """How often the notifier looks for turns to tell (notify/notifier.py)."""
+    push_allow_local: bool = False
+    """Whether push endpoints may be loopback or private addresses (tests): otherwise refused (SSRF)."""
 
     @classmethod
     def from_env(cls, database_url: str | None = None, redis_url: str | None = None) -> Settings:
@@ -79,4 +89,9 @@ class Settings:
             trusted_proxies=tuple(p for p in os.environ.get("LUZ_TRUSTED_PROXIES", "").replace(",", " ").split() if p),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
             secret_key=os.environ.get("LUZ_SECRET_KEY", ""),
+            smtp_url=os.environ.get("LUZ_SMTP_URL", ""),
+            mail_from=os.environ.get("LUZ_MAIL_FROM", ""),
+            vapid_private_key=os.environ.get("LUZ_VAPID_PRIVATE_KEY", ""),
+            notify_seconds=float(os.environ.get("LUZ_NOTIFY_SECONDS", "2")),
+            push_allow_local=os.environ.get("LUZ_PUSH_ALLOW_LOCAL", "") == "1",
         )
