@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
@@ -22,7 +23,7 @@ from luz.server import Settings, create_app
 from luz.server.db import make_engine, migrate
 from luz.server.identity import Players
 from luz.server.notify import Mailer, Notifier, Pusher, Subscriptions, Tokens, vapid_key
-from luz.server.notify.push import Subscription, endpoint_problem
+from luz.server.notify.push import Subscription, b64url, b64url_decode, endpoint_problem, public_key
 from luz.server.store import Store
 from support.notify import DAY_MS, column, epoch_ms, make_due, notifier_of, notify_settings, scans_pass, seated_table
 from support.pushservice import Browser, PushService, vapid_claims
@@ -361,3 +362,16 @@ def test_no_subscription_no_push_and_the_turn_is_still_claimed(engine: Engine, p
     asyncio.run(run())
     assert column(engine, table_id, "notify_at") is None
     assert push_service.received == []
+
+
+def test_the_vapid_key_is_shared_by_every_process_or_configured(database_url: str) -> None:
+    engines = [make_engine(database_url) for _ in range(2)]
+    migrate(engines[0])
+    stored = [public_key(vapid_key(engine, "")) for engine in engines]
+    assert stored[0] == stored[1] and len(b64url_decode(stored[0])) == 65
+    raw = ec.generate_private_key(ec.SECP256R1()).private_numbers().private_value.to_bytes(32, "big")
+    configured = vapid_key(engines[0], b64url(raw))
+    assert public_key(configured) != stored[0]
+    assert public_key(vapid_key(engines[1], configured.private_pem().decode())) == public_key(configured)
+    for engine in engines:
+        engine.dispose()

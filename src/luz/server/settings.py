@@ -66,7 +66,8 @@ class Settings:
     mail_from: str = ""
     """The digest's sender address (and the VAPID contact); empty: ``luz@localhost``."""
     vapid_private_key: str = ""
-    """The Web Push signing key (base64url, raw or DER); empty: one stored once in the database for every process."""
+    """The Web Push signing key (PEM, or base64url raw or DER); empty: one stored once in the database for every
+    process."""
     notify_seconds: float = 2.0
     """How often the notifier looks for turns to tell (notify/notifier.py)."""
     push_allow_local: bool = False

@@ -59,8 +59,10 @@ def b64url_decode(text: str) -> bytes:
 
 
 def vapid_key(engine: Engine, configured: str) -> Any:
-    """The server's VAPID key (a ``py_vapid.Vapid``): ``configured`` (base64url, raw or DER) if set, else one
-    generated once and stored in ``server_keys`` for every process."""
+    """The server's VAPID key (a ``py_vapid.Vapid``): ``configured`` (PEM, or base64url raw or DER) if set, else
+    one generated once and stored in ``server_keys`` for every process."""
+    if "-----BEGIN" in configured:
+        return Vapid.from_pem(configured.strip().encode())
     if configured:
         return Vapid.from_string(configured)
     with Session(engine) as session:
