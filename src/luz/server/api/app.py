@@ -27,7 +27,7 @@ from ..tables import Registry
 from ..tables.botpool import BotPool, load_levels
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
-from . import games, history, identity, live, mygames, ratings, tables
+from . import games, history, identity, live, mygames, notify, ratings, tables
 from .deps import Guards, tables_of
 from .identity import Identities
 
@@ -84,12 +84,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # The chat of the tables, across processes with Redis.
         app.state.chat = Chat(engine, registry.live, registry.fanout, settings.redis_url)
         await app.state.chat.start()
+        # Notifications (notify/): push and email when it is a player's turn and they are not looking.
+        app.state.notify = await notify.Notifications.start(engine, registry, settings)
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
         freezing_gc = collector.from_env()
         try:
             yield
         finally:
             app.state.identities.close()
+            await app.state.notify.close()
             await app.state.chat.close()
             await registry.close()
             await broker.close()
@@ -143,7 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "bot_pool_replacements": pool.replacements,
         }
 
-    for module in (tables, live, games, identity, history, ratings, mygames):
+    for module in (tables, live, games, identity, history, ratings, mygames, notify):
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app

@@ -34,7 +34,7 @@ async def my_games(request: Request) -> dict[str, Any]:
     return {"games": games, "your_turn": sum(g["your_turn"] for g in games), "server_time": now_ms()}
 
 
-@router.get("/api/me/events")
+@router.get("/api/me/events", include_in_schema=False)  # an endless stream: no fuzzing
 async def my_events(request: Request) -> StreamingResponse:
     """Server-sent events: ``games`` with ``{"your_turn": n}`` on connecting and whenever that number changes."""
     identity, _ = await identities_of(request).current(request)
