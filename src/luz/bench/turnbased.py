@@ -573,7 +573,9 @@ def bench_turn_based(
                     startups.append(time.perf_counter() - began)
             say(f"server(s) healthy after {', '.join(f'{s:.2f}' for s in startups)} s")
             rss_started = [rss_bytes(s.process.pid) for s in servers]
+            cpu_before = [s.cpu_seconds() for s in servers]
             moved, window = asyncio.run(_drive_active(servers, active, seconds, seed, say))
+            cpu_after = [s.cpu_seconds() for s in servers]
             time.sleep(5)  # the notifier's last scans (every 2 s)
             pushes, unpushed = push_latencies(moved, sink.taken())
             fired = measure_deadlines(url, seeded, list(range(active, active + deadlines)), 120, say)
@@ -598,6 +600,11 @@ def bench_turn_based(
         "startup_to_healthz_s": [round(s, 2) for s in startups],
         "rss_after_start_mib": [None if r is None else round(r / mib, 1) for r in rss_started],
         "rss_after_run_mib": [None if r is None else round(r / mib, 1) for r in rss_end],
+        "server_cpu_percent_in_window": [
+            None if a is None or b is None else round(100 * (a - b) / window, 1)
+            for b, a in zip(cpu_before, cpu_after, strict=True)
+        ],
+        "machine_cores": os.cpu_count(),
         "moves_acked": moved.moves,
         "moves_acked_per_s": round(moved.moves / window, 1) if window else 0.0,
         "cold_moves_measured": len(moved.connect_to_ack),
