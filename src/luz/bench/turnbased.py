@@ -441,6 +441,7 @@ async def _drive_active(
         task = asyncio.create_task(guarded(number))
         tasks.add(task)
         task.add_done_callback(tasks.discard)
+    await asyncio.sleep(max(0.0, started + seconds - time.perf_counter()))  # the window is the whole ``seconds``
     window = time.perf_counter() - started
     if tasks:
         await asyncio.wait(tasks, timeout=30)
