@@ -116,7 +116,9 @@ def bots(
 def server(
     tables: int = typer.Option(200, min=1, help="Tables played at once."),
     clients_per_table: int = typer.Option(4, min=3, max=5, help="Seats per table, each a WebSocket client."),
-    seconds: float = typer.Option(30.0, min=1.0, help="Measuring time (setup and teardown come on top)."),
+    seconds: float | None = typer.Option(
+        None, min=1.0, help="Measuring time (setup and teardown come on top); default 30, with --turn-based 60."
+    ),
     processes: int = typer.Option(1, min=1, help="Server processes; more than one needs PostgreSQL and Redis."),
     database_url: str | None = typer.Option(
         None,
@@ -140,6 +142,16 @@ def server(
     clock: str | None = typer.Option(
         None, help="Time every table with this clock preset (minutes + seconds per move): 1+5, 3+10 or 5+15."
     ),
+    turn_based: bool = typer.Option(
+        False,
+        "--turn-based",
+        help="The turn-based load instead (luz.bench.turnbased): --stored-tables seeded in the database, "
+        "--active-tables of them getting a move a minute, pushes, --deadlines fired, start-up time and memory.",
+    ),
+    stored_tables: int = typer.Option(100_000, min=1, help="--turn-based: turn-based tables seeded."),
+    active_tables: int = typer.Option(1000, min=1, help="--turn-based: tables getting a move a minute."),
+    deadlines: int = typer.Option(2000, min=0, help="--turn-based: tables whose deadline is made to pass."),
+    idle_seconds: float = typer.Option(5.0, min=0.1, help="--turn-based: the server's LUZ_IDLE_TABLE_SECONDS."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Load the game server: tables x clients-per-table WebSocket clients playing random legal actions.
@@ -159,12 +171,32 @@ def server(
         raise typer.BadParameter(f"--clock must be one of {', '.join(PRESETS)}")
     if processes > 1 and not (database_url and database_url.startswith("postgresql") and redis_url):
         raise typer.BadParameter("--processes > 1 needs --database-url postgresql://... and --redis-url redis://...")
+    if turn_based:
+        from luz.bench.turnbased import bench_turn_based  # imports the server stack: only for this command
+
+        figures = bench_turn_based(
+            tables=stored_tables,
+            active=active_tables,
+            seconds=60.0 if seconds is None else seconds,
+            deadlines=deadlines,
+            processes=processes,
+            database_url=database_url,
+            redis_url=redis_url,
+            idle_seconds=idle_seconds,
+            seed=seed,
+            progress=None if as_json else progress_line,
+        )
+        if as_json:
+            typer.echo(json.dumps(figures))
+        else:
+            print_turn_based(figures)
+        return
     from luz.bench.server import bench_server  # imports the server stack: only for this command
 
     report = bench_server(
         tables=tables,
         clients_per_table=clients_per_table,
-        seconds=seconds,
+        seconds=30.0 if seconds is None else seconds,
         processes=processes,
         database_url=database_url,
         redis_url=redis_url,
@@ -217,6 +249,39 @@ def server(
     Console().print(totals)
     if attacks:
         print_phases(report["phases"])
+
+
+def print_turn_based(report: dict[str, Any]) -> None:
+    """The turn-based bench's figures: latencies in one table, the rest in another."""
+    title = (
+        f"{report['tables']:,} stored turn-based tables, {report['active_tables']:,} active, "
+        f"{report['processes']} process(es), {report['database']}{' + redis' if report['redis'] else ''}, "
+        f"{report['window_s']:g} s"
+    )
+    latency = Table(title=title)
+    latency.add_column("latency (ms)")
+    for column in ("count", "p50", "p95", "p99", "max"):
+        latency.add_column(column, justify="right")
+    for name, label in (
+        ("cold_connect_to_ack_ms", "cold table: connect -> ack"),
+        ("cold_connect_to_state_ms", "cold table: connect -> state"),
+        ("cold_act_to_ack_ms", "cold table: act -> ack"),
+        ("turn_passed_to_push_received_ms", "turn passed -> push received"),
+        ("deadline_to_timeout_move_stored_ms", "deadline passed -> timeout stored"),
+    ):
+        figures = report[name]
+        latency.add_row(
+            label, *("-" if figures[c] is None else f"{figures[c]:,}" for c in ("count", "p50", "p95", "p99", "max"))
+        )
+    Console().print(latency)
+    totals = Table(show_header=False)
+    totals.add_column("figure")
+    totals.add_column("value", justify="right")
+    skip = {name for name in report if name.endswith("_ms")} | {"benchmark", "server_error_lines", "crashed_servers"}
+    for name, value in report.items():
+        if name not in skip:
+            totals.add_row(name, str(value))
+    Console().print(totals)
 
 
 def print_phases(phases: list[dict[str, Any]]) -> None:
