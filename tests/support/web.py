@@ -52,6 +52,8 @@ class Player:
     """The URL of each connection the page opened."""
     pictures: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    pending: int = 0
+    """Answers 404 of :data:`PENDING` endpoints not yet matched with their console error."""
 
     def picture(self) -> dict[str, Any]:
         """What the page shows now, kept for the hidden-information check after the game."""
@@ -69,14 +71,50 @@ class Player:
         return [m for m in messages if m.get("type") == "state"]
 
 
+PENDING = ("/api/me/events", "/api/me/games", "/api/me/notifications", "/api/push/key")
+"""Endpoints of the server's issue 23 that main may not have yet: their 404 is no page error (remove once in)."""
+
+
+def console_error(player: Player, message: Any) -> None:
+    """Keep the page's console errors, but an answer 404 of an endpoint still to come (:data:`PENDING`)."""
+    if message.type != "error":
+        return
+    if "status of 404" in message.text and player.pending > 0:
+        player.pending -= 1
+        return
+    player.errors.append(f"console: {message.text}")
+
+
+def watch_pending(player: Player, response: Any) -> None:
+    if response.status == 404 and response.url.split("?")[0].endswith(PENDING):
+        player.pending += 1
+
+
 def open_player(browser: Any, url: str, viewport: dict[str, int] = LAPTOP, locale: str = "en-GB") -> Player:
     """A page in a browser context of its own (its own storage: another player's browser)."""
     context = browser.new_context(viewport=viewport, locale=locale)
     page = context.new_page()
     player = Player(page)
     page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))
-    page.on("console", lambda m: player.errors.append(f"console: {m.text}") if m.type == "error" else None)
+    page.on("console", lambda m: console_error(player, m))
+    page.on("response", lambda r: watch_pending(player, r))
     page.on("websocket", player.listen)
+    page.goto(url)
+    return player
+
+
+def open_installed(browser: Any, folder: Path, url: str, viewport: dict[str, int] = PHONE) -> Player:
+    """A page in a persistent browser profile in ``folder``: not the incognito-like context of
+    :func:`open_player`, where Chromium never offers to install a site. Close with ``player.page.context.close()``."""
+    executable = os.environ.get("LUZ_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    context = browser.browser_type.launch_persistent_context(
+        str(folder), executable_path=executable, args=["--no-sandbox"], viewport=viewport, locale="en-GB"
+    )
+    page = context.pages[0] if context.pages else context.new_page()
+    player = Player(page)
+    page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))
+    page.on("console", lambda m: console_error(player, m))
+    page.on("response", lambda r: watch_pending(player, r))
     page.goto(url)
     return player
 
