@@ -442,15 +442,22 @@ function drawDeadline() {
   const table = page.table;
   const box = $("#deadline");
   const over = page.shown?.view?.phase === "game_over";
-  const due = table?.turn_based && table.deadline && table.to_move !== null && table.to_move !== undefined && !over;
+  // The summary's seat to move and deadline; else the clock's (the mover's reserve left when it was sent).
+  const clock = table?.clock;
+  const mover = table?.to_move ?? clock?.running ?? null;
+  let deadline = table?.deadline ?? null;
+  if (deadline === null && mover !== null && clock?.server_time && clock.remaining_ms?.[mover] != null) {
+    deadline = clock.server_time + clock.remaining_ms[mover];
+  }
+  const due = table?.turn_based && deadline && mover !== null && !over;
   box.hidden = !due;
   clearTimeout(page.deadlineTimer);
   if (!due) return;
-  const left = table.deadline - (Date.now() + page.serverOffset);
-  const key = page.me?.seat === table.to_move ? "turn.deadline_you" : "turn.deadline";
-  $("#deadline-text").textContent = t(key, { name: nameOf(table.to_move), left: timeLeftText(left) });
+  const left = deadline - (Date.now() + page.serverOffset);
+  const key = page.me?.seat === mover ? "turn.deadline_you" : "turn.deadline";
+  $("#deadline-text").textContent = t(key, { name: nameOf(mover), left: timeLeftText(left) });
   box.classList.toggle("low", left < 3_600_000);
-  box.classList.toggle("mine", page.me?.seat === table.to_move);
+  box.classList.toggle("mine", page.me?.seat === mover);
   // Minutes are shown under a day: the words change at most once a minute.
   page.deadlineTimer = setTimeout(drawDeadline, Math.max(1000, Math.min(60_000, left % 60_000 || 60_000)));
 }
