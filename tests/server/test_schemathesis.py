@@ -99,6 +99,12 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/export",
             "/api/leaderboard",
             "/api/tables/{table_id}/ratings",
+            "/api/push/key",
+            "/api/me/push",
+            "/api/me/notifications",
+            "/api/email/verify",
+            "/api/email/unsubscribe",
+            "/api/me/games",
         }
     finally:
         asgi.shutdown_lifespans()

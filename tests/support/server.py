@@ -216,8 +216,10 @@ class Checker:
             self._no_hidden(message)
         elif kind == "timeout":
             # A move the timeout bot played for a seat whose time ran out (docs/PROTOCOL.md, "Clocks").
-            assert set(message) == {"type", "seat", "version"}, message
+            # At a turn-based table it also says how many in a row, and whether the seat has passed to a bot.
+            assert set(message) in ({"type", "seat", "version"}, {"type", "seat", "version", "timeouts", "replaced"})
             assert self.states and message["version"] <= self.states[-1]["version"], "a timeout before its state"
+            self._no_hidden(message)
         elif kind == "replay":
             assert self.seat is None, "only spectators are sent the replay"
             assert self.states and self.states[-1]["view"]["phase"] == "game_over", "a replay before the game is over"

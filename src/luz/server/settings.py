@@ -61,6 +61,26 @@ class Settings:
     """Prefix of invite links (e.g. ``https://luz.example``); empty: relative links."""
     secret_key: str = ""
     """Signs the session cookies (``LUZ_SECRET_KEY``); empty: a key stored once in the database for every process."""
+    max_turn_based_games: int = 50
+    """Unfinished turn-based tables one identity may sit at (``LUZ_MAX_TURN_BASED_GAMES``); joining one more is
+    refused (403, ``too_many_games``)."""
+    idle_table_seconds: float = 600.0
+    """Seconds a table with nobody connected and nothing to do stays in memory (``LUZ_IDLE_TABLE_SECONDS``);
+    then it leaves, and is rebuilt from its record on its next action, connection or deadline."""
+    deadline_scan_seconds: float = 1.0
+    """How often the database is asked for the turn-based tables whose deadline has passed
+    (``LUZ_DEADLINE_SCAN_SECONDS``)."""
+    smtp_url: str = ""
+    """The mail server of the email digest (``smtp://user:pass@host:587``, ``smtps://`` for TLS); empty: no email."""
+    mail_from: str = ""
+    """The digest's sender address (and the VAPID contact); empty: ``luz@localhost``."""
+    vapid_private_key: str = ""
+    """The Web Push signing key (PEM, or base64url raw or DER); empty: one stored once in the database for every
+    process."""
+    notify_seconds: float = 2.0
+    """How often the notifier looks for turns to tell (notify/notifier.py)."""
+    push_allow_local: bool = False
+    """Whether push endpoints may be loopback or private addresses (tests): otherwise refused (SSRF)."""
 
     @classmethod
     def from_env(cls, database_url: str | None = None, redis_url: str | None = None) -> Settings:
@@ -79,4 +99,12 @@ class Settings:
             trusted_proxies=tuple(p for p in os.environ.get("LUZ_TRUSTED_PROXIES", "").replace(",", " ").split() if p),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
             secret_key=os.environ.get("LUZ_SECRET_KEY", ""),
+            max_turn_based_games=int(os.environ.get("LUZ_MAX_TURN_BASED_GAMES", "50")),
+            idle_table_seconds=float(os.environ.get("LUZ_IDLE_TABLE_SECONDS", "600")),
+            deadline_scan_seconds=float(os.environ.get("LUZ_DEADLINE_SCAN_SECONDS", "1")),
+            smtp_url=os.environ.get("LUZ_SMTP_URL", ""),
+            mail_from=os.environ.get("LUZ_MAIL_FROM", ""),
+            vapid_private_key=os.environ.get("LUZ_VAPID_PRIVATE_KEY", ""),
+            notify_seconds=float(os.environ.get("LUZ_NOTIFY_SECONDS", "2")),
+            push_allow_local=os.environ.get("LUZ_PUSH_ALLOW_LOCAL", "") == "1",
         )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, text
+from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -22,14 +22,15 @@ from luz.engine import Game, get_edition, parse_action
 
 from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, SeatRow, TableRow, now
 from .ratings import rate_game
-from .timecontrol import new_clock
+from .timecontrol import Turn, is_turn_based, new_clock, replaced, turn_of
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
 _BUMP = (
-    "UPDATE tables SET version = version + 1{} WHERE id = :table_id AND version = :expected"
-    " RETURNING game_no, version{}"
+    "UPDATE tables SET version = version + 1, to_move = :to_move, deadline = :deadline, notify_at = :notify_at,"
+    " remind_at = :remind_at{} WHERE id = :table_id AND version = :expected RETURNING game_no, version{}"
 )
+"""With the turn's columns (timecontrol.Turn): the seat to move, and a turn-based table's next deadline."""
 BUMP = text(_BUMP.format("", ""))
 _OVER = (", status = 'over'", ", rated, edition, players")  # the game over: what its rating needs
 BUMP_OVER = text(_BUMP.format(*_OVER))
@@ -143,6 +144,7 @@ class TableState:
     clock: dict[str, Any] | None = None
 
     def summary(self) -> dict[str, Any]:
+        gone = replaced(self.clock)
         return {
             "id": self.id,
             "name": self.name,
@@ -154,10 +156,11 @@ class TableState:
             "hints": self.hints,
             "rated": self.rated,
             "time_control": self.time_control,
+            "turn_based": is_turn_based(self.time_control),
             "status": self.status,
             "game_no": self.game_no,
             "version": self.version,
-            "seats": [s.public() for s in self.seats],
+            "seats": [{**s.public(), "replaced": s.seat in gone} for s in self.seats],
         }
 
 
@@ -191,6 +194,15 @@ class AccountRequired(PermissionError):
 
     def __init__(self) -> None:
         super().__init__("this table is rated: sign in to an account (or register) to take a seat")
+
+
+class TooManyGames(PermissionError):
+    """The identity already sits at as many unfinished turn-based tables as one may."""
+
+    code = "too_many_games"
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"you already play {cap} turn-based games, the most at once: finish one first")
 
 
 class Store:
@@ -255,6 +267,7 @@ class Store:
                     hints=hints,
                     rated=rated,
                     time_control=time_control,
+                    turn_based=is_turn_based(time_control),
                     status=Status.WAITING,
                     game_no=0,
                     version=1,
@@ -339,7 +352,65 @@ class Store:
     def live_tables(self) -> list[str]:
         """Tables with a game being played (to resume after a restart)."""
         with Session(self.engine) as session:
-            return list(session.scalars(select(TableRow.id).where(TableRow.status == Status.PLAYING)))
+            return list(
+                session.scalars(
+                    select(TableRow.id).where(TableRow.status == Status.PLAYING, TableRow.turn_based.is_(False))
+                )
+            )
+
+    def due_tables(self, at: int, limit: int = 200) -> list[str]:
+        """Turn-based tables whose deadline is past at ``at`` (epoch ms), earliest first: a mover's time has run
+        out, or a bot should have moved (its process died)."""
+        with Session(self.engine) as session:
+            return list(
+                session.scalars(
+                    select(TableRow.id).where(TableRow.deadline <= at).order_by(TableRow.deadline).limit(limit)
+                )
+            )
+
+    def games_of(self, player_id: str) -> list[dict[str, Any]]:
+        """The unfinished games (tables waiting or playing) where ``player_id`` holds a seat, each with its seats,
+        whose turn it is and the mover's deadline; the ones where it is the player's turn first, then by deadline."""
+        with Session(self._reader) as session:
+            mine: dict[str, int] = {
+                table_id: seat
+                for table_id, seat in session.execute(
+                    select(SeatRow.table_id, SeatRow.seat)
+                    .join(TableRow, TableRow.id == SeatRow.table_id)
+                    .where(SeatRow.player_id == player_id, TableRow.status != Status.OVER)
+                )
+            }
+            if not mine:
+                return []
+            rows = session.scalars(select(TableRow).where(TableRow.id.in_(mine))).all()
+            seats: dict[str, list[dict[str, Any]]] = {}
+            for seat in session.scalars(
+                select(SeatRow).where(SeatRow.table_id.in_(mine)).order_by(SeatRow.table_id, SeatRow.seat)
+            ):
+                seats.setdefault(seat.table_id, []).append({"seat": seat.seat, "name": seat.name, "kind": seat.kind})
+            games = [game_entry(row, mine[row.id], seats.get(row.id, [])) for row in rows]
+        return sorted(games, key=lambda g: (not g["your_turn"], g["deadline"] is None, g["deadline"] or 0, g["name"]))
+
+    def your_turn_count(self, player_id: str) -> int:
+        """How many of ``player_id``'s games wait for its move (the header's badge)."""
+        return sum(game["your_turn"] for game in self.games_of(player_id))
+
+    def turn_based_count(self, session: Session, player_id: str, other_than: str) -> int:
+        """The unfinished turn-based tables, other than ``other_than``, where ``player_id`` holds a seat."""
+        return int(
+            session.scalar(
+                select(func.count())
+                .select_from(SeatRow)
+                .join(TableRow, TableRow.id == SeatRow.table_id)
+                .where(
+                    SeatRow.player_id == player_id,
+                    SeatRow.table_id != other_than,
+                    TableRow.turn_based.is_(True),
+                    TableRow.status != Status.OVER,
+                )
+            )
+            or 0
+        )
 
     def player_seat(self, table_id: str, player_id: str) -> int | None:
         """The seat ``player_id`` holds at ``table_id``, if any."""
@@ -349,7 +420,13 @@ class Store:
             ).one_or_none()
 
     def join(
-        self, table_id: str, seat: int, name: str, token: str | None, player_id: str | None = None
+        self,
+        table_id: str,
+        seat: int,
+        name: str,
+        token: str | None,
+        player_id: str | None = None,
+        max_turn_based: int | None = None,
     ) -> tuple[str, TableState]:
         """Take ``seat`` for ``player_id`` (with its invite token, or an open seat of a public table); returns the
         seat's token. :class:`SecondSeat` when the player holds another seat of the table (checked under the
@@ -369,6 +446,13 @@ class Store:
                 ).first()
                 if held is not None:
                     raise SecondSeat(held)
+                if (
+                    row.turn_based
+                    and max_turn_based is not None
+                    and seat_row.player_id != player_id
+                    and self.turn_based_count(session, player_id, table_id) >= max_turn_based
+                ):
+                    raise TooManyGames(max_turn_based)
                 if seat_row.joined and seat_row.player_id not in (None, player_id):
                     raise PermissionError("this seat belongs to another player")
             if token is not None:
@@ -413,6 +497,21 @@ class Store:
                 kinds = session.scalars(select(SeatRow.kind).where(SeatRow.table_id == table_id).order_by(SeatRow.seat))
                 row.clock = new_clock(row.time_control, list(kinds))
             session.add(GameRow(table_id=table_id, game_no=row.game_no, seed=seed))
+            session.flush()
+            game = build_game(self._state(session, row))
+            assert game is not None
+            bots = {
+                s.seat
+                for s in session.scalars(select(SeatRow).where(SeatRow.table_id == table_id))
+                if s.kind == SeatKind.BOT
+            }
+            turn = turn_of(row.time_control, row.clock, game.current_player, bots)
+            row.to_move, row.deadline, row.notify_at, row.remind_at = (
+                turn.to_move,
+                turn.deadline,
+                turn.notify_at,
+                turn.remind_at,
+            )
             self._bump(session, row)
             return self._state(session, row)
 
@@ -425,20 +524,22 @@ class Store:
         game_over: bool,
         results: list[dict[str, Any]] | None = None,
         clock: dict[str, Any] | None = None,
+        turn: Turn | None = None,
     ) -> int:
         """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved.
 
         One transaction (the hot path: every action): the version-checked update of the table's row, which takes
         its write lock (PostgreSQL: the row's; SQLite: the database's), then the action's insert; with the game's
         last action, each seat's ``results`` (history.py) too, and at a rated table the players' new ratings
-        (ratings.py), so they are stored exactly once; a timed table's ``clock`` with it. Every action but the
+        (ratings.py), so they are stored exactly once; a timed table's ``clock`` with it, and the ``turn``'s
+        columns (whose move, a turn-based table's deadline). Every action but the
         game's last goes straight to the database driver: SQLAlchemy's execution layer was four fifths of this
         call's CPU on SQLite.
         """
         if not game_over:
-            return self._append_through_driver(table_id, expected_version, seat, action, clock)
+            return self._append_through_driver(table_id, expected_version, seat, action, clock, turn or Turn())
         with self.engine.begin() as connection:
-            values = {"table_id": table_id, "expected": expected_version}
+            values = {"table_id": table_id, "expected": expected_version, **Turn().params()}
             if clock is None:
                 bump = connection.execute(BUMP_OVER, values)
             else:
@@ -458,7 +559,7 @@ class Store:
             return int(version)
 
     def _append_through_driver(
-        self, table_id: str, expected_version: int, seat: int, action: str, clock: dict[str, Any] | None
+        self, table_id: str, expected_version: int, seat: int, action: str, clock: dict[str, Any] | None, turn: Turn
     ) -> int:
         """``append_action`` of an action that does not end the game: the same statements in one transaction, on
         the driver's connection (from SQLAlchemy's pool, checked as its own are; SQLite's begun IMMEDIATE as all
@@ -469,7 +570,7 @@ class Store:
             try:
                 if self._sqlite:
                     cursor.execute("BEGIN IMMEDIATE")
-                values = {"table_id": table_id, "expected": expected_version}
+                values = {"table_id": table_id, "expected": expected_version, **turn.params()}
                 bump = self._bump_sql
                 if clock is not None:
                     bump, values["clock"] = self._bump_clock_sql, self._clock_json(clock)
@@ -530,3 +631,27 @@ class Store:
                 query = query.where(NoteRow.seat == seat)
             rows = session.scalars(query.order_by(NoteRow.deal, NoteRow.seat, NoteRow.slot))
             return [{"deal": r.deal, "seat": r.seat, "slot": r.slot, "text": r.text} for r in rows]
+
+
+def game_entry(row: TableRow, seat: int, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """One of a player's games as ``/api/me/games`` lists it (all of it public)."""
+    playing = row.status == Status.PLAYING
+    mover = row.to_move if playing else None
+    clock = row.clock
+    ends = None
+    if mover is not None and clock is not None and clock["reserves"][mover] is not None:
+        ends = int(clock["since"] + clock["reserves"][mover])
+    return {
+        "table": row.id,
+        "name": row.name,
+        "edition": row.edition,
+        "players": row.players,
+        "turn_based": row.turn_based,
+        "status": row.status,
+        "seat": seat,
+        "seats": seats,
+        "to_move": mover,
+        "your_turn": mover == seat and seat not in replaced(clock),
+        "deadline": ends,
+        "url": f"/t/{row.id}",
+    }

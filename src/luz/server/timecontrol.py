@@ -10,12 +10,21 @@ actions were stored, never on a card.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 PRESETS: dict[str, tuple[int, int]] = {"1+5": (1, 5), "3+10": (3, 10), "5+15": (5, 15)}
 """Time controls by name: minutes of reserve + seconds of increment per move."""
+DAYS: dict[str, int] = {"1d": 1, "2d": 2, "3d": 3, "7d": 7}
+"""Turn-based time controls by name: days per move."""
+DAY_MS = 86_400_000
+TIMEOUTS_BEFORE_BOT = 2
+"""Timeouts in a row after which a turn-based seat passes to a bot for the rest of the game (a table setting)."""
+WATCHDOG_MS = 60_000
+"""When a bot is to move at a turn-based table: the time by which it has moved, unless its process died (then
+another process, or this one restarted, finds the table due and lets the bot play)."""
 LATE = 1000
 """Milliseconds past its deadline after which a timeout's move counts from when it is stored (a server that was
 down), not from the deadline."""
@@ -45,18 +54,42 @@ class TimeControl(BaseModel):
     increment_seconds: float = Field(0, ge=0, le=600, allow_inf_nan=False, description="Added after each move.")
 
 
-TimeControlSpec = Literal["1+5", "3+10", "5+15"] | TimeControl
-"""A preset's name or a custom time control (the create API's ``time_control``)."""
+class DaysPerMove(BaseModel):
+    """A turn-based time control: each move has this many days, whatever the earlier moves took."""
+
+    model_config = ConfigDict(extra="forbid")
+    days_per_move: int = Field(ge=1, le=14, description="Days each player has for each of their moves.")
 
 
-def stored_time_control(spec: TimeControlSpec | None) -> dict[str, int] | None:
-    """The time control as the table stores it (milliseconds), ``None`` for an untimed table."""
+TimeControlSpec = Literal["1+5", "3+10", "5+15", "1d", "2d", "3d", "7d"] | TimeControl | DaysPerMove
+"""A preset's name, a custom real-time control, or days per move (the create API's ``time_control``)."""
+
+
+def stored_time_control(
+    spec: TimeControlSpec | None, timeouts_before_bot: int = TIMEOUTS_BEFORE_BOT
+) -> dict[str, int] | None:
+    """The time control as the table stores it (milliseconds), ``None`` for an untimed table. A turn-based one
+    also keeps its days and the timeouts in a row after which a bot takes the seat for the rest of the game."""
     if spec is None:
         return None
+    days = DAYS.get(spec) if isinstance(spec, str) else spec.days_per_move if isinstance(spec, DaysPerMove) else None
+    if days is not None:
+        return {
+            "days_per_move": days,
+            "reserve_ms": days * DAY_MS,
+            "increment_ms": 0,
+            "timeouts_before_bot": timeouts_before_bot,
+        }
     if isinstance(spec, str):
         minutes, increment = PRESETS[spec]
         return {"reserve_ms": minutes * 60_000, "increment_ms": increment * 1000}
+    assert isinstance(spec, TimeControl)
     return {"reserve_ms": round(spec.reserve_seconds * 1000), "increment_ms": round(spec.increment_seconds * 1000)}
+
+
+def is_turn_based(time_control: dict[str, int] | None) -> bool:
+    """Whether a stored time control gives days per move (a turn-based table)."""
+    return time_control is not None and "days_per_move" in time_control
 
 
 def now_ms() -> int:
@@ -68,7 +101,16 @@ def new_clock(time_control: dict[str, int] | None, kinds: list[str]) -> Clock | 
     if time_control is None:
         return None
     reserves = [time_control["reserve_ms"] if kind == "human" else None for kind in kinds]
-    return {"reserves": reserves, "since": now_ms(), "timeout": None}
+    clock: Clock = {"reserves": reserves, "since": now_ms(), "timeout": None}
+    if is_turn_based(time_control):
+        clock["timeouts"], clock["replaced"] = [0] * len(kinds), []
+    return clock
+
+
+def replaced(clock: Clock | None) -> set[int]:
+    """The seats of a turn-based game that a bot plays for the rest of it, their players' time having run out
+    ``timeouts_before_bot`` times in a row."""
+    return set(clock.get("replaced", ())) if clock is not None else set()
 
 
 def after_move(state: Timed, seat: int, timeout: bool = False) -> Clock | None:
@@ -82,9 +124,69 @@ def after_move(state: Timed, seat: int, timeout: bool = False) -> Clock | None:
     if timeout and ends is not None and at - ends < LATE:
         at = ends
     reserves = list(clock["reserves"])
-    if reserves[seat] is not None:
-        reserves[seat] = max(0, reserves[seat] - (at - clock["since"])) + control["increment_ms"]
-    return {"reserves": reserves, "since": at, "timeout": seat if timeout else None}
+    if not is_turn_based(control):
+        if reserves[seat] is not None:
+            reserves[seat] = max(0, reserves[seat] - (at - clock["since"])) + control["increment_ms"]
+        return {"reserves": reserves, "since": at, "timeout": seat if timeout else None}
+    # Turn-based: every move has its full time; a seat whose time ran out too many times in a row passes to a bot.
+    timeouts, gone = list(clock["timeouts"]), list(clock["replaced"])
+    timeouts[seat] = timeouts[seat] + 1 if timeout else 0
+    if timeout and seat not in gone and timeouts[seat] >= control["timeouts_before_bot"]:
+        gone.append(seat)
+        reserves[seat] = None
+    return {
+        "reserves": reserves,
+        "since": at,
+        "timeout": seat if timeout else None,
+        "timeouts": timeouts,
+        "replaced": gone,
+    }
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What the database keeps of a table's turn beside its clock, to find it without loading it (db.TableRow):
+    the seat to move and, at a turn-based table, when it next needs the server, when its player is to be told,
+    when reminded."""
+
+    to_move: int | None = None
+    deadline: int | None = None
+    notify_at: int | None = None
+    remind_at: int | None = None
+
+    def params(self) -> dict[str, int | None]:
+        return {
+            "to_move": self.to_move,
+            "deadline": self.deadline,
+            "notify_at": self.notify_at,
+            "remind_at": self.remind_at,
+        }
+
+
+def turn_of(
+    time_control: dict[str, int] | None,
+    clock: Clock | None,
+    mover: int | None,
+    bots: set[int],
+    passed: bool = True,
+) -> Turn:
+    """The turn columns once a change is stored: ``mover`` is to move (``None``: the game is over), ``bots`` the
+    seats a bot plays; ``passed``: the turn has just come to ``mover`` (it did not move just before, or its time
+    ran out), so its player is to be told."""
+    if mover is None:
+        return Turn()
+    if not is_turn_based(time_control) or clock is None:
+        return Turn(to_move=mover)
+    assert time_control is not None
+    if mover in bots or mover in replaced(clock) or clock["reserves"][mover] is None:
+        return Turn(to_move=mover, deadline=clock["since"] + WATCHDOG_MS)
+    ends = int(clock["since"] + clock["reserves"][mover])
+    return Turn(
+        to_move=mover,
+        deadline=ends,
+        notify_at=int(clock["since"]) if passed else None,
+        remind_at=ends - time_control["reserve_ms"] // 4,
+    )
 
 
 def deadline(state: Timed, mover: int | None) -> int | None:

@@ -22,12 +22,12 @@ from ..db import make_engine, migrate
 from ..identity import Players
 from ..settings import Settings
 from ..stalls import watch_from_env
-from ..store import AccountRequired, Store
+from ..store import AccountRequired, Store, TooManyGames
 from ..tables import Registry
 from ..tables.botpool import BotPool, load_levels
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
-from . import games, history, identity, live, ratings, tables
+from . import games, history, identity, live, mygames, notify, ratings, tables
 from .deps import Guards, tables_of
 from .identity import Identities
 
@@ -77,18 +77,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
         registry = Registry(Store(engine), broker, pool, settings)
-        await broker.start(registry.on_event, registry.on_presence)
+        await broker.start(registry.on_event, registry.on_presence, registry.on_players)
         await registry.resume()
+        registry.start()  # deadlines found in the database, idle tables leaving memory
         app.state.tables, app.state.engine = registry, engine
         # The chat of the tables, across processes with Redis.
         app.state.chat = Chat(engine, registry.live, registry.fanout, settings.redis_url)
         await app.state.chat.start()
+        # Notifications (notify/): push and email when it is a player's turn and they are not looking.
+        app.state.notify = await notify.Notifications.start(engine, registry, settings)
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
         freezing_gc = collector.from_env()
         try:
             yield
         finally:
             app.state.identities.close()
+            await app.state.notify.close()
             await app.state.chat.close()
             await registry.close()
             await broker.close()
@@ -113,7 +117,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(AccountRequired)
-    async def account_required(request: Request, error: AccountRequired) -> JSONResponse:
+    @app.exception_handler(TooManyGames)
+    async def refused_seat(request: Request, error: AccountRequired | TooManyGames) -> JSONResponse:
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=403)
 
     @app.exception_handler(Exception)
@@ -141,7 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "bot_pool_replacements": pool.replacements,
         }
 
-    for module in (tables, live, games, identity, history, ratings):
+    for module in (tables, live, games, identity, history, ratings, mygames, notify):
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app

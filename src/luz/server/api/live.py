@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
@@ -24,15 +25,16 @@ router = APIRouter()
 
 
 @router.websocket("/ws/tables/{table_id}")
-async def play(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
-    """Live play: a seat (with its token) or a spectator (without) receives its view after every change."""
+async def play(websocket: WebSocket, table_id: str, token: str | None = None, me: bool = False) -> None:
+    """Live play: a seat (with its token, or ``me=1``: the seat the connection's identity holds) or a spectator
+    (without) receives its view after every change."""
     client, guards = client_of(websocket), guards_of(websocket)
     if await guards.connection_rate.hit("connect:" + client) is not None or not guards.client_connections.take(client):
         # Refused before the handshake (HTTP 403), the cheapest answer to a flood of connections.
         await websocket.close(code=4429)
         return
     try:
-        await connected(websocket, table_id, token)
+        await connected(websocket, table_id, token, me)
     except (WebSocketDisconnect, RuntimeError, OSError) as gone:  # the client left while being written to
         log.info("connection to table ended: %s", type(gone).__name__)
     except Exception as failure:  # one connection's trouble: a line in the log, never a traceback
@@ -41,11 +43,18 @@ async def play(websocket: WebSocket, table_id: str, token: str | None = None) ->
         guards.client_connections.give_back(client)
 
 
-async def connected(websocket: WebSocket, table_id: str, token: str | None) -> None:
+async def connected(websocket: WebSocket, table_id: str, token: str | None, me: bool = False) -> None:
     """The connection's life: checked, attached, sent its state, then its messages handled until it closes."""
     tables = tables_of(websocket)
     table = await tables.get(table_id)
-    seat = await asyncio.to_thread(tables.store.seat_of, table_id, token) if token and table else None
+    if token is None and me and table is not None:
+        seat = await own_seat(websocket, table_id)
+        if seat is None:  # no identity, one from another site, or none that holds a seat here
+            await websocket.accept()
+            await websocket.close(code=4401)
+            return
+    else:
+        seat = await asyncio.to_thread(tables.store.seat_of, table_id, token) if token and table else None
     if table is None or (token and seat is None):
         await websocket.accept()  # the close code reaches a client only once the handshake is done
         await websocket.close(code=4404 if table is None else 4401)
@@ -87,6 +96,18 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None) -> N
     finally:
         if tables.presence.detach(table, seat, websocket):
             await tables.broadcast(table)
+
+
+async def own_seat(websocket: WebSocket, table_id: str) -> int | None:
+    """The seat the connection's identity holds at the table (its token stays on the server), if the connection
+    comes from this site: another site's page must not play with its visitor's cookie."""
+    origin = websocket.headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc != websocket.headers.get("host", ""):
+        return None
+    identity, _ = await identities_of(websocket).current(websocket)
+    if identity is None:
+        return None
+    return await asyncio.to_thread(tables_of(websocket).store.player_seat, table_id, identity.player_id)
 
 
 async def second_seat(websocket: WebSocket, table_id: str, seat: int | None) -> int | None:

@@ -10,7 +10,7 @@ from luz.bots import BOTS
 from luz.engine import DEFAULT_EDITION, EDITIONS
 
 from ..store import SeatKind
-from ..timecontrol import TimeControlSpec
+from ..timecontrol import TIMEOUTS_BEFORE_BOT, TimeControlSpec
 
 NO_NUL = r"^[^\x00]*$"
 """Text without NUL characters (PostgreSQL cannot store them)."""
@@ -49,8 +49,16 @@ class TableCreate(BaseModel):
     seats: list[SeatSpec] | None = Field(None, description="One per seat; default: every seat human.")
     time_control: TimeControlSpec | None = Field(
         None,
-        description="A clock: a preset (minutes + seconds per move) or {reserve_seconds, increment_seconds}; "
-        "default none. When a player's time runs out the heuristic bot plays that move for them.",
+        description="A clock: a preset (minutes + seconds per move: 1+5, 3+10, 5+15) or {reserve_seconds, "
+        "increment_seconds}; or turn-based, days per move: 1d, 2d, 3d, 7d or {days_per_move} (1 to 14). Default "
+        "none. When a player's time runs out the heuristic bot plays that move for them.",
+    )
+    timeouts_before_bot: int = Field(
+        TIMEOUTS_BEFORE_BOT,
+        ge=1,
+        le=5,
+        description="Turn-based tables: after this many timeouts in a row, a bot plays the seat for the rest of the "
+        "game (a rated game then ranks its player last).",
     )
 
 

@@ -14,7 +14,7 @@ from luz.bots.levels import levels as bot_levels
 from luz.engine import EDITIONS, LuzError, get_edition
 from luz.engine.record import to_record
 
-from ..store import AccountRequired, SeatKind, SecondSeat, Status, build_game
+from ..store import AccountRequired, SeatKind, SecondSeat, Status, TooManyGames, build_game
 from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
 from ..timecontrol import stored_time_control
@@ -77,7 +77,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
             grace_seconds=spec.grace_seconds,
             hints=spec.hints,
             rated=spec.rated,
-            time_control=stored_time_control(spec.time_control),
+            time_control=stored_time_control(spec.time_control, spec.timeouts_before_bot),
             seats=[{**s.model_dump(), "bot": (s.bot or QUICK_BOT) if s.kind == SeatKind.BOT else None} for s in seats],
         )
         table = await table_or_404(request, table_id)
@@ -86,7 +86,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
     invites = [
         Invite(seat=n, token=t, url=f"{settings.public_url}/t/{table_id}?seat={n}&token={t}") for n, t in tokens.items()
     ]
-    return TableCreated(table=table.state.summary(), invites=invites)
+    return TableCreated(table=table.summary(), invites=invites)
 
 
 @router.get("/api/tables")
@@ -98,7 +98,7 @@ async def lobby(request: Request) -> list[dict[str, Any]]:
 @router.get("/api/tables/{table_id}")
 async def table(request: Request, table_id: str) -> dict[str, Any]:
     """A table as anyone may see it (no hands: use the WebSocket for views)."""
-    return (await table_or_404(request, table_id)).state.summary()
+    return (await table_or_404(request, table_id)).summary()
 
 
 @router.post("/api/tables/{table_id}/seats/{seat}/join")
@@ -117,12 +117,18 @@ async def join(
     async with table.lock:
         try:
             token, state = await asyncio.to_thread(
-                tables.store.join, table_id, seat, body.name or identity.name, body.token, identity.player_id
+                tables.store.join,
+                table_id,
+                seat,
+                body.name or identity.name,
+                body.token,
+                identity.player_id,
+                settings_of(request).max_turn_based_games,
             )
         except SecondSeat as error:
             raise HTTPException(409, str(error)) from None
-        except AccountRequired:
-            raise  # a typed 403 (account_required), by its handler
+        except (AccountRequired, TooManyGames):
+            raise  # a typed 403 (account_required, too_many_games), by its handler
         except PermissionError as error:
             raise HTTPException(403, str(error)) from None
         table.reload(state)
@@ -131,7 +137,7 @@ async def join(
     await close_all(revoked)
     await tables.changed(table)
     await tables.start_if_ready(table)
-    return Joined(seat=seat, token=token, table=table.state.summary())
+    return Joined(seat=seat, token=token, table=table.summary())
 
 
 @router.post("/api/tables/{table_id}/leave")
@@ -151,7 +157,7 @@ async def leave(
             revoked = table.seats.pop(seat, set())
     await close_all(revoked)
     await tables.changed(table)
-    return table.state.summary()
+    return table.summary()
 
 
 @router.get("/api/tables/{table_id}/record")

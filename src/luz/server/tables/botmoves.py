@@ -41,7 +41,7 @@ class BotMoves:
         spec = table.state.seats[seat]
         if spec.kind == SeatKind.BOT:
             return within_caps(spec.bot or QUICK_BOT, self.settings)
-        return QUICK_BOT if seat in table.taken_over else None
+        return QUICK_BOT if seat in table.taken_over or seat in table.replaced() else None
 
     def schedule(self, table: Table, delay: float = 0.0) -> None:
         """Let the bot of the seat to move, if a bot plays it, move (after ``delay`` seconds)."""

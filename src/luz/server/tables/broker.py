@@ -18,6 +18,8 @@ EventHandler = Callable[[str, int, Change | None], Awaitable[None]]
 """Told that a table reached a version on another process (with the change, when it is one action)."""
 PresenceHandler = Callable[[str, int, str], Awaitable[None]]
 """Told of another process's presence message about a seat (presence.py)."""
+PlayersHandler = Callable[[list[str]], None]
+"""Told that the turn changed at a table of these identities, on another process (watchers.py)."""
 
 
 class Broker(Protocol):
@@ -29,7 +31,17 @@ class Broker(Protocol):
         """``here``: this process has a connection of the seat; ``who``: does any process have one? ``away``: a
         bot plays the seat for its absent player."""
 
-    async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None: ...
+    async def players(self, players: list[str]) -> None:
+        """The turn changed at a table of ``players`` (their "my games" streams look again)."""
+
+    async def seated(self, table_id: str, seats: list[int], here: bool) -> None:
+        """Whether this process now holds a connection of each of ``seats`` (a mark with a lifetime, renewed while
+        it does), so that any process can tell whether a player is at the table (``is_seated``)."""
+
+    async def is_seated(self, table_id: str, seat: int) -> bool: ...
+    async def start(
+        self, handler: EventHandler, presence: PresenceHandler | None = None, players: PlayersHandler | None = None
+    ) -> None: ...
     async def close(self) -> None: ...
 
 
@@ -44,7 +56,18 @@ class MemoryBroker:
     async def presence(self, table_id: str, seat: int, kind: str) -> None:
         return None
 
-    async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None:
+    async def players(self, players: list[str]) -> None:
+        return None
+
+    async def seated(self, table_id: str, seats: list[int], here: bool) -> None:
+        return None
+
+    async def is_seated(self, table_id: str, seat: int) -> bool:
+        return False
+
+    async def start(
+        self, handler: EventHandler, presence: PresenceHandler | None = None, players: PlayersHandler | None = None
+    ) -> None:
         return None
 
     async def close(self) -> None:
@@ -55,6 +78,10 @@ class RedisBroker:
     """Several server processes: table events go through Redis pub/sub."""
 
     CHANNEL = "luz:table-events"
+    SEATED = "luz:seated:{}:{}"
+    """The processes that hold a connection of a seat (a set of their origins): table, seat."""
+    SEATED_SECONDS = 300
+    """The mark's lifetime: renewed while the connection lasts (a process that died leaves none for long)."""
     shared = True
 
     def __init__(self, url: str) -> None:
@@ -79,7 +106,28 @@ class RedisBroker:
         event = {"table": table_id, "seat": seat, "presence": kind, "origin": self.origin}
         await self.redis.publish(self.CHANNEL, json.dumps(event))
 
-    async def start(self, handler: EventHandler, presence: PresenceHandler | None = None) -> None:
+    async def players(self, players: list[str]) -> None:
+        await self.redis.publish(self.CHANNEL, json.dumps({"players": players, "origin": self.origin}))
+
+    async def seated(self, table_id: str, seats: list[int], here: bool) -> None:
+        if not seats:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for seat in seats:
+                key = self.SEATED.format(table_id, seat)
+                if here:
+                    pipe.sadd(key, self.origin)
+                    pipe.expire(key, self.SEATED_SECONDS)
+                else:
+                    pipe.srem(key, self.origin)
+            await pipe.execute()
+
+    async def is_seated(self, table_id: str, seat: int) -> bool:
+        return bool(await self.redis.exists(self.SEATED.format(table_id, seat)))
+
+    async def start(
+        self, handler: EventHandler, presence: PresenceHandler | None = None, players: PlayersHandler | None = None
+    ) -> None:
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(self.CHANNEL)
 
@@ -103,7 +151,10 @@ class RedisBroker:
                 event = json.loads(message["data"])
                 if event.get("origin") == self.origin:
                     continue
-                if "presence" in event:
+                if "players" in event:
+                    if players is not None and isinstance(event["players"], list):
+                        players([str(player) for player in event["players"]])
+                elif "presence" in event:
                     task = asyncio.create_task(handle_presence(event["table"], int(event["seat"]), event["presence"]))
                     self._handlers.add(task)
                     task.add_done_callback(self._handlers.discard)

@@ -115,4 +115,22 @@ class Clocks:
         if self.announced.get(table.id) == key:
             return None
         self.announced[table.id] = key
-        return {"type": "timeout", "seat": clock["timeout"], "version": table.state.version}
+        seat = clock["timeout"]
+        notice: dict[str, Any] = {"type": "timeout", "seat": seat, "version": table.state.version}
+        if "timeouts" in clock:  # turn-based: how many in a row, and whether the seat has just passed to a bot
+            notice["timeouts"], notice["replaced"] = clock["timeouts"][seat], seat in clock["replaced"]
+        return notice
+
+    def forget(self, table: Table) -> None:
+        """The table leaves this process's memory: its timer goes (the database's deadline brings it back)."""
+        armed = self.timers.pop(table.id, None)
+        if armed is not None:
+            armed[1].cancel()
+        self.announced.pop(table.id, None)
+
+    def loaded(self, table: Table) -> None:
+        """A table just loaded from the database: its last timeout was told when it was stored, not again now."""
+        clock = table.state.clock
+        if clock is not None and clock.get("timeout") is not None:
+            self.announced[table.id] = (table.state.game_no, clock["since"])
+        self.arm(table)

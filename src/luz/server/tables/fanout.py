@@ -46,7 +46,7 @@ class Fanout:
 
     def summary(self, table: Table) -> dict[str, Any]:
         """The table as every connection is told it: settings, seats (connected, played by a bot), clock."""
-        summary = table.state.summary()
+        summary = table.summary()
         for entry in summary["seats"]:
             entry["connected"] = table.connected(entry["seat"])
             entry["bot_playing"] = entry["seat"] in table.taken_over

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 from ..settings import Settings
 from ..store import SeatKind
+from ..timecontrol import is_turn_based
 from .broker import Broker
 from .model import Connection, Refused
 from .table import Table
@@ -61,6 +62,7 @@ class Presence:
         table.taken_over.discard(seat)
         if self.broker.shared:  # the other processes stop counting down (or playing) for this seat
             self.host.spawn(self.broker.presence(table.id, seat, "here"))
+            self.host.spawn(self.broker.seated(table.id, [seat], True))
         return arrived, evicted
 
     def detach(self, table: Table, seat: int | None, connection: Connection) -> bool:
@@ -75,6 +77,8 @@ class Presence:
         connections.discard(connection)
         if table.connected(seat):
             return False
+        if self.broker.shared:
+            self.host.spawn(self.broker.seated(table.id, [seat], False))
         if table.state.seats[seat].kind != SeatKind.HUMAN or seat in table.away:
             return True  # a bot seat, or already counting down (a second detach)
         self._count_down(table, seat)
@@ -88,6 +92,8 @@ class Presence:
                 self._count_down(table, seat.seat)
 
     def _count_down(self, table: Table, seat: int) -> None:
+        if is_turn_based(table.state.time_control):
+            return  # its players come and go over days: only their deadlines hand a seat to a bot
         loop = asyncio.get_running_loop()
         table.away[seat] = loop.call_later(table.state.grace_seconds, self._take_over, table, seat)
 

@@ -13,6 +13,7 @@ from luz.engine import Action
 
 from ..settings import Settings
 from ..store import SeatKind, Status, Store, build_game
+from ..timecontrol import is_turn_based, now_ms
 from .botmoves import BotMoves
 from .botpool import BotPool
 from .broker import Broker
@@ -21,6 +22,7 @@ from .fanout import Fanout
 from .model import Change, Outbox, Refused
 from .presence import Presence
 from .table import Table, Writer
+from .watchers import Watchers
 
 log = logging.getLogger("luz.server")
 
@@ -40,6 +42,11 @@ class Registry:
         self.fanout = Fanout(public, self.clocks.notice, self.presence.detach)
         self.writer = Writer(store, broker.shared, self.fanout.outbox, self.clocks.arm)
         self.bots = BotMoves(self, pool, settings)
+        self.watchers = Watchers(broker)
+        self.fired = 0
+        """Tables found past their deadline in the database and loaded to play it (a count, for the bench)."""
+        self.evicted = 0
+        """Tables that left memory, idle (a count)."""
 
     # -- loading -----------------------------------------------------------------------------------------
 
@@ -47,6 +54,7 @@ class Registry:
         """The live table ``table_id``, loaded from the database on first use."""
         table = self.live.get(table_id)
         if table is not None:
+            table.touched = asyncio.get_running_loop().time()
             return table
         if "\x00" in table_id:  # no table's id; PostgreSQL refuses it in a query
             return None
@@ -55,17 +63,108 @@ class Registry:
                 state = await asyncio.to_thread(self.store.load, table_id)
                 if state is None:
                     return None
-                self.live[table_id] = Table(state, build_game(state))
-                self.clocks.arm(self.live[table_id])  # its turn's deadline, also when another process dies
-            return self.live[table_id]
+                table = Table(state, build_game(state))
+                if is_turn_based(state.time_control) and state.status == Status.PLAYING:
+                    # A player who left the table: a bot plays their seat (presence never counts down here).
+                    table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
+                self.live[table_id] = table
+                self.clocks.loaded(table)  # its turn's deadline, also when another process dies
+            table = self.live[table_id]
+            table.touched = asyncio.get_running_loop().time()
+            return table
 
     async def resume(self) -> None:
-        """After a start or restart: load every table with a game in progress and let its bots play on."""
+        """After a start or restart: load every real-time table with a game in progress and let its bots play on.
+        Turn-based tables stay in the database until needed: the deadline watch plays those whose time ran out
+        while the server was down (``start``)."""
         for table_id in await asyncio.to_thread(self.store.live_tables):
             table = await self.get(table_id)
             if table is not None:
                 self.presence.await_players(table)  # nobody is connected yet
                 self.schedule_bots(table)
+
+    def start(self) -> None:
+        """The background work of a running server: the database's deadlines, idle tables leaving memory, the
+        marks of the seats connected here."""
+        for loop in (self._watch_deadlines(), self._sweep_idle(), self._renew_seated()):
+            self.spawn(loop)
+
+    async def _watch_deadlines(self) -> None:
+        while True:
+            try:
+                await self.fire_due()
+            except Exception:  # the database unreachable for a moment: look again at the next round
+                log.exception("deadline watch failed")
+            await asyncio.sleep(self.settings.deadline_scan_seconds)
+
+    async def fire_due(self) -> int:
+        """Load the turn-based tables past their deadline that this process does not hold, and let their clocks
+        and bots act (the table's version check makes each deadline's move stored once, whichever process
+        stores it). Returns how many were loaded."""
+        fired = 0
+        for table_id in await asyncio.to_thread(self.store.due_tables, now_ms()):
+            if table_id in self.live:
+                continue  # held here: its own timer and bots act
+            table = await self.get(table_id)
+            if table is not None:
+                self.schedule_bots(table)
+                fired += 1
+        self.fired += fired
+        return fired
+
+    def idle(self, table: Table, now: float) -> bool:
+        """Whether ``table`` may leave memory: nobody connected, nothing running, not used for a while, and no
+        timer of its own to keep (waiting, between games, or turn-based with a person to move: the database's
+        deadline brings it back)."""
+        state, game = table.state, table.game
+        if now - table.touched < self.settings.idle_table_seconds or table.lock.locked() or table.away:
+            return False
+        if any(table.seats.values()) or table.spectators or (table.thinking is not None and not table.thinking.done()):
+            return False
+        if state.status != Status.PLAYING:
+            return True
+        mover = game.current_player if game is not None else None
+        return is_turn_based(state.time_control) and mover is not None and mover not in table.bot_seats()
+
+    def evict_idle(self) -> int:
+        """Let the idle tables leave memory; how many left."""
+        now = asyncio.get_running_loop().time()
+        leaving = [table for table in self.live.values() if self.idle(table, now)]
+        for table in leaving:
+            del self.live[table.id]
+            self.clocks.forget(table)
+        self.evicted += len(leaving)
+        return len(leaving)
+
+    async def _sweep_idle(self) -> None:
+        while True:
+            await asyncio.sleep(min(30.0, max(0.05, self.settings.idle_table_seconds / 2)))
+            self.evict_idle()
+
+    async def _renew_seated(self) -> None:
+        """Renew this process's marks of the seats it holds a connection of (other processes' notifiers ask)."""
+        if not self.broker.shared:
+            return
+        while True:
+            await asyncio.sleep(self.broker_seated_renewal)
+            for table in list(self.live.values()):
+                seats = [seat for seat, connections in table.seats.items() if connections]
+                if seats:
+                    await self.broker.seated(table.id, seats, True)
+
+    broker_seated_renewal = 60.0
+    """Seconds between renewals of the seat marks (well within their lifetime, ``RedisBroker.SEATED_SECONDS``)."""
+
+    async def seat_connected(self, table_id: str, seat: int) -> bool:
+        """Whether a connection of ``seat`` is open at the table, on this process or another."""
+        table = self.live.get(table_id)
+        if table is not None and table.connected(seat):
+            return True
+        return self.broker.shared and await self.broker.is_seated(table_id, seat)
+
+    def on_players(self, players: list[str]) -> None:
+        """Another process changed the turn at a table of ``players`` (watchers.py)."""
+        self.watchers.wake(players)
 
     # -- other processes ---------------------------------------------------------------------------------
 
@@ -98,6 +197,7 @@ class Registry:
         """Apply ``seat``'s action (the writer checks and stores it), then tell everyone. Returns the new version.
         ``timeout``: the move is the timeout bot's, its player's time having run out (clocks.py)."""
         caught_up: list[Outbox] = []
+        table.touched = asyncio.get_running_loop().time()
         try:
             version, change = await self.writer.act(table, seat, action, expected, timeout, caught_up)
         except Refused:
@@ -118,6 +218,19 @@ class Registry:
         else:  # nobody to tell elsewhere: no task for it
             await self.fanout.deliver(table, *before, outbox)
         self.schedule_bots(table)
+        self._tell_players(table)
+
+    def _tell_players(self, table: Table) -> None:
+        """Wake the "my games" streams of the table's players when whose turn it is changed (a table's status,
+        game or seat to move), not at every change."""
+        game = table.game
+        turn = (table.state.status, table.state.game_no, game.current_player if game is not None else None)
+        if turn == table.told:
+            return
+        table.told = turn
+        players = [seat.player for seat in table.state.seats if seat.player is not None]
+        if players:
+            self.spawn(self.watchers.changed(players))
 
     async def start_if_ready(self, table: Table, next_game: bool = False, seed: int | None = None) -> None:
         """Start the first game once every seat is taken, or the next one when asked after a game (with ``seed``

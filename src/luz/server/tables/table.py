@@ -18,7 +18,7 @@ from luz.engine import Action, Game, IllegalAction, LuzError, Phase, ViewsJson, 
 
 from ..history import results_of
 from ..store import SeatKind, StaleVersion, Status, Store, TableState, build_game
-from ..timecontrol import after_move
+from ..timecontrol import Turn, after_move, deadline, replaced, turn_of
 from .model import Change, Connection, Outbox, Refused
 
 T = TypeVar("T")
@@ -50,6 +50,10 @@ class Table:
     views: ViewsJson | None = None
     """Every seat's view of the game at ``views_version`` (built on first use at each version)."""
     views_version: int = -1
+    touched: float = 0.0
+    """When it was last used (event loop time): a table left alone long enough leaves memory (registry.py)."""
+    told: tuple[Any, ...] | None = None
+    """The turn its players' "my games" streams were last told of (status, game, seat to move)."""
 
     @property
     def id(self) -> str:
@@ -63,8 +67,19 @@ class Table:
         return bool(self.seats.get(seat))
 
     def bot_seats(self) -> set[int]:
-        """The seats a bot plays: bot seats, and human seats taken over."""
-        return {s.seat for s in self.state.seats if s.kind == SeatKind.BOT} | self.taken_over
+        """The seats a bot plays: bot seats, human seats taken over, and the turn-based seats passed to a bot."""
+        return {s.seat for s in self.state.seats if s.kind == SeatKind.BOT} | self.taken_over | self.replaced()
+
+    def replaced(self) -> set[int]:
+        """Seats of a turn-based game a bot plays for the rest of it (their time ran out too often in a row)."""
+        return replaced(self.state.clock)
+
+    def summary(self) -> dict[str, Any]:
+        """The table's stored summary with the seat to move and its deadline (epoch ms), if it is timed."""
+        summary = self.state.summary()
+        mover = self.game.current_player if self.game is not None and self.state.status == Status.PLAYING else None
+        summary["to_move"], summary["deadline"] = mover, deadline(self.state, mover)
+        return summary
 
     def to_move(self, seat: int, expected: int | None) -> bool:
         """Whether ``seat`` may move now, at version ``expected`` (``None``: whatever the version)."""
@@ -116,11 +131,21 @@ class Writer:
             for _ in range(3):
                 trial = self._checked(table, seat, action, expected)
                 over = trial.phase is Phase.GAME_OVER
-                results = results_of(trial, table.state, table.names(), table.bot_seats()) if over else None
                 clock = after_move(table.state, seat, timeout)
+                bots = table.bot_seats() | replaced(clock)
+                results = results_of(trial, table.state, table.names(), bots) if over else None
+                turn = self._turn(table, trial, clock, bots, seat, timeout)
                 try:
                     version = await self._stored(
-                        self.store.append_action, table.id, table.state.version, seat, str(action), over, results, clock
+                        self.store.append_action,
+                        table.id,
+                        table.state.version,
+                        seat,
+                        str(action),
+                        over,
+                        results,
+                        clock,
+                        turn,
                     )
                 except StaleVersion:
                     caught_up += await self.catch_up(table)
@@ -128,6 +153,13 @@ class Writer:
                 table.applied(trial, str(action), version, clock)
                 return version, Change(table.state.game_no, str(action), clock)
             raise Refused("busy", "the table is busy: try again")
+
+    @staticmethod
+    def _turn(table: Table, game: Game, clock: dict[str, Any] | None, bots: set[int], seat: int, timeout: bool) -> Turn:
+        """The turn's columns once ``seat``'s move is stored (its player is told only when the turn has passed to
+        another seat, or to itself after a timeout)."""
+        mover = game.current_player if game.phase is not Phase.GAME_OVER else None
+        return turn_of(table.state.time_control, clock, mover, bots, mover != seat or timeout)
 
     @staticmethod
     def _checked(table: Table, seat: int, action: Action, expected: int | None) -> Game:
