@@ -90,9 +90,11 @@ def watch_pending(player: Player, response: Any) -> None:
         player.pending += 1
 
 
-def open_player(browser: Any, url: str, viewport: dict[str, int] = LAPTOP, locale: str = "en-GB") -> Player:
+def open_player(
+    browser: Any, url: str, viewport: dict[str, int] = LAPTOP, locale: str = "en-GB", timezone: str | None = None
+) -> Player:
     """A page in a browser context of its own (its own storage: another player's browser)."""
-    context = browser.new_context(viewport=viewport, locale=locale)
+    context = browser.new_context(viewport=viewport, locale=locale, timezone_id=timezone)
     page = context.new_page()
     player = Player(page)
     page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))

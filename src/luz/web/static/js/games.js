@@ -50,7 +50,7 @@ function card(game) {
         class: ["who-seat", seat.seat === game.to_move ? "to-move" : "", seat.seat === game.seat ? "me" : ""].filter(Boolean).join(" "),
         title: seatLabel(game, seat.seat),
       },
-      el("span", { class: "avatar", "aria-hidden": "true" }, seat.kind === "bot" ? "🤖" : initials(seatLabel(game, seat.seat))),
+      el("span", { class: "avatar", "aria-hidden": "true" }, seat.kind === "bot" ? "⚙" : initials(seatLabel(game, seat.seat))),
       el("span", { class: "who-seat-name" }, seat.seat === game.seat ? t("games.you") : seatLabel(game, seat.seat)),
     ),
   );
@@ -77,7 +77,7 @@ function card(game) {
         "span",
         { class: "game-card-foot" },
         el("span", { class: `game-card-turn${game.your_turn ? " mine" : ""}` }, turnText(game)),
-        left ? el("span", { class: `game-card-left${late ? " low" : ""}` }, "⏳ ", left) : null,
+        left ? el("span", { class: `game-card-left${late ? " low" : ""}` }, "⌛ ", left) : null,
       ),
     ),
   );

@@ -80,28 +80,30 @@ export function showNotifications() {
   showSettings();
 }
 
-/** What the form says, as the server takes it (with this browser's time zone and the page's language). */
+/** What the form says, as the server takes it (with this browser's time zone and the page's language). Email
+ * is for accounts (a guest sends none of it), and an address goes only when it changed: each new one is sent a
+ * link to confirm it. */
 function wanted() {
-  const guest = state.me?.guest ?? true;
-  const address = $("#notify-address").value.trim();
-  return {
+  const body = {
     push: $("#notify-push").checked,
-    email: !guest && $("#notify-email").checked,
-    email_address: guest ? null : address || null,
     quiet_hours: $("#quiet-on").checked ? { start: $("#quiet-start").value, end: $("#quiet-end").value } : null,
     timezone: timezone(),
     language: language(),
   };
+  const settings = state.settings;
+  if (!(state.me?.guest ?? true) && settings?.smtp) {
+    const address = $("#notify-address").value.trim() || null;
+    if (address !== (settings.email_address || null)) body.email_address = address;
+    body.email = $("#notify-email").checked && Boolean(address);
+  }
+  return body;
 }
 
 async function save(changes = {}) {
-  const before = state.settings?.email_address || null;
   const body = { ...wanted(), ...changes };
   state.settings = { ...state.settings, ...(await api("/api/me/notifications", { method: "PUT", body })) };
-  showSettings();
-  const address = state.settings.email_address;
-  if (address && address !== before && !state.settings.email_verified) say(t("notify.email_check", { address }));
-  else say(t("notify.saved"));
+  showSettings(); // a new address: "check your inbox" under it
+  say(t("notify.saved"));
 }
 
 async function enable() {
