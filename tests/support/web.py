@@ -52,8 +52,6 @@ class Player:
     """The URL of each connection the page opened."""
     pictures: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    pending: int = 0
-    """Answers 404 of :data:`PENDING` endpoints not yet matched with their console error."""
 
     def picture(self) -> dict[str, Any]:
         """What the page shows now, kept for the hidden-information check after the game."""
@@ -71,23 +69,9 @@ class Player:
         return [m for m in messages if m.get("type") == "state"]
 
 
-PENDING = ("/api/me/events", "/api/me/games", "/api/me/notifications", "/api/push/key")
-"""Endpoints of the server's issue 23 that main may not have yet: their 404 is no page error (remove once in)."""
-
-
 def console_error(player: Player, message: Any) -> None:
-    """Keep the page's console errors, but an answer 404 of an endpoint still to come (:data:`PENDING`)."""
-    if message.type != "error":
-        return
-    if "status of 404" in message.text and player.pending > 0:
-        player.pending -= 1
-        return
-    player.errors.append(f"console: {message.text}")
-
-
-def watch_pending(player: Player, response: Any) -> None:
-    if response.status == 404 and response.url.split("?")[0].endswith(PENDING):
-        player.pending += 1
+    if message.type == "error":
+        player.errors.append(f"console: {message.text}")
 
 
 def open_player(
@@ -99,7 +83,6 @@ def open_player(
     player = Player(page)
     page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))
     page.on("console", lambda m: console_error(player, m))
-    page.on("response", lambda r: watch_pending(player, r))
     page.on("websocket", player.listen)
     page.goto(url)
     return player
@@ -116,7 +99,6 @@ def open_installed(browser: Any, folder: Path, url: str, viewport: dict[str, int
     player = Player(page)
     page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))
     page.on("console", lambda m: console_error(player, m))
-    page.on("response", lambda r: watch_pending(player, r))
     page.goto(url)
     return player
 
@@ -228,6 +210,10 @@ GUIDE = {
     "clocks-laptop",
     "clocks-phone",
     "clocks-timeout-phone",
+    "my-games-phone",
+    "my-games-laptop",
+    "turn-based-table-phone",
+    "notifications-phone",
     *(f"{size}-{part}" for size in ("phone", "laptop") for part in ("how-to-play", "4-summary", "4-game-over")),
     *(f"{size}-4-bidding" for size in ("phone", "laptop")),
     *(f"{size}-{n}-playing" for size in ("phone", "laptop") for n in (3, 4, 5)),

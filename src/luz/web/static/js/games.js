@@ -77,7 +77,7 @@ function card(game) {
         "span",
         { class: "game-card-foot" },
         el("span", { class: `game-card-turn${game.your_turn ? " mine" : ""}` }, turnText(game)),
-        left ? el("span", { class: `game-card-left${late ? " low" : ""}` }, "⌛ ", left) : null,
+        left ? el("span", { class: `game-card-left${late ? " low" : ""}` }, el("span", { class: "time-icon", "aria-hidden": "true" }), left) : null,
       ),
     ),
   );
