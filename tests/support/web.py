@@ -69,14 +69,36 @@ class Player:
         return [m for m in messages if m.get("type") == "state"]
 
 
-def open_player(browser: Any, url: str, viewport: dict[str, int] = LAPTOP, locale: str = "en-GB") -> Player:
+def console_error(player: Player, message: Any) -> None:
+    if message.type == "error":
+        player.errors.append(f"console: {message.text}")
+
+
+def open_player(
+    browser: Any, url: str, viewport: dict[str, int] = LAPTOP, locale: str = "en-GB", timezone: str | None = None
+) -> Player:
     """A page in a browser context of its own (its own storage: another player's browser)."""
-    context = browser.new_context(viewport=viewport, locale=locale)
+    context = browser.new_context(viewport=viewport, locale=locale, timezone_id=timezone)
     page = context.new_page()
     player = Player(page)
     page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))
-    page.on("console", lambda m: player.errors.append(f"console: {m.text}") if m.type == "error" else None)
+    page.on("console", lambda m: console_error(player, m))
     page.on("websocket", player.listen)
+    page.goto(url)
+    return player
+
+
+def open_installed(browser: Any, folder: Path, url: str, viewport: dict[str, int] = PHONE) -> Player:
+    """A page in a persistent browser profile in ``folder``: not the incognito-like context of
+    :func:`open_player`, where Chromium never offers to install a site. Close with ``player.page.context.close()``."""
+    executable = os.environ.get("LUZ_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    context = browser.browser_type.launch_persistent_context(
+        str(folder), executable_path=executable, args=["--no-sandbox"], viewport=viewport, locale="en-GB"
+    )
+    page = context.pages[0] if context.pages else context.new_page()
+    player = Player(page)
+    page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))
+    page.on("console", lambda m: console_error(player, m))
     page.goto(url)
     return player
 
@@ -188,6 +210,10 @@ GUIDE = {
     "clocks-laptop",
     "clocks-phone",
     "clocks-timeout-phone",
+    "my-games-phone",
+    "my-games-laptop",
+    "turn-based-table-phone",
+    "notifications-phone",
     *(f"{size}-{part}" for size in ("phone", "laptop") for part in ("how-to-play", "4-summary", "4-game-over")),
     *(f"{size}-4-bidding" for size in ("phone", "laptop")),
     *(f"{size}-{n}-playing" for size in ("phone", "laptop") for n in (3, 4, 5)),

@@ -41,7 +41,7 @@ def test_no_serious_violation_anywhere(browser: Any, server: ServerProcess, size
     player = open_player(browser, f"{server.http}/", SIZES[size])
     page = player.page
     bad = []
-    for path in ("/", "/how-to-play", "/score", "/leaderboard", "/no-such-page"):
+    for path in ("/", "/how-to-play", "/score", "/leaderboard", "/games", "/account", "/offline", "/no-such-page"):
         page.goto(f"{server.http}{path}")
         page.wait_for_selector(".lang button")
         bad += violations(page, path, found)
@@ -68,6 +68,25 @@ def test_no_serious_violation_anywhere(browser: Any, server: ServerProcess, size
     page.goto(f"{server.http}/u/{me['id']}")
     page.wait_for_selector("#games .game-row")
     bad += violations(page, "profile", found)
+    # A turn-based game of this identity: the table with its deadline, then My games with its card.
+    made = page.evaluate(
+        """async () => {
+          const seats = [{kind: 'human'}, {kind: 'bot', bot: 'random'}, {kind: 'bot', bot: 'random'}];
+          const spec = {players: 3, seats, time_control: '2d', options: {first_player: 0}};
+          const post = (url, body) => fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                                  body: JSON.stringify(body)}).then((r) => r.json());
+          const made = await post('/api/tables', spec);
+          const joined = await post(`/api/tables/${made.table.id}/seats/0/join`, {token: made.invites[0].token});
+          localStorage.setItem(`luz.seat.${made.table.id}`, JSON.stringify({seat: 0, token: joined.token}));
+          return made.table.id;
+        }"""
+    )
+    page.goto(f"{server.http}/t/{made}?pace=0")
+    page.wait_for_selector("#deadline:not([hidden])")
+    bad += violations(page, "turn-based table", found)
+    page.goto(f"{server.http}/games")
+    page.wait_for_selector(".game-card.mine")
+    bad += violations(page, "my games", found)
     assert checked == {"bid", "play", "summary"}
     assert found["rules passed"] > 100, "axe ran its rules on the pages"
     print(f"axe at {size}: {dict(found)}")

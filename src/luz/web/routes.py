@@ -1,4 +1,5 @@
-"""Routes of the web client: its pages, each a static HTML file (the JavaScript asks the server's API for the rest)."""
+"""Routes of the web client: its pages, each a static HTML file (the JavaScript asks the server's API for the rest),
+and the installable app's files that must live at the site's root: its manifest and its service worker."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ PAGES = {
     "/u/{player_id}": "profile.html",
     "/account": "account.html",
     "/leaderboard": "leaderboard.html",
+    "/games": "games.html",
+    "/offline": "offline.html",
 }
 
 
@@ -33,3 +36,21 @@ def _page_route(path: str, file: Path) -> None:
 
 for _path, _file in PAGES.items():
     _page_route(_path, STATIC / _file)
+
+
+@router.get("/manifest.webmanifest", include_in_schema=False)
+async def manifest() -> FileResponse:
+    """The web app manifest (name, icons, colours, start page): what makes the site installable."""
+    return FileResponse(
+        STATIC / "manifest.webmanifest", media_type="application/manifest+json", headers={"Cache-Control": "no-cache"}
+    )
+
+
+@router.get("/sw.js", include_in_schema=False)
+async def service_worker() -> FileResponse:
+    """The service worker, at the root so that its scope is the whole site; never cached, so an update is seen."""
+    return FileResponse(
+        STATIC / "sw.js",
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
+    )

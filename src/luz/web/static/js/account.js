@@ -1,7 +1,9 @@
-// Your identity: display name, turning a guest into an account, signing in and out, the password.
+// Your identity: display name, turning a guest into an account, signing in and out, the password; the
+// notifications of your turns (notifications.js).
 
-import { $, ApiError, api, startPage } from "./common.js";
+import { $, ApiError, api, identity, startPage, watchTurns } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { loadNotifications, showNotifications, startNotifications } from "./notifications.js";
 
 let me = null;
 
@@ -13,9 +15,12 @@ function show() {
   $("#signed-in").hidden = me.guest;
 }
 
-async function refresh() {
-  me = await api("/api/me");
+async function refresh({ first = false } = {}) {
+  const before = me?.id;
+  me = first ? await identity() : await api("/api/me");
   show();
+  await loadNotifications(me); // a guest turned account may now have email
+  if (!first && me?.id !== before) watchTurns({ restart: true }); // another identity: its own turns
 }
 
 function handle(form, work, done) {
@@ -35,7 +40,11 @@ function handle(form, work, done) {
 
 async function main() {
   await startPage();
-  onLanguageChange(show);
+  onLanguageChange(() => {
+    show();
+    showNotifications();
+  });
+  startNotifications();
   handle("#rename-form", () => api("/api/me/name", { method: "POST", body: { name: $("#display-name").value.trim() } }), "player.saved");
   handle(
     "#register-form",
@@ -59,7 +68,7 @@ async function main() {
       await refresh();
     });
   }
-  await refresh();
+  await refresh({ first: true });
 }
 
 main();

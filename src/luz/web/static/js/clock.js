@@ -13,11 +13,39 @@ let current = null; // {clock, received, low}: the clock on screen
 let ticker = null;
 let noticeTimer = null;
 
-/** A time control as people write it: "3+10" (minutes + seconds per move); "0:30+2" for a reserve of 30 s. */
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** A time control as people write it: "3+10" (minutes + seconds per move); "0:30+2" for a reserve of 30 s; a
+ * turn-based table's "turn-based, 2 days per move". */
 export function timeControlText(control) {
+  if (control.days_per_move) return turnBasedText(control);
   const reserve = Math.round(control.reserve_ms / 1000);
   const minutes = reserve % 60 === 0 ? String(reserve / 60) : `${Math.floor(reserve / 60)}:${String(reserve % 60).padStart(2, "0")}`;
   return t("clock.control", { control: `${minutes}+${control.increment_ms / 1000}` });
+}
+
+/** "turn-based, 2 days per move". */
+export function turnBasedText(control) {
+  const days = control.days_per_move;
+  return t(days === 1 ? "turn.control_one" : "turn.control", { n: days });
+}
+
+/** Time left of a turn-based move, in words: "2 d 4 h left", under a day "5 h 12 min left", then "12 min left". */
+export function timeLeftText(ms) {
+  if (ms <= 0) return t("turn.time_up");
+  if (ms >= DAY) return t("turn.left_days", { d: Math.floor(ms / DAY), h: Math.floor((ms % DAY) / HOUR) });
+  if (ms >= HOUR) return t("turn.left_hours", { h: Math.floor(ms / HOUR), m: Math.floor((ms % HOUR) / MINUTE) });
+  return t("turn.left_minutes", { m: Math.max(1, Math.ceil(ms / MINUTE)) });
+}
+
+/** The same, short, for a seat's clock: "2 d 4 h", "5 h 12 min", "12 min". */
+export function timeLeftShort(ms) {
+  const left = Math.max(0, ms);
+  if (left >= DAY) return t("turn.short_days", { d: Math.floor(left / DAY), h: Math.floor((left % DAY) / HOUR) });
+  if (left >= HOUR) return t("turn.short_hours", { h: Math.floor(left / HOUR), m: Math.floor((left % HOUR) / MINUTE) });
+  return t("turn.short_minutes", { m: Math.ceil(left / MINUTE) });
 }
 
 /** Time left as a clock shows it: 4:05, and tenths under ten seconds (0:07.3). */
@@ -39,7 +67,7 @@ function tick() {
   for (const node of document.querySelectorAll(".clock[data-seat]")) {
     const seat = Number(node.dataset.seat);
     const left = timeLeft(seat);
-    node.textContent = clockText(left);
+    node.textContent = current.turnBased ? timeLeftShort(left) : clockText(left);
     node.classList.toggle("low", left <= current.low);
     node.classList.toggle("out", left <= 0);
   }
@@ -56,7 +84,10 @@ export function drawClocks(state, mine, received) {
     ticker = null;
     return;
   }
-  current = { clock, received, low: Math.min(LOW_MS, state.table.time_control.reserve_ms / 4) };
+  const turnBased = Boolean(state.table.turn_based);
+  // A turn-based move's last hour shows in red; a live clock's last ten seconds.
+  const low = turnBased ? HOUR : Math.min(LOW_MS, state.table.time_control.reserve_ms / 4);
+  current = { clock, received, low, turnBased };
   clock.remaining_ms.forEach((left, seat) => {
     if (left === null) return; // a bot's seat is not timed
     const head = seat === mine ? $("#me .seat-head") : document.querySelector(`#seats .seat[data-seat="${seat}"] .seat-head`);
@@ -72,20 +103,29 @@ export function drawClocks(state, mine, received) {
     );
   });
   tick();
-  if (!ticker) ticker = setInterval(tick, TICK_MS);
+  if (!ticker) ticker = setInterval(tick, turnBased ? 10_000 : TICK_MS);
 }
 
-/** Tell the table that a seat's time ran out and the bot played that move for it. */
-export function showTimeout(seat, mine, name) {
+/** Tell the table that a seat's time ran out and the bot played that move for it. ``replaced``: that was the
+ * seat's ``timeouts``-th timeout in a row, and a bot plays it for the rest of the game (the notice stays). */
+export function showTimeout(seat, mine, name, { replaced = false, timeouts = 0 } = {}) {
   let notice = $("#clock-notice");
   if (!notice) {
     notice = el("p", { id: "clock-notice", class: "clock-notice", role: "status" });
     $("#status").after(notice);
   }
-  notice.textContent = seat === mine ? t("clock.timeout_you") : t("clock.timeout", { name });
+  if (replaced) {
+    notice.textContent =
+      seat === mine ? t("clock.replaced_you", { n: timeouts }) : t("clock.replaced", { name, seat: seat + 1, n: timeouts });
+  } else {
+    notice.textContent = seat === mine ? t("clock.timeout_you") : t("clock.timeout", { name });
+  }
+  notice.classList.toggle("lasting", replaced);
   notice.hidden = false;
   clearTimeout(noticeTimer);
-  noticeTimer = setTimeout(() => {
-    notice.hidden = true;
-  }, NOTICE_MS);
+  if (!replaced) {
+    noticeTimer = setTimeout(() => {
+      notice.hidden = true;
+    }, NOTICE_MS);
+  }
 }

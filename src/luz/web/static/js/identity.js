@@ -2,11 +2,11 @@
 // first visit). Its name fills the name fields of the join forms, so there is nothing to fill in before playing,
 // and the header links to your profile and account.
 
-import { api, el, saved } from "./common.js";
+import { el, identity as whoAmI, saved } from "./common.js";
 import { t } from "./i18n.js";
 
 /** The identity (``{id, name, username, guest}``), or ``null`` when the server cannot be reached. */
-export const identity = api("/api/me").catch(() => null);
+export const identity = whoAmI();
 
 const NAME_FIELDS = ["#player-name", "#join-name", "#take-name"];
 const typed = new WeakSet(); // fields the person typed in: left as they are

@@ -123,9 +123,25 @@ function tableSpec() {
   };
   if ($("#hints").checked) spec.hints = true;
   if ($("#rated").checked) spec.rated = true;
+  if (turnBased()) {
+    const days = Number($("#days-per-move").value);
+    spec.time_control = [1, 2, 3, 7].includes(days) ? `${days}d` : { days_per_move: days };
+    spec.timeouts_before_bot = Number($("#timeouts-before-bot").value);
+    return spec;
+  }
   const clock = timeControl();
   if (clock) spec.time_control = clock;
   return spec;
+}
+
+function turnBased() {
+  return $("#pace-turn").checked;
+}
+
+/** Live or turn-based: the clocks of the one chosen. */
+function showPace() {
+  $("#turn-clock").hidden = !turnBased();
+  $("#live-clock").hidden = turnBased();
 }
 
 /** The chosen time control: a preset's name, a custom {reserve_seconds, increment_seconds}, or none. */
@@ -196,7 +212,13 @@ function drawLobby() {
     const item = el(
       "li",
       { class: "panel", dataset: { table: table.id } },
-      el("h3", {}, table.name, table.rated ? el("span", { class: "badge rated" }, t("rating.rated")) : null),
+      el(
+        "h3",
+        {},
+        table.name,
+        table.rated ? el("span", { class: "badge rated" }, t("rating.rated")) : null,
+        table.turn_based ? el("span", { class: "badge turn-based" }, t("turn.badge")) : null,
+      ),
       el(
         "p",
         { class: "muted" },
@@ -256,6 +278,8 @@ async function start() {
   $("#edition").addEventListener("change", fillPlayers);
   $("#players").addEventListener("change", fillSeats);
   $("#clock").addEventListener("change", showCustomClock);
+  for (const radio of document.querySelectorAll("input[name=pace]")) radio.addEventListener("change", showPace);
+  showPace();
   $("#create-form").addEventListener("submit", createTable);
   $("#lobby-refresh").addEventListener("click", refreshLobby);
   onLanguageChange(() => {

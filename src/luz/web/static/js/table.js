@@ -20,7 +20,7 @@ import {
   trickOnTable,
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
-import { drawClocks, showTimeout, timeControlText } from "./clock.js";
+import { drawClocks, showTimeout, timeControlText, timeLeftText } from "./clock.js";
 import { animateFrom, boxesOf } from "./motion.js";
 import {
   $,
@@ -32,6 +32,7 @@ import {
   copy,
   editions,
   el,
+  identity,
   inviteLink,
   saved,
   seatName,
@@ -47,7 +48,8 @@ const fragment = new URLSearchParams(location.hash.slice(1));
 
 const page = {
   editions: {},
-  me: saved.get(`seat.${tableId}`), // {seat, token} once this browser holds a seat here
+  me: saved.get(`seat.${tableId}`), // {seat, token} once this browser holds a seat here; {seat, token: null}: the
+  // seat this browser's identity holds (its cookie), opened with ?me=1 (My games on another device)
   invite: null, // {seat, token} from an invite link, until the seat is taken
   table: null, // the latest table summary
   shown: null, // the state on screen
@@ -71,6 +73,8 @@ const page = {
   notes: null, // this seat's notes on its cards this deal: {deal, notes: {slot: text}} from the server
   noteMode: false, // tapping a hidden card edits its note instead of playing it
   noteSlot: null,
+  serverOffset: 0, // the server's clock minus this device's (a turn-based deadline is the server's time)
+  deadlineTimer: null,
 };
 
 let pace = Number(query.get("pace") ?? saved.get("pace", 500));
@@ -127,7 +131,9 @@ function connect() {
   clearTimeout(page.retryTimer);
   clearInterval(page.countdown);
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const token = page.me ? `?token=${encodeURIComponent(page.me.token)}` : "";
+  let token = "";
+  if (page.me?.token) token = `?token=${encodeURIComponent(page.me.token)}`;
+  else if (page.me) token = "?me=1"; // the seat of the identity's cookie
   const socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}${token}`);
   page.socket = socket;
   socket.addEventListener("open", () => {
@@ -154,6 +160,12 @@ function connect() {
       return;
     }
     if (event.code === 4401) {
+      if (page.me && !page.me.token) {
+        // The identity holds no seat here any more: watch.
+        page.me = null;
+        connect();
+        return;
+      }
       forgetSeat();
       refuse(t("conn.seat_lost"));
       connect();
@@ -223,10 +235,14 @@ function receive(message) {
     const newest = page.queue.at(-1) || page.shown;
     if (newest && message.version < newest.version) return;
     message.received = performance.now(); // a timed table's clocks count from here (clock.js)
+    const serverTime = message.table?.clock?.server_time;
+    if (serverTime) page.serverOffset = serverTime - Date.now();
     page.queue.push(message);
     pump();
   } else if (message.type === "timeout") {
-    showTimeout(message.seat, page.me?.seat, nameOf(message.seat));
+    const replaced = Boolean(message.replaced);
+    showTimeout(message.seat, page.me?.seat, nameOf(message.seat), { replaced, timeouts: message.timeouts });
+    if (replaced) announce($("#clock-notice").textContent, { urgent: true });
   } else if (message.type === "notes") {
     page.notes = message;
     drawControls();
@@ -359,13 +375,16 @@ function statusText(view) {
   if (view.phase === "game_over") return t("status.over");
   const current = view.current_player;
   if (current === null || current === undefined) return "";
-  const taken = page.table.seats[current]?.bot_playing;
+  const replaced = page.table.seats[current]?.replaced;
+  const taken = page.table.seats[current]?.bot_playing || replaced;
   if (page.me?.seat === current) {
+    if (replaced) return t("status.bot_replaced_you");
     if (taken) return t("status.bot_for_you");
     return t(view.phase === "bid" ? "status.your_bid" : "status.your_play");
   }
   const key = view.phase === "bid" ? "status.their_bid" : "status.their_play";
-  return t(key, { name: nameOf(current) }) + (taken ? ` ${t("status.bot_playing")}` : "");
+  const why = replaced ? t("status.bot_replaced") : taken ? t("status.bot_playing") : "";
+  return t(key, { name: nameOf(current) }) + (why ? ` ${why}` : "");
 }
 
 function draw() {
@@ -385,7 +404,10 @@ function draw() {
   if (table.rated) info.push(t("rating.rated"));
   if (table.time_control) info.push(timeControlText(table.time_control));
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
+  $("#main").classList.toggle("turn-based", Boolean(table.turn_based));
+  drawDeadline();
   drawJoin(table);
+  drawTurnNote(table, view);
   $("#waiting").hidden = Boolean(view);
   $("#game").hidden = !view;
   if (!view) {
@@ -415,6 +437,31 @@ function draw() {
   if (page.me && query.has("tutorial")) import("./tutorial.js").then(({ coach }) => coach(view, page.me.seat, edition));
 }
 
+/** A turn-based table: the seat to move and the time it has left ("Bo to move: 2 d 4 h left"), kept current. */
+function drawDeadline() {
+  const table = page.table;
+  const box = $("#deadline");
+  const over = page.shown?.view?.phase === "game_over";
+  // The summary's seat to move and deadline; else the clock's (the mover's reserve left when it was sent).
+  const clock = table?.clock;
+  const mover = table?.to_move ?? clock?.running ?? null;
+  let deadline = table?.deadline ?? null;
+  if (deadline === null && mover !== null && clock?.server_time && clock.remaining_ms?.[mover] != null) {
+    deadline = clock.server_time + clock.remaining_ms[mover];
+  }
+  const due = table?.turn_based && deadline && mover !== null && !over;
+  box.hidden = !due;
+  clearTimeout(page.deadlineTimer);
+  if (!due) return;
+  const left = deadline - (Date.now() + page.serverOffset);
+  const key = page.me?.seat === mover ? "turn.deadline_you" : "turn.deadline";
+  $("#deadline-text").textContent = t(key, { name: nameOf(mover), left: timeLeftText(left) });
+  box.classList.toggle("low", left < 3_600_000);
+  box.classList.toggle("mine", page.me?.seat === mover);
+  // Minutes are shown under a day: the words change at most once a minute.
+  page.deadlineTimer = setTimeout(drawDeadline, Math.max(1000, Math.min(60_000, left % 60_000 || 60_000)));
+}
+
 /** How long a card's flight lasts: part of the pace, none when motion is off. */
 function motionTime() {
   if (!pace || matchMedia("(prefers-reduced-motion: reduce)").matches) return 0;
@@ -430,6 +477,22 @@ function drawJoin(table) {
     const field = $("#join-name");
     if (!field.value) field.value = saved.get("name", "");
   }
+}
+
+/** Before a turn-based game starts (joining, waiting for players): what turn-based means here. */
+function drawTurnNote(table, view) {
+  const note = $("#turn-note");
+  note.hidden = !table.turn_based || Boolean(view);
+  if (note.hidden) return;
+  const control = table.time_control || {};
+  const days = control.days_per_move || 1;
+  note.replaceChildren(
+    el("strong", {}, timeControlText(control)),
+    " ",
+    t(days === 1 ? "turn.explain_one" : "turn.explain", { n: days }),
+    " ",
+    t("turn.explain_bot", { k: control.timeouts_before_bot ?? 2 }),
+  );
 }
 
 function drawWaiting(table) {
@@ -487,7 +550,8 @@ function seatBadges(view, seat) {
   if (view.first_player === seat && view.phase !== "game_over") badges.push(el("span", { class: "badge first" }, t("seat.first")));
   if (info.kind === "bot") return badges;
   if (page.ratings?.[seat]) badges.push(ratingBadge(page.ratings[seat]));
-  if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
+  if (info.replaced) badges.push(el("span", { class: "badge away", title: t("seat.replaced_explain") }, t("seat.replaced")));
+  else if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
   else if (info.joined && !info.connected) badges.push(el("span", { class: "badge away" }, t("seat.away")));
   return badges;
 }
@@ -780,6 +844,12 @@ async function start() {
   }
   // An invite to a seat already taken is the player's own link, on another device: the token is the seat.
   if (page.invite && page.table?.seats[page.invite.seat]?.joined) holdSeat(page.invite.seat, page.invite.token);
+  // No seat saved in this browser, but this identity sits here (My games, on another device): that seat.
+  if (!page.me && !page.invite && page.table) {
+    const me = await identity();
+    const mine = me && page.table.seats.find((seat) => seat.kind === "human" && seat.joined && seat.player === me.id);
+    if (mine) page.me = { seat: mine.seat, token: null };
+  }
   connect();
 }
 
