@@ -7,6 +7,10 @@ from __future__ import annotations
 import base64
 import json
 import os
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import http_ece
@@ -15,10 +19,6 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from luz.bench.pushservice import PushService, Received
-
-__all__ = ["Browser", "PushService", "Received", "vapid_claims"]
-
 
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
@@ -26,6 +26,76 @@ def b64url(data: bytes) -> str:
 
 def b64url_decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]
+    """Lower-cased names."""
+    body: bytes
+    at: float
+    """``time.time()`` when it arrived."""
+
+
+class PushService:
+    """The service; ``with PushService() as service:`` runs it in a thread."""
+
+    def __init__(self) -> None:
+        self.received: list[Received] = []
+        self.answers: dict[str, int] = {}
+        self._changed = threading.Condition()
+        service = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                status = service.answers.get(self.path, 201)
+                with service._changed:
+                    headers = {k.lower(): v for k, v in self.headers.items()}
+                    service.received.append(Received(self.path, headers, body, time.time()))
+                    service._changed.notify_all()
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> PushService:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def url(self, path: str) -> str:
+        return self.origin + path
+
+    def answer(self, path: str, status: int) -> None:
+        self.answers[path] = status
+
+    def at(self, path: str) -> list[Received]:
+        with self._changed:
+            return [r for r in self.received if r.path == path]
+
+    def wait(self, path: str, count: int = 1, timeout: float = 30.0) -> list[Received]:
+        """The first ``count`` pushes to ``path``, once they have come."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            while len(got := [r for r in self.received if r.path == path]) < count:
+                left = deadline - time.monotonic()
+                assert left > 0, f"{len(got)} pushes to {path}, not {count}"
+                self._changed.wait(left)
+            return got[:count]
 
 
 class Browser:

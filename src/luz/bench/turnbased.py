@@ -29,13 +29,14 @@ import os
 import random
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from luz.bench.pushservice import PushService
 from luz.bench.server import ServerProcess, percentiles, raise_open_files
 
 HUMANS = 3
@@ -50,6 +51,48 @@ CHUNK = 5000
 
 
 # -- the push service -----------------------------------------------------------------------------------------
+
+
+class PushSink:
+    """A Web Push service on 127.0.0.1 answering 201 to every POST, recording when each arrived (``time.time()``)
+    by path; ``with PushSink() as sink:`` runs it in a thread."""
+
+    def __init__(self) -> None:
+        self.arrivals: list[tuple[str, float]] = []
+        self._lock = threading.Lock()
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                at = time.time()
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with sink._lock:
+                    sink.arrivals.append((self.path, at))
+                self.send_response(201)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> PushSink:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def taken(self) -> list[tuple[str, float]]:
+        with self._lock:
+            return list(self.arrivals)
 
 
 def subscription_keys() -> tuple[str, str]:
@@ -513,7 +556,7 @@ def bench_turn_based(
     url = database_url or f"sqlite:///{folder / 'luz.sqlite3'}"
     servers: list[ServerProcess] = []
     try:
-        with PushService() as sink:
+        with PushSink() as sink:
             say(f"seeding {tables:,} turn-based tables ({url.split('://')[0]})")
             seeded = seed_tables(url, tables, seed=seed, subscribed=active, push_origin=sink.origin, progress=say)
             env = {
@@ -535,7 +578,7 @@ def bench_turn_based(
             moved, window = asyncio.run(_drive_active(servers, active, seconds, seed, say))
             cpu_after = [s.cpu_seconds() for s in servers]
             time.sleep(5)  # the notifier's last scans (every 2 s)
-            pushes, unpushed = push_latencies(moved, sink.arrivals())
+            pushes, unpushed = push_latencies(moved, sink.taken())
             fired = measure_deadlines(url, seeded, list(range(active, active + deadlines)), 120, say)
             rss_end = [rss_bytes(s.process.pid) for s in servers]
             crashed = [s.log_tail(10) for s in servers if s.process.poll() is not None]
@@ -573,7 +616,7 @@ def bench_turn_based(
         "wrong_seat_reconnects": moved.wrong_seat,
         "move_errors": dict(sorted(moved.errors.items())),
         "turns_passed_to_subscribed_players": sum(len(t) for t in moved.turn_passed.values()),
-        "pushes_received": len(sink.arrivals()),
+        "pushes_received": len(sink.arrivals),
         "turn_passed_to_push_received_ms": percentiles(pushes),
         "turns_passed_without_push": unpushed,
         **fired,

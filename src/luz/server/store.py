@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, text, update
+from sqlalchemy import bindparam, func, insert, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -22,7 +22,7 @@ from luz.engine import Game, get_edition, parse_action
 
 from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, SeatRow, TableRow, now
 from .ratings import rate_game
-from .timecontrol import WATCHDOG_MS, Turn, is_turn_based, new_clock, replaced, turn_of
+from .timecontrol import Turn, is_turn_based, new_clock, replaced, turn_of
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
@@ -358,30 +358,15 @@ class Store:
                 )
             )
 
-    def claim_due(self, at: int, held: set[str], limit: int = 200) -> list[str]:
-        """Turn-based tables past their deadline at ``at`` (epoch ms; a mover's time has run out, or a bot should
-        have moved: its process died), earliest first, but for those ``held`` in the caller's memory (their own
-        timers act), each claimed by moving its deadline a watchdog ahead: another process asking meanwhile does
-        not get it, and if the caller dies before playing it, it is due again then."""
-        claimed = []
-        with Session(self.engine) as session, session.begin():
-            due = session.execute(
-                select(TableRow.id, TableRow.deadline)
-                .where(TableRow.deadline <= at)
-                .order_by(TableRow.deadline)
-                .limit(limit)
-            ).all()
-            for table_id, deadline in due:
-                if table_id in held:
-                    continue
-                moved = session.execute(
-                    update(TableRow)
-                    .where(TableRow.id == table_id, TableRow.deadline == deadline)
-                    .values(deadline=at + WATCHDOG_MS)
+    def due_tables(self, at: int, limit: int = 200) -> list[str]:
+        """Turn-based tables whose deadline is past at ``at`` (epoch ms), earliest first: a mover's time has run
+        out, or a bot should have moved (its process died)."""
+        with Session(self.engine) as session:
+            return list(
+                session.scalars(
+                    select(TableRow.id).where(TableRow.deadline <= at).order_by(TableRow.deadline).limit(limit)
                 )
-                if moved.rowcount == 1:  # type: ignore[attr-defined]
-                    claimed.append(table_id)
-        return claimed
+            )
 
     def games_of(self, player_id: str) -> list[dict[str, Any]]:
         """The unfinished games (tables waiting or playing) where ``player_id`` holds a seat, each with its seats,

@@ -66,9 +66,6 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
         await websocket.close(code=4409)
         return
     await websocket.accept()
-    # The table as held now: it may have left memory during the awaits above (then it is loaded again); nothing
-    # awaits between this and the attach, after which it stays.
-    table = await tables.get(table_id) or table
     try:
         arrived, evicted = tables.presence.attach(table, seat, websocket)
     except Refused as refused:

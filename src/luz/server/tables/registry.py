@@ -26,10 +26,6 @@ from .watchers import Watchers
 
 log = logging.getLogger("luz.server")
 
-SEATED_RENEWAL = 60.0
-"""Seconds between renewals of the marks of the seats connected here (well within their lifetime,
-``RedisBroker.SEATED_SECONDS``)."""
-
 
 class Registry:
     """All live tables of this process, and what acts on them."""
@@ -39,7 +35,7 @@ class Registry:
         self.broker = broker
         self.settings = settings
         self.live: dict[str, Table] = {}
-        self._loading: dict[str, asyncio.Future[Table | None]] = {}
+        self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self.clocks = Clocks(self)
         self.presence = Presence(self, broker, settings)
@@ -57,32 +53,25 @@ class Registry:
     async def get(self, table_id: str) -> Table | None:
         """The live table ``table_id``, loaded from the database on first use."""
         table = self.live.get(table_id)
-        if table is None:
-            if "\x00" in table_id:  # no table's id; PostgreSQL refuses it in a query
-                return None
-            # One load per table at a time, tables loaded side by side (a table out of memory never waits for
-            # another's load).
-            loading = self._loading.get(table_id)
-            if loading is None:
-                loading = self._loading[table_id] = asyncio.ensure_future(self._load(table_id))
-                loading.add_done_callback(lambda _: self._loading.pop(table_id, None))
-            table = await asyncio.shield(loading)
-            if table is None:
-                return None
-        table.touched = asyncio.get_running_loop().time()
-        return table
-
-    async def _load(self, table_id: str) -> Table | None:
-        state = await asyncio.to_thread(self.store.load, table_id)
-        if state is None:
+        if table is not None:
+            table.touched = asyncio.get_running_loop().time()
+            return table
+        if "\x00" in table_id:  # no table's id; PostgreSQL refuses it in a query
             return None
-        table = Table(state, build_game(state))
-        if is_turn_based(state.time_control) and state.status == Status.PLAYING:
-            # A player who left the table: a bot plays their seat (presence never counts down here).
-            table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
-        self.live[table_id] = table
-        self.clocks.loaded(table)  # its turn's deadline, also when another process dies
-        return table
+        async with self._load_lock:
+            if table_id not in self.live:
+                state = await asyncio.to_thread(self.store.load, table_id)
+                if state is None:
+                    return None
+                table = Table(state, build_game(state))
+                if is_turn_based(state.time_control) and state.status == Status.PLAYING:
+                    # A player who left the table: a bot plays their seat (presence never counts down here).
+                    table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
+                self.live[table_id] = table
+                self.clocks.loaded(table)  # its turn's deadline, also when another process dies
+            table = self.live[table_id]
+            table.touched = asyncio.get_running_loop().time()
+            return table
 
     async def resume(self) -> None:
         """After a start or restart: load every real-time table with a game in progress and let its bots play on.
@@ -109,11 +98,13 @@ class Registry:
             await asyncio.sleep(self.settings.deadline_scan_seconds)
 
     async def fire_due(self) -> int:
-        """Load the turn-based tables past their deadline that this process does not hold (each claimed in the
-        database by one process: store.claim_due), and let their clocks and bots act; the table's version check
-        stores each deadline's move once in any case. Returns how many were loaded."""
+        """Load the turn-based tables past their deadline that this process does not hold, and let their clocks
+        and bots act (the table's version check makes each deadline's move stored once, whichever process
+        stores it). Returns how many were loaded."""
         fired = 0
-        for table_id in await asyncio.to_thread(self.store.claim_due, now_ms(), set(self.live)):
+        for table_id in await asyncio.to_thread(self.store.due_tables, now_ms()):
+            if table_id in self.live:
+                continue  # held here: its own timer and bots act
             table = await self.get(table_id)
             if table is not None:
                 self.schedule_bots(table)
@@ -155,11 +146,14 @@ class Registry:
         if not self.broker.shared:
             return
         while True:
-            await asyncio.sleep(SEATED_RENEWAL)
+            await asyncio.sleep(self.broker_seated_renewal)
             for table in list(self.live.values()):
                 seats = [seat for seat, connections in table.seats.items() if connections]
                 if seats:
                     await self.broker.seated(table.id, seats, True)
+
+    broker_seated_renewal = 60.0
+    """Seconds between renewals of the seat marks (well within their lifetime, ``RedisBroker.SEATED_SECONDS``)."""
 
     async def seat_connected(self, table_id: str, seat: int) -> bool:
         """Whether a connection of ``seat`` is open at the table, on this process or another."""
@@ -257,11 +251,7 @@ class Registry:
         await self.fanout.broadcast(table)
 
     def schedule_bots(self, table: Table, delay: float = 0.0) -> None:
-        """After every change: arm the turn's deadline if the table is timed, and let a bot to move play. Not for
-        a table that has left memory meanwhile (a request held it): the one loaded since, or the database's
-        deadline, acts for it."""
-        if self.live.get(table.id) is not table:
-            return
+        """After every change: arm the turn's deadline if the table is timed, and let a bot to move play."""
         self.clocks.arm(table)
         self.bots.schedule(table, delay)
 
