@@ -64,7 +64,7 @@ def turn_based(http: Any, days: Any = "1d", players: int = 3, **spec: Any) -> tu
 
 def out_of_memory(http: Any, table_id: str) -> None:
     """Wait until the table has left the server's memory (nobody at it, nothing to do)."""
-    wait_for(lambda: table_id not in http.app.state.tables.live, timeout=30)
+    wait_for(lambda: table_id not in http.app.state.tables.live, timeout=60, step=0.05)
 
 
 def age(engine: Any, table_id: str, ms: int) -> None:
@@ -88,7 +88,7 @@ def time_out(http: Any, table_id: str, days: int = 1) -> list[tuple[int, int, in
     before = len(action_log(store, table_id))
     out_of_memory(http, table_id)
     age(store.engine, table_id, days * DAY_MS + 1_000)
-    return wait_for(lambda: (log := action_log(store, table_id)) and len(log) > before and log, timeout=30)
+    return wait_for(lambda: (log := action_log(store, table_id)) and len(log) > before and log, timeout=60, step=0.05)
 
 
 # -- time controls -----------------------------------------------------------------------------------------------

@@ -175,7 +175,10 @@ def test_the_offline_page_shows_without_network(browser: Any, server: ServerProc
     assert page.inner_text("#retry") == "Réessayer"
     page.evaluate("window.before = true")
     page.click("#retry")  # still offline: the page asked again, and the offline page again
-    again = "!window.before && document.querySelector('#offline-title')?.textContent === 'Vous êtes hors ligne'"
+    again = (
+        "!window.before && document.querySelector('#offline-title')?.textContent === 'Vous êtes hors ligne'"
+        " && document.body.dataset.listening === 'online'"
+    )
     page.wait_for_function(again)
     context.set_offline(False)  # back online: the page asked comes by itself
     page.wait_for_function("document.querySelector('h1').textContent === 'Mes parties'")

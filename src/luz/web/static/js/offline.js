@@ -8,9 +8,23 @@ function retry() {
   else location.reload();
 }
 
+/** The network is back but this page came (the server was not reached yet): try again, less and less often. */
+function retryLater() {
+  let tries = 0;
+  try {
+    tries = Number(sessionStorage.getItem("luz.offline.tries") || 0);
+    sessionStorage.setItem("luz.offline.tries", String(tries + 1));
+  } catch {
+    tries = 5;
+  }
+  setTimeout(retry, Math.min(60, 2 ** tries) * 1000);
+}
+
 async function start() {
   window.addEventListener("online", retry);
   $("#retry").addEventListener("click", retry);
+  document.body.dataset.listening = "online"; // from now on, the network's return reloads the page asked
+  if (navigator.onLine) retryLater();
   await startPage();
 }
 
