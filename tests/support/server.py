@@ -647,6 +647,12 @@ class ServerProcess:
         env["LUZ_GUESTS_PER_MINUTE"] = ""
         env["LUZ_BOT_TABLES_PER_CLIENT"] = "1000000"
         env["LUZ_CONNECTIONS_PER_SECOND"] = "100000/second"
+        # Every test client comes from 127.0.0.1: the policies per address are on only where a test says so.
+        env["LUZ_SEATS_PER_ADDRESS"] = "0"
+        env["LUZ_RATED_MIN_ACCOUNT_HOURS"] = "0"
+        env["LUZ_RATED_MIN_GAMES"] = "0"
+        env["LUZ_ACCOUNTS_PER_ADDRESS"] = ""
+        env["LUZ_RENAMES_PER_WEEK"] = "1000"
         env.update(self.env)
         command = [str(LUZ), "serve", "--port", str(self.port), "--database-url", self.database_url]
         command += ["--bot-workers", str(self.bot_workers)]

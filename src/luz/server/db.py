@@ -77,6 +77,10 @@ class TableRow(Base):
     email); cleared by the one process that tells them (notify/)."""
     remind_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
     """When a quarter of the mover's time is left at a turn-based table: its reminder's time, cleared once sent."""
+    show_hands: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Whether spectators see every hand face up (only an unlisted, unrated table: friends who stream or teach)."""
+    rematch: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    """The rematch offered at game over: who offered, each human seat's answer, when it expires; ``None``: none."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
@@ -95,6 +99,9 @@ class SeatRow(Base):
         ForeignKey("players.id", ondelete="SET NULL"), nullable=True, index=True
     )
     """The identity that took the seat (one seat per identity at a table); ``None``: a bot or an open seat."""
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """A keyed hash of the client address the seat was taken from (one seat per address at public and rated
+    tables); never the address itself."""
 
 
 class GameRow(Base):
@@ -102,6 +109,9 @@ class GameRow(Base):
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
     game_no: Mapped[int] = mapped_column(Integer, primary_key=True)
     seed: Mapped[int] = mapped_column(BigInteger)
+    unrated: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    """Why a rated table's game no longer counts for the ratings (``left``, ``timeout``: in the first deal);
+    ``None``: it counts (when the table is rated)."""
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
@@ -162,6 +172,10 @@ class PlayerRow(Base):
     """An account's login name, lower-cased; ``None`` for a guest."""
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    account_name: Mapped[str | None] = mapped_column(String(40), nullable=True, unique=True, index=True)
+    """An account's display name lower-cased (names are unique among accounts, in any case); ``None``: a guest."""
+    seen_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    """When the player was last seen with a page open (epoch ms, written at most once a minute): online."""
     # What the player is told of, and how (notify/): none of it is public.
     push_on: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     """Whether "your turn" notifications go to the player's browsers (those subscribed)."""
@@ -189,6 +203,47 @@ class PushSubscriptionRow(Base):
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
     p256dh: Mapped[str] = mapped_column(String(200))
     auth: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class NameChangeRow(Base):
+    """A display name a player left: shown on their profile, so that a rename cannot hide a record."""
+
+    __tablename__ = "name_changes"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    old_name: Mapped[str] = mapped_column(String(40))
+    new_name: Mapped[str] = mapped_column(String(40))
+    changed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class FollowRow(Base):
+    """One player following another (their friends: those they follow)."""
+
+    __tablename__ = "follows"
+    follower_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    followee_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class BlockRow(Base):
+    """One player blocking another: no invitation from them, their chat hidden, never seated together in public."""
+
+    __tablename__ = "blocks"
+    blocker_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    blocked_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class InvitationRow(Base):
+    """A seated player's invitation of a friend to an open seat: the friend may take it without its token."""
+
+    __tablename__ = "invitations"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, index=True)
+    """The invited player."""
+    by_player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 

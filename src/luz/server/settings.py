@@ -82,6 +82,24 @@ class Settings:
     push_allow_local: bool = False
     """Whether push endpoints may be loopback or private addresses (tests): otherwise refused (SSRF)."""
 
+    seats_per_address: int = 0
+    """Seats one client address may hold at a public (listed) or rated table, through any identity
+    (``LUZ_SEATS_PER_ADDRESS``; ``luz serve``: 1); 0: no limit. Private unrated tables reached by invite keep
+    allowing friends behind one address."""
+    rated_min_account_hours: float = 0.0
+    """How old an account must be to take a rated seat, unless it has ``rated_min_games`` finished games
+    (``LUZ_RATED_MIN_ACCOUNT_HOURS``; ``luz serve``: 24)."""
+    rated_min_games: int = 0
+    """Finished games that let a younger account take a rated seat (``LUZ_RATED_MIN_GAMES``; ``luz serve``: 3)."""
+    accounts_per_address: str | None = None
+    """New accounts one client address may register (a ``limits`` rate, ``LUZ_ACCOUNTS_PER_ADDRESS``;
+    ``luz serve``: ``"3/day"``). ``None``: no limit."""
+    renames_per_week: int = 3
+    """Display-name changes one identity may make in seven days (``LUZ_RENAMES_PER_WEEK``); the first, from a
+    guest's random name, is free."""
+    rematch_seconds: float = 120.0
+    """How long a rematch offer waits for every human's answer (``LUZ_REMATCH_SECONDS``)."""
+
     @classmethod
     def from_env(cls, database_url: str | None = None, redis_url: str | None = None) -> Settings:
         return cls(
@@ -107,4 +125,10 @@ class Settings:
             vapid_private_key=os.environ.get("LUZ_VAPID_PRIVATE_KEY", ""),
             notify_seconds=float(os.environ.get("LUZ_NOTIFY_SECONDS", "2")),
             push_allow_local=os.environ.get("LUZ_PUSH_ALLOW_LOCAL", "") == "1",
+            seats_per_address=int(os.environ.get("LUZ_SEATS_PER_ADDRESS", "1")),
+            rated_min_account_hours=float(os.environ.get("LUZ_RATED_MIN_ACCOUNT_HOURS", "24")),
+            rated_min_games=int(os.environ.get("LUZ_RATED_MIN_GAMES", "3")),
+            accounts_per_address=os.environ.get("LUZ_ACCOUNTS_PER_ADDRESS", "3/day") or None,
+            renames_per_week=int(os.environ.get("LUZ_RENAMES_PER_WEEK", "3")),
+            rematch_seconds=float(os.environ.get("LUZ_REMATCH_SECONDS", "120")),
         )

@@ -24,7 +24,9 @@ async function start() {
   window.addEventListener("online", retry);
   $("#retry").addEventListener("click", retry);
   document.body.dataset.listening = "online"; // from now on, the network's return reloads the page asked
-  if (navigator.onLine) retryLater();
+  // Came while the network is up (the server was not reached): try again later. Not at /offline itself, a page
+  // one may open on purpose.
+  if (navigator.onLine && location.pathname !== "/offline") retryLater();
   await startPage();
 }
 
