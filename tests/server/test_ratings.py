@@ -90,8 +90,9 @@ def test_a_rated_game_rates_its_accounts_once_and_shows_it(client: Any, truth: T
         loser = bob if first == ann else ann
         assert rows[loser][0] == 2 and rows[loser][2] < rows[loser][1]
 
-        # The next game is rated too, once.
+        # The next game is rated too, once (a rematch: offered by one, accepted by the other).
         zero.request({"type": "next_game"})
+        one.request({"type": "rematch", "accept": True})
         play([zero, one], until=lambda s: s["table"]["status"] == "over" and s["table"]["game_no"] == 2)
     time.sleep(0.2)  # nothing written late
     assert rating_rows(client) == sorted([(ann, "iello-2024", 3, 2), (bob, "iello-2024", 3, 2)])

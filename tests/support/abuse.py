@@ -37,9 +37,10 @@ async def victim_moves(http_url: str, ws_url: str, moves: int = 150) -> list[flo
         deadline = time.monotonic() + 120
         while len(times) < moves:
             done, mover = next_turn(peers, is_over, deadline)
-            if done is not None:  # the next game, same table
-                reply = await peers[0].request({"type": "next_game"})
-                assert reply["type"] == "ack", reply
+            if done is not None:  # the next game, same table: a rematch every seat accepts
+                for peer in peers:
+                    reply = await peer.request({"type": "next_game"})
+                    assert reply["type"] == "ack", reply
                 if is_over(peers[0].state):  # (the new game's state may have come before the ack)
                     await peers[0].wait(lambda m: m["type"] == "state" and not is_over(m))
                 continue

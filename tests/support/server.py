@@ -49,6 +49,9 @@ ERROR_CODES = {
     "busy",
     "second_seat",
     "too_long",
+    "no_offer",
+    "answered",
+    "not_seated",
 }
 LIVE = ("bid", "play")
 

@@ -395,7 +395,7 @@ class SeatClient:
                 continue
             message = self.latest
             version, table, seen = message["version"], message["table"], message["view"]
-            wants_next = self.seat == 0 and table["status"] == "over" and self.next_game_for < table["game_no"]
+            wants_next = table["status"] == "over" and self.next_game_for < table["game_no"]
             legal = seen["legal_actions"] if seen is not None and table["status"] == "playing" else []
             if not (wants_next or (legal and seen["current_player"] == self.seat and version > self.acted_on)):
                 continue

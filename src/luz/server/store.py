@@ -142,6 +142,8 @@ class TableState:
     time_control: dict[str, int] | None = None
     """A reserve and an increment per move (timecontrol.py); ``None``: untimed."""
     clock: dict[str, Any] | None = None
+    rematch: dict[str, Any] | None = None
+    """The rematch offered after the last game (tables/rematch.py), as stored; ``None``: none."""
 
     def summary(self) -> dict[str, Any]:
         gone = replaced(self.clock)
@@ -161,6 +163,7 @@ class TableState:
             "game_no": self.game_no,
             "version": self.version,
             "seats": [{**s.public(), "replaced": s.seat in gone} for s in self.seats],
+            "rematch": self.rematch if self.status == Status.OVER else None,
         }
 
 
@@ -317,6 +320,7 @@ class Store:
             rated=row.rated,
             time_control=row.time_control,
             clock=row.clock,
+            rematch=row.rematch,
         )
         if row.game_no:
             game = session.get(GameRow, (row.id, row.game_no))
@@ -493,6 +497,7 @@ class Store:
                 raise StaleVersion
             row.game_no += 1
             row.status = Status.PLAYING
+            row.rematch = None
             if row.time_control is not None:
                 kinds = session.scalars(select(SeatRow.kind).where(SeatRow.table_id == table_id).order_by(SeatRow.seat))
                 row.clock = new_clock(row.time_control, list(kinds))
@@ -512,6 +517,16 @@ class Store:
                 turn.notify_at,
                 turn.remind_at,
             )
+            self._bump(session, row)
+            return self._state(session, row)
+
+    def set_rematch(self, table_id: str, expected_version: int, offer: dict[str, Any]) -> TableState:
+        """Store the rematch offer of a table between games (tables/rematch.py decides it), a new version.
+        :class:`StaleVersion` if the table moved."""
+        with self._locked(table_id) as (session, row):
+            if row.version != expected_version or row.status != Status.OVER:
+                raise StaleVersion
+            row.rematch = offer
             self._bump(session, row)
             return self._state(session, row)
 

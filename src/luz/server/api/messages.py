@@ -24,12 +24,13 @@ from ..tables.notes import own_notes, set_note
 
 class ClientMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["action", "sync", "next_game", "ping", "note", "chat"]
+    type: Literal["action", "sync", "next_game", "rematch", "ping", "note", "chat"]
     id: str | int | None = Field(None, description="Echoed in the reply.")
     slot: Any = Field(None, description="A note's card: a slot of your hand.")
     text: Any = Field(None, description="A note's text (empty: remove the note), or a chat message's.")
     preset: Any = Field(None, description="A quick chat message: good_luck, good_game, well_played or thanks.")
     action: dict[str, Any] | None = None
+    accept: Any = Field(None, description="A rematch's answer: true offers or accepts it, false declines it.")
     version: int | None = Field(None, description="The version the client acts on; refused if the table moved on.")
 
 
@@ -104,9 +105,19 @@ async def note(session: Session, message: ClientMessage) -> Reply:
 
 
 async def next_game(session: Session, message: ClientMessage) -> Reply:
+    """The next game: at once at a table of one human, else a rematch offered (or accepted) as ``rematch``."""
+    assert session.seat is not None  # HANDLERS: a seat's message
     if session.table.state.status != Status.OVER:
         raise Refused("no_game", "the next game starts once this one is over")
-    await session.tables.start_if_ready(session.table, next_game=True)
+    await session.tables.rematch.answer(session.table, session.seat, True)
+    return ack(session, message)
+
+
+async def rematch(session: Session, message: ClientMessage) -> Reply:
+    assert session.seat is not None  # HANDLERS: a seat's message
+    if not isinstance(message.accept, bool):
+        raise Refused("malformed", "a rematch message needs 'accept': true (offer or accept) or false (decline)")
+    await session.tables.rematch.answer(session.table, session.seat, message.accept)
     return ack(session, message)
 
 
@@ -129,6 +140,7 @@ HANDLERS: dict[str, tuple[Handler, bool]] = {
     "chat": (chat, False),
     "note": (note, True),
     "next_game": (next_game, True),
+    "rematch": (rematch, True),
     "action": (action, True),
 }
 """Each message type's handler, and whether only a seat may send it (a spectator is refused)."""

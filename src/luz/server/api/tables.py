@@ -157,6 +157,8 @@ async def leave(
             revoked = table.seats.pop(seat, set())
     await close_all(revoked)
     await tables.changed(table)
+    if table.state.status == Status.OVER:  # a rematch offer stands for those still seated
+        await tables.rematch.settle(table)
     return table.summary()
 
 

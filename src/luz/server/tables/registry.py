@@ -21,6 +21,7 @@ from .clocks import Clocks, public
 from .fanout import Fanout
 from .model import Change, Outbox, Refused
 from .presence import Presence
+from .rematch import Rematch
 from .table import Table, Writer
 from .watchers import Watchers
 
@@ -43,6 +44,7 @@ class Registry:
         self.writer = Writer(store, broker.shared, self.fanout.outbox, self.clocks.arm)
         self.bots = BotMoves(self, pool, settings)
         self.watchers = Watchers(broker)
+        self.rematch = Rematch(self, store, self.writer, settings)
         self.fired = 0
         """Tables found past their deadline in the database and loaded to play it (a count, for the bench)."""
         self.evicted = 0
@@ -69,6 +71,7 @@ class Registry:
                     table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
                 self.live[table_id] = table
                 self.clocks.loaded(table)  # its turn's deadline, also when another process dies
+                self.rematch.arm(table)  # its rematch offer's end
             table = self.live[table_id]
             table.touched = asyncio.get_running_loop().time()
             return table
@@ -133,6 +136,7 @@ class Registry:
         for table in leaving:
             del self.live[table.id]
             self.clocks.forget(table)
+            self.rematch.forget(table)
         self.evicted += len(leaving)
         return len(leaving)
 
@@ -243,8 +247,12 @@ class Registry:
         if caught_up is not None:
             await self.fanout.deliver(table, *caught_up)
             return
-        self.presence.await_players(table)  # a player who joined but is not connected must not hold the game up
+        self.started(table)
         await self.changed(table)
+
+    def started(self, table: Table) -> None:
+        """A game has just started at ``table``: a player who joined but is not connected must not hold it up."""
+        self.presence.await_players(table)
 
     async def broadcast(self, table: Table) -> None:
         """Send every connection of this process its own message about the table."""
@@ -254,6 +262,7 @@ class Registry:
         """After every change: arm the turn's deadline if the table is timed, and let a bot to move play."""
         self.clocks.arm(table)
         self.bots.schedule(table, delay)
+        self.rematch.arm(table)
 
     def bot_tables_of(self, creator: str) -> int:
         """Tables of bots only that ``creator`` has playing (or about to) on this process."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from luz.engine import Action, Game, IllegalAction, LuzError, Phase, ViewsJson, parse_action
+from luz.engine.game import seeded_rng
 
 from ..history import results_of
 from ..store import SeatKind, StaleVersion, Status, Store, TableState, build_game
@@ -99,6 +100,18 @@ class Table:
         self.state.clock = clock
         if game.phase is Phase.GAME_OVER:
             self.state.status = Status.OVER
+
+
+def next_seed(last: Game | None) -> int:
+    """A random seed for a table's next game whose first player sits one seat to the left of the last game's:
+    the seats rotated by one (the first game's is drawn; a table whose options fix the first player keeps it).
+    The seed alone decides the first player, so the game's record still replays from seed and actions."""
+    while True:
+        seed = secrets.randbits(62)
+        if last is None or last.options.first_player is not None:
+            return seed
+        if seeded_rng(seed, "first").randrange(last.players) == (last.sheet.first_player + 1) % last.players:
+            return seed
 
 
 Render = Callable[[Table], Outbox]
@@ -232,10 +245,10 @@ class Writer:
         """Start the table's next game (on ``seed``, else a random one): ``None`` when started, else the states
         caught up with (another process started it first)."""
         async with table.lock:
+            if seed is None:
+                seed = next_seed(table.game)
             try:
-                state = await asyncio.to_thread(
-                    self.store.start_game, table.id, table.state.version, secrets.randbits(62) if seed is None else seed
-                )
+                state = await asyncio.to_thread(self.store.start_game, table.id, table.state.version, seed)
             except StaleVersion:
                 return await self.catch_up(table)
             table.reload(state)
