@@ -19,7 +19,7 @@ from luz.engine.game import seeded_rng
 
 from ..history import results_of
 from ..store import SeatKind, StaleVersion, Status, Store, TableState, build_game
-from ..timecontrol import Turn, after_move, deadline, replaced, turn_of
+from ..timecontrol import Turn, after_move, deadline, now_ms, replaced, turn_of
 from .model import Change, Connection, Outbox, Refused
 
 T = TypeVar("T")
@@ -76,10 +76,14 @@ class Table:
         return replaced(self.state.clock)
 
     def summary(self) -> dict[str, Any]:
-        """The table's stored summary with the seat to move and its deadline (epoch ms), if it is timed."""
+        """The table's stored summary with the seat to move and its deadline (epoch ms), if it is timed, and the
+        time left to its rematch offer."""
         summary = self.state.summary()
         mover = self.game.current_player if self.game is not None and self.state.status == Status.PLAYING else None
         summary["to_move"], summary["deadline"] = mover, deadline(self.state, mover)
+        offer = summary["rematch"]
+        if offer is not None:  # a client counts its rematch offer down from when it is told (whatever its clock)
+            summary["rematch"] = {**offer, "ends_in_ms": max(0, offer["expires_at"] - now_ms())}
         return summary
 
     def to_move(self, seat: int, expected: int | None) -> bool:

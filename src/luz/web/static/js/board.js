@@ -354,3 +354,35 @@ export function actionText(edition, text, seat, view, nameOf) {
   const colour = colourOf(edition, card.colour);
   return t("action.play", { name: nameOf(seat), colour: colourName(colour), value: valueText(card) });
 }
+
+/** The rematch part of the game-over panel (tables/rematch.py's offer in the table): its sentence, who has
+ * accepted and who is awaited, and which buttons the viewer gets (answer the offer, or make one). ``left``: the
+ * offer's time left in milliseconds; ``leftText``: the same in words. */
+export function rematchPanel(table, mySeat, nameOf, left, leftText) {
+  const humans = table.seats.filter((s) => s.kind === "human" && s.joined).map((s) => s.seat);
+  const seated = humans.includes(mySeat);
+  const offer = table.rematch;
+  const status = rematchStatus(offer, left);
+  if (status === "open") {
+    const waiting = humans.filter((seat) => !offer.accepted.includes(seat));
+    return {
+      status,
+      text: offer.by === mySeat ? t("rematch.you_offered") : t("rematch.offered", { name: nameOf(offer.by) }),
+      accepted: t("rematch.accepted_so_far", { names: offer.accepted.map(nameOf).join(", ") }),
+      waiting: waiting.length ? t("rematch.waiting", { names: waiting.map(nameOf).join(", "), time: leftText }) : "",
+      answer: seated && !offer.accepted.includes(mySeat),
+      offer: false,
+    };
+  }
+  let text = "";
+  if (status === "declined") text = t("rematch.declined", { name: nameOf(offer.declined) });
+  else if (status === "expired") text = t("rematch.expired");
+  return { status, text, accepted: "", waiting: "", answer: false, offer: seated, solo: humans.length <= 1 };
+}
+
+/** Where a rematch offer stands: ``open``, ``declined``, ``expired``, or ``null`` (none). */
+export function rematchStatus(offer, left) {
+  if (!offer) return null;
+  if (offer.declined !== null && offer.declined !== undefined) return "declined";
+  return offer.expired || left <= 0 ? "expired" : "open";
+}

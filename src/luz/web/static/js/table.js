@@ -9,6 +9,8 @@ import {
   ledColour,
   outcomeText,
   placeOf,
+  rematchPanel,
+  rematchStatus,
   renderBid,
   renderDealSummary,
   renderHand,
@@ -20,7 +22,7 @@ import {
   trickOnTable,
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
-import { drawClocks, showTimeout, timeControlText, timeLeftText } from "./clock.js";
+import { drawClocks, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
 import { animateFrom, boxesOf } from "./motion.js";
 import {
   $,
@@ -75,6 +77,8 @@ const page = {
   noteSlot: null,
   serverOffset: 0, // the server's clock minus this device's (a turn-based deadline is the server's time)
   deadlineTimer: null,
+  rematchTimer: null, // redraws the rematch offer's countdown each second
+  rematchSeen: undefined, // the rematch offer of the last state drawn (its changes are told)
 };
 
 let pace = Number(query.get("pace") ?? saved.get("pace", 500));
@@ -340,10 +344,11 @@ function saveNote(text) {
   page.noteSlot = null;
 }
 
-function rematch() {
+/** Offer or accept (``accept``) a rematch, or decline it; at a table of one human, the next game at once. */
+function answerRematch(accept) {
   const id = ++page.ids;
   page.pending = id;
-  if (!send({ type: "next_game", id })) {
+  if (!send({ type: "rematch", id, accept })) {
     page.pending = null;
     refuse(t("conn.not_connected"));
   }
@@ -394,6 +399,7 @@ function draw() {
   const edition = page.editions[table.edition];
   $("#main").dataset.version = state.version;
   watchRatings(table);
+  tellRematch(table);
   $("#table-name").textContent = tableName(table, edition);
   const view = state.view;
   const info = [];
@@ -763,12 +769,67 @@ function drawOver(view) {
   const last = view.results.at(-1)?.scores;
   $("#over-text").textContent = outcomeText(outcome, last, youOr);
   $("#ranking").replaceChildren(renderRanking(outcome, youOr));
-  $("#rematch").hidden = !page.me;
+  drawRematch();
   const game = page.table.game_no;
   $("#replay-link").href = `/replay/${encodeURIComponent(tableId)}?game=${game}`;
   const record = $("#record-link");
   record.href = `/api/tables/${encodeURIComponent(tableId)}/record?game=${game}`;
   record.setAttribute("download", `luz-${tableId}-game-${game}.json`);
+}
+
+function rematchLeft() {
+  const offer = page.shown?.table?.rematch;
+  return offer ? offer.ends_in_ms - (performance.now() - page.shown.received) : 0;
+}
+
+function countdownText(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return seconds >= 3600 ? timeLeftShort(ms) : `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+/** The game-over panel's rematch: the offer, who accepted and who is awaited with its countdown, the buttons. */
+function drawRematch() {
+  clearTimeout(page.rematchTimer);
+  const table = page.shown?.table;
+  if (!table || !page.shown.view?.outcome) return;
+  const left = rematchLeft();
+  const panel = rematchPanel(table, page.me?.seat, youOr, left, countdownText(left));
+  const offerButton = $("#rematch");
+  offerButton.hidden = !panel.offer;
+  offerButton.textContent = t(panel.solo ? "outcome.rematch" : "rematch.offer");
+  $("#rematch-text").textContent = panel.text;
+  $("#rematch-text").hidden = !panel.text;
+  $("#rematch-accepted").textContent = panel.accepted;
+  $("#rematch-waiting").textContent = panel.waiting;
+  $("#rematch-progress").hidden = panel.status !== "open";
+  $("#rematch-answer").hidden = !panel.answer;
+  if (panel.status === "open") page.rematchTimer = setTimeout(drawRematch, 1000);
+}
+
+/** Tell the table's change of rematch offer, once: who offered, who accepted, who declined, its expiry. */
+function tellRematch(table) {
+  const before = page.rematchSeen;
+  const offer = table.rematch ?? null;
+  page.rematchSeen = offer;
+  if (!offer) $("#rematch-notice").textContent = "";
+  if (before === undefined || !offer) return; // the page's first state, or no offer: nothing new to tell
+  const mine = page.me?.seat;
+  let notice = "";
+  let accepted = ""; // the panel's own sentence says the rest (the offer, its decline, its expiry)
+  if (!before || before.expires_at !== offer.expires_at || before.by !== offer.by) {
+    if (offer.by !== mine) notice = t("rematch.offered", { name: nameOf(offer.by) });
+  } else if (rematchStatus(offer, 1) === "declined" && rematchStatus(before, 1) !== "declined") {
+    notice = t("rematch.declined", { name: youOr(offer.declined) });
+  } else if (offer.expired && !before.expired) {
+    notice = t("rematch.expired");
+  } else {
+    const joined = offer.accepted.filter((seat) => !before.accepted.includes(seat) && seat !== mine);
+    if (joined.length) notice = accepted = t("rematch.notice_accepted", { name: joined.map(nameOf).join(", ") });
+  }
+  if (notice) {
+    $("#rematch-notice").textContent = accepted;
+    announce(notice);
+  }
 }
 
 function openHelp() {
@@ -799,7 +860,9 @@ async function start() {
     saved.set("pace", pace);
   });
   $("#safety").addEventListener("change", drawControls);
-  $("#rematch").addEventListener("click", rematch);
+  $("#rematch").addEventListener("click", () => answerRematch(true));
+  $("#rematch-accept").addEventListener("click", () => answerRematch(true));
+  $("#rematch-decline").addEventListener("click", () => answerRematch(false));
   $("#summary-close").addEventListener("click", () => {
     page.summaryClosed = page.shown?.view?.results.length ?? 0;
     $("#summary").hidden = true;
