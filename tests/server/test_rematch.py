@@ -10,6 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from luz.server import Settings, create_app
+from luz.server.store import SeatKind, SeatState, Status, TableState
+from luz.server.tables.model import Refused
+from luz.server.tables.rematch import decide, lifetime_ms
+from luz.server.tables.rematch import status as rematch_status
+from luz.server.timecontrol import stored_time_control
 from support.server import Message, Peer, Truth, create_table, join_all, play, seats
 
 
@@ -136,3 +141,32 @@ def test_an_offer_expires(quick_client: Any) -> None:
         assert bob.request({"type": "rematch", "accept": True})["type"] == "ack"
         renewed = ann.wait_state(lambda s: (offer_of(s) or {}).get("by") == 1)
         assert offer_of(renewed)["accepted"] == [1] and not offer_of(renewed)["expired"]  # type: ignore[index]
+
+
+def over_state(rematch: dict[str, Any] | None, time_control: dict[str, int] | None = None) -> TableState:
+    """A table of two seated humans (seats 0 and 2) and a bot, its game over."""
+    kinds = [SeatKind.HUMAN, SeatKind.BOT, SeatKind.HUMAN]
+    table_seats = [SeatState(n, kind, None, f"p{n}", True) for n, kind in enumerate(kinds)]
+    return TableState(
+        "t", "t", "iello-2024", 3, {}, False, 30.0, Status.OVER, 1, 9, table_seats, rematch=rematch,
+        time_control=time_control,
+    )  # fmt: skip
+
+
+def test_an_offer_read_past_its_time_is_expired() -> None:
+    """No process's timer wrote it (the table was out of memory): its time alone ends it."""
+    stale = {"by": 0, "accepted": [0], "declined": None, "expired": False, "expires_at": 1_000}
+    assert rematch_status(stale, 999) == "open" and rematch_status(stale, 1_000) == "expired"
+    with pytest.raises(Refused) as refusal:
+        decide(over_state(stale), 2, False, 5_000, 60_000)
+    assert refusal.value.code == "no_offer"
+    renewed = decide(over_state(stale), 2, True, 5_000, 60_000)
+    assert renewed == {"by": 2, "accepted": [2], "declined": None, "expired": False, "expires_at": 65_000}
+
+
+def test_a_turn_based_offer_waits_as_long_as_a_move() -> None:
+    settings = Settings(database_url="sqlite://", rematch_seconds=120)
+    assert lifetime_ms(over_state(None), settings) == 120_000
+    assert lifetime_ms(over_state(None, time_control={"reserve_ms": 600_000, "increment_ms": 0}), settings) == 120_000
+    days = stored_time_control("2d")
+    assert lifetime_ms(over_state(None, time_control=days), settings) == 2 * 86_400_000
