@@ -144,7 +144,9 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "turn_based",
         "to_move",
         "deadline",
+        "rematch",
     }
+    assert info["rematch"] is None, "no rematch offer while a game is played"
     assert all(set(s) == {"seat", "kind", "bot", "name", "joined", "player", "replaced"} for s in info["seats"])
     text = response.text
     assert not any(token in text for token in tokens.values())
