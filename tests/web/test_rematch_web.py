@@ -98,3 +98,28 @@ def test_the_panel_in_french(browser: Any, server: ServerProcess) -> None:
     ana.page.click("#rematch-accept")
     bo.page.wait_for_selector("#over", state="hidden")
     assert not ana.errors and not bo.errors, ana.errors + bo.errors
+
+
+def test_three_players_see_who_accepted(browser: Any, server: ServerProcess) -> None:
+    table_id, tokens = create_table(server, players=3, seats=[{"kind": "human"}] * 3)
+    names = ["Ana", "Bo", "Cy"]
+    players = [seated(browser, server, table_id, n, tokens[n], names[n]) for n in range(3)]
+    ana, bo, cy = players
+    play_together_to_end(players)
+    ana.page.wait_for_selector("#rematch:not([hidden])")
+    ana.page.click("#rematch")
+    bo.page.wait_for_selector("#rematch-answer:not([hidden])")
+    bo.page.click("#rematch-accept")
+    for player in (ana, cy):
+        player.page.wait_for_function(
+            "() => document.querySelector('#rematch-notice').textContent.includes('Bo accepted the rematch.')"
+        )
+    assert "Accepted: Ana, Bo" in text_of(cy, "#rematch-accepted")
+    assert "Waiting for Cy (you)" in text_of(cy, "#rematch-waiting")
+    assert bo.page.locator("#rematch-answer").is_hidden(), "answered: nothing more to press"
+    cy.page.locator("#over").scroll_into_view_if_needed()
+    shoot(cy, "laptop-rematch-three")
+    cy.page.click("#rematch-accept")
+    for player in players:
+        player.page.wait_for_function("document.querySelector('#table-info').textContent.includes('game 2')")
+    assert not any(player.errors for player in players), [p.errors for p in players]
