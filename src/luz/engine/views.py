@@ -164,8 +164,8 @@ def view(game: Game, seat: int | None) -> View:
 
 
 def face_up_view(game: Game) -> View:
-    """The spectator's view of ``game`` with every hand and the aside face up: for a finished game's replay only
-    (assumption A4), never for a game being played."""
+    """The spectator's view of ``game`` with every hand and the aside face up: for a finished game's replay (assumption
+    A4), and for the spectators of a table whose players chose to show them every hand, never for a seat."""
     if game.phase is Phase.DEAL or not game.deals:
         return _view(game, None, ())
     hands = tuple(_hand(game, holder, True) for holder in range(game.players))

@@ -144,6 +144,8 @@ class TableState:
     clock: dict[str, Any] | None = None
     rematch: dict[str, Any] | None = None
     """The rematch offered after the last game (tables/rematch.py), as stored; ``None``: none."""
+    show_hands: bool = False
+    """Whether spectators see every hand face up (an unlisted, unrated table only: fanout.py)."""
 
     def summary(self) -> dict[str, Any]:
         gone = replaced(self.clock)
@@ -157,6 +159,7 @@ class TableState:
             "grace_seconds": self.grace_seconds,
             "hints": self.hints,
             "rated": self.rated,
+            "show_hands": self.show_hands,
             "time_control": self.time_control,
             "turn_based": is_turn_based(self.time_control),
             "status": self.status,
@@ -253,6 +256,7 @@ class Store:
         hints: bool = False,
         rated: bool = False,
         time_control: dict[str, int] | None = None,
+        show_hands: bool = False,
     ) -> tuple[str, dict[int, str]]:
         """Store a new table; returns its id and the secret token of each human seat."""
         table_id = secrets.token_hex(8)
@@ -269,6 +273,7 @@ class Store:
                     grace_seconds=grace_seconds,
                     hints=hints,
                     rated=rated,
+                    show_hands=show_hands,
                     time_control=time_control,
                     turn_based=is_turn_based(time_control),
                     status=Status.WAITING,
@@ -302,7 +307,7 @@ class Store:
                 return None
             return self._state(session, row)
 
-    def _state(self, session: Session, row: TableRow) -> TableState:
+    def _state(self, session: Session, row: TableRow, actions: bool = True) -> TableState:
         seats = session.scalars(select(SeatRow).where(SeatRow.table_id == row.id).order_by(SeatRow.seat)).all()
         state = TableState(
             id=row.id,
@@ -321,8 +326,9 @@ class Store:
             time_control=row.time_control,
             clock=row.clock,
             rematch=row.rematch,
+            show_hands=row.show_hands,
         )
-        if row.game_no:
+        if row.game_no and actions:
             game = session.get(GameRow, (row.id, row.game_no))
             assert game is not None
             state.seed = game.seed
@@ -352,6 +358,19 @@ class Store:
                 .limit(limit)
             ).all()
             return [self._state(session, row) for row in rows]
+
+    def playing(self, limit: int = 50) -> list[TableState]:
+        """Public tables with a game being played, the newest game first (without their actions: the lobby's
+        "Playing now")."""
+        with Session(self._reader) as session:
+            rows = session.scalars(
+                select(TableRow)
+                .join(GameRow, (GameRow.table_id == TableRow.id) & (GameRow.game_no == TableRow.game_no))
+                .where(TableRow.public.is_(True), TableRow.status == Status.PLAYING)
+                .order_by(GameRow.started_at.desc(), TableRow.id)
+                .limit(limit)
+            ).all()
+            return [self._state(session, row, actions=False) for row in rows]
 
     def live_tables(self) -> list[str]:
         """Tables with a game being played (to resume after a restart)."""

@@ -66,8 +66,9 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
         await websocket.close(code=4409)
         return
     await websocket.accept()
+    watcher = None if seat is not None else (await identities_of(websocket).current(websocket))[0]
     try:
-        arrived, evicted = tables.presence.attach(table, seat, websocket)
+        arrived, evicted = tables.presence.attach(table, seat, websocket, watcher.player_id if watcher else None)
     except Refused as refused:
         await websocket.close(code=4429, reason=str(refused))
         return
@@ -79,7 +80,6 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
     )
     try:
         await session.send_state()
-        watcher = None if seat is not None else (await identities_of(websocket).current(websocket))[0]
         await chat.joined(table, seat, websocket, watcher)
         if arrived:
             await tables.broadcast(table)  # the others see the seat connected

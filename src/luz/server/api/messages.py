@@ -52,7 +52,7 @@ class Session:
 
     async def send_state(self) -> None:
         """The table and this connection's view, then (a seat's) own notes: on connecting and on ``sync``."""
-        await self.websocket.send_text(dumps(self.tables.fanout.message(self.table, self.seat)))
+        await self.websocket.send_text(dumps(self.tables.fanout.message_to(self.table, self.seat, self.websocket)))
         if self.seat is not None:
             notes = await own_notes(self.tables.store, self.table, self.seat)
             if notes is not None:

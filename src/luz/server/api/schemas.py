@@ -46,6 +46,11 @@ class TableCreate(BaseModel):
     rated: bool = Field(
         False, description="Its games change the players' ratings; only accounts may take its human seats."
     )
+    show_hands: bool = Field(
+        False,
+        description="Spectators see every hand face up (friends who stream or teach); the seats never do. Only "
+        "for an unlisted (public false), unrated table.",
+    )
     seats: list[SeatSpec] | None = Field(None, description="One per seat; default: every seat human.")
     time_control: TimeControlSpec | None = Field(
         None,

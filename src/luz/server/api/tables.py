@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, HTTPException, Path, Query, Request, Response
 
@@ -23,6 +23,9 @@ from .identity import identities_of
 from .schemas import DB_INT, Invite, Joined, JoinRequest, SeatSpec, TableCreate, TableCreated
 
 router = APIRouter()
+
+PLAYING_LISTED = 50
+"""The most tables "Playing now" lists."""
 
 
 @router.get("/api/editions")
@@ -55,6 +58,10 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
         raise HTTPException(422, str(error)) from None
     except TypeError:
         raise HTTPException(422, "options must be an object of table options") from None
+    if spec.show_hands and (spec.public or spec.rated):
+        raise HTTPException(
+            422, "spectators may see every hand only at an unlisted, unrated table: set public and rated to false"
+        )
     seats = spec.seats or [SeatSpec(bot=None, name=None) for _ in range(spec.players)]
     if len(seats) != spec.players:
         raise HTTPException(422, f"give one seat per player ({spec.players}), not {len(seats)}")
@@ -77,6 +84,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
             grace_seconds=spec.grace_seconds,
             hints=spec.hints,
             rated=spec.rated,
+            show_hands=spec.show_hands,
             time_control=stored_time_control(spec.time_control, spec.timeouts_before_bot),
             seats=[{**s.model_dump(), "bot": (s.bot or QUICK_BOT) if s.kind == SeatKind.BOT else None} for s in seats],
         )
@@ -90,9 +98,16 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
 
 
 @router.get("/api/tables")
-async def lobby(request: Request) -> list[dict[str, Any]]:
-    """The lobby: public tables waiting for players."""
-    return [t.summary() for t in await asyncio.to_thread(tables_of(request).store.lobby)]
+async def lobby(request: Request, status: Literal["waiting", "playing"] = "waiting") -> list[dict[str, Any]]:
+    """The lobby: public tables waiting for players; with ``?status=playing``, "Playing now": the public tables
+    playing a game (at most ``PLAYING_LISTED``, the newest game first), each with its ``spectators`` (connections
+    watching it, on every server process)."""
+    tables = tables_of(request)
+    if status == "waiting":
+        return [t.summary() for t in await asyncio.to_thread(tables.store.lobby)]
+    playing = await asyncio.to_thread(tables.store.playing, PLAYING_LISTED)
+    counts = await tables.broker.spectator_counts([t.id for t in playing])
+    return [{**t.summary(), "spectators": counts.get(t.id, 0)} for t in playing]
 
 
 @router.get("/api/tables/{table_id}")

@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -39,6 +40,13 @@ class Broker(Protocol):
         it does), so that any process can tell whether a player is at the table (``is_seated``)."""
 
     async def is_seated(self, table_id: str, seat: int) -> bool: ...
+    async def spectators(self, table_id: str, count: int) -> None:
+        """This process now holds ``count`` spectator connections of the table (with several processes, a
+        contribution with a lifetime, renewed while the process lives)."""
+
+    async def spectator_counts(self, table_ids: list[str]) -> dict[str, int]:
+        """Each table's spectator connections, added up over the processes."""
+
     async def start(
         self, handler: EventHandler, presence: PresenceHandler | None = None, players: PlayersHandler | None = None
     ) -> None: ...
@@ -49,6 +57,10 @@ class MemoryBroker:
     """One server process: events stay in it."""
 
     shared = False
+
+    def __init__(self) -> None:
+        self.watching: dict[str, int] = {}
+        """This process's spectator connections of each table that has some."""
 
     async def publish(self, table_id: str, version: int, change: Change | None = None) -> None:
         return None
@@ -64,6 +76,12 @@ class MemoryBroker:
 
     async def is_seated(self, table_id: str, seat: int) -> bool:
         return False
+
+    async def spectators(self, table_id: str, count: int) -> None:
+        counted(self.watching, table_id, count)
+
+    async def spectator_counts(self, table_ids: list[str]) -> dict[str, int]:
+        return {table_id: self.watching.get(table_id, 0) for table_id in table_ids}
 
     async def start(
         self, handler: EventHandler, presence: PresenceHandler | None = None, players: PlayersHandler | None = None
@@ -82,6 +100,12 @@ class RedisBroker:
     """The processes that hold a connection of a seat (a set of their origins): table, seat."""
     SEATED_SECONDS = 300
     """The mark's lifetime: renewed while the connection lasts (a process that died leaves none for long)."""
+    WATCHING = "luz:watching:{}"
+    """A process's spectator connections (a hash: table -> count), by its origin."""
+    WATCHERS = "luz:watching"
+    """The processes that count spectators: a sorted set of origins, scored by when their counts expire."""
+    WATCHING_SECONDS = 90
+    """The counts' lifetime, renewed a third of it before (a process that died stops counting within it)."""
     shared = True
 
     def __init__(self, url: str) -> None:
@@ -93,6 +117,10 @@ class RedisBroker:
         self.origin = secrets.token_hex(8)
         self._task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
+        self.watching: dict[str, int] = {}
+        """This process's spectator connections of each table that has some (written to ``WATCHING``)."""
+        self._watching_lock = asyncio.Lock()
+        self._renewal: asyncio.Task[None] | None = None
 
     async def publish(self, table_id: str, version: int, change: Change | None = None) -> None:
         event: dict[str, Any] = {"table": table_id, "version": version, "origin": self.origin}
@@ -125,9 +153,55 @@ class RedisBroker:
     async def is_seated(self, table_id: str, seat: int) -> bool:
         return bool(await self.redis.exists(self.SEATED.format(table_id, seat)))
 
+    async def spectators(self, table_id: str, count: int) -> None:
+        counted(self.watching, table_id, count)
+        await self._write_watching([table_id])
+
+    async def _write_watching(self, table_ids: list[str] | None) -> None:
+        """Write this process's counts of ``table_ids`` (``None``: all of them, anew) and renew their lifetime.
+        One write at a time, each of the counts as they are when it runs: the last one written is the latest."""
+        key = self.WATCHING.format(self.origin)
+        async with self._watching_lock, self.redis.pipeline(transaction=True) as pipe:
+            if table_ids is None:
+                pipe.delete(key)
+                table_ids = list(self.watching)
+            for table_id in table_ids:
+                if table_id in self.watching:
+                    pipe.hset(key, table_id, self.watching[table_id])
+                else:
+                    pipe.hdel(key, table_id)
+            pipe.expire(key, self.WATCHING_SECONDS)
+            pipe.zadd(self.WATCHERS, {self.origin: time.time() + self.WATCHING_SECONDS})
+            await pipe.execute()
+
+    async def spectator_counts(self, table_ids: list[str]) -> dict[str, int]:
+        if not table_ids:
+            return {}
+        await self.redis.zremrangebyscore(self.WATCHERS, "-inf", time.time())  # the processes that stopped
+        members: list[Any] = list(await self.redis.zrange(self.WATCHERS, 0, -1))
+        origins = [member.decode() for member in members]
+        totals = dict.fromkeys(table_ids, 0)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for origin in origins:
+                pipe.hmget(self.WATCHING.format(origin), table_ids)
+            for counts in await pipe.execute():
+                for table_id, count in zip(table_ids, counts, strict=True):
+                    totals[table_id] += int(count or 0)
+        return totals
+
+    async def _renew_watching(self) -> None:
+        while True:
+            await asyncio.sleep(self.WATCHING_SECONDS / 3)
+            if self.watching:
+                try:
+                    await self._write_watching(None)
+                except Exception:  # Redis unreachable for a moment: the next round renews
+                    log.exception("spectator counts not renewed")
+
     async def start(
         self, handler: EventHandler, presence: PresenceHandler | None = None, players: PlayersHandler | None = None
     ) -> None:
+        self._renewal = asyncio.create_task(self._renew_watching())
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(self.CHANNEL)
 
@@ -173,6 +247,21 @@ class RedisBroker:
     async def close(self) -> None:
         if self._task:
             self._task.cancel()
+        if self._renewal:
+            self._renewal.cancel()
         for task in list(self._handlers):
             task.cancel()
+        try:  # this process's spectators are gone: the counts say so now rather than when they expire
+            await self.redis.zrem(self.WATCHERS, self.origin)
+            await self.redis.delete(self.WATCHING.format(self.origin))
+        except Exception:
+            log.exception("spectator counts not withdrawn")
         await self.redis.aclose(close_connection_pool=True)
+
+
+def counted(watching: dict[str, int], table_id: str, count: int) -> None:
+    """Keep ``count`` spectators of ``table_id`` in ``watching`` (a table with none: not kept)."""
+    if count > 0:
+        watching[table_id] = count
+    else:
+        watching.pop(table_id, None)

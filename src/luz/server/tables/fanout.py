@@ -1,7 +1,9 @@
 """Fan-out: what each connection of a table is sent after a change, built once per version, and the sending.
 
 A seat's connections get the table and that seat's own view; spectators get the spectator's view (and the whole
-record once the game is over). A send that takes too long drops its connection, which can reconnect and resync.
+record once the game is over), or at a ``show_hands`` table (unlisted, unrated) every hand face up, unless the
+spectator's identity holds a seat there: then it gets the spectator's view, as without the option. A send that
+takes too long drops its connection, which can reconnect and resync.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 from luz.engine import Phase, ViewsJson
 from luz.engine.beliefs import json_with_hints
 from luz.engine.record import to_record
+from luz.engine.views import face_up_view
 
 from .model import Connection, Outbox, dumps
 from .table import Table
@@ -34,15 +37,22 @@ class Fanout:
         self.notice = notice
         self.dropped = dropped
 
-    def message(self, table: Table, seat: int | None, summary: dict[str, Any] | None = None) -> dict[str, Any]:
-        """What ``seat`` (``None``: a spectator) is sent after each change: the table and its own view."""
+    def message(
+        self, table: Table, seat: int | None, summary: dict[str, Any] | None = None, face_up: bool = False
+    ) -> dict[str, Any]:
+        """What ``seat`` (``None``: a spectator) is sent after each change: the table and its own view (``face_up``:
+        a spectator's who sees every hand, see :func:`sees_hands`)."""
         return {
             "type": "state",
             "version": table.state.version,
             "seat": seat,
             "table": summary or self.summary(table),
-            "view": view_json(table, seat),
+            "view": face_up_json(table) if face_up and seat is None else view_json(table, seat),
         }
+
+    def message_to(self, table: Table, seat: int | None, connection: Connection) -> dict[str, Any]:
+        """What ``connection`` (of ``seat``, ``None``: a spectator) is sent: on connecting and on ``sync``."""
+        return self.message(table, seat, face_up=seat is None and sees_hands(table, connection))
 
     def summary(self, table: Table) -> dict[str, Any]:
         """The table as every connection is told it: settings, seats (connected, played by a bot), clock."""
@@ -63,11 +73,14 @@ class Fanout:
                 text = dumps(self.message(table, seat, summary))
                 out += [(seat, c, text) for c in list(connections)]
         if table.spectators:
-            texts = [dumps(self.message(table, None, summary))]
             replay = replay_message(table)
-            if replay is not None:
-                texts.append(dumps(replay))
-            out += [(None, c, text) for c in list(table.spectators) for text in texts]
+            after = [dumps(replay)] if replay is not None else []
+            texts: dict[bool, list[str]] = {}
+            for c in list(table.spectators):
+                face_up = sees_hands(table, c)
+                if face_up not in texts:
+                    texts[face_up] = [dumps(self.message(table, None, summary, face_up)), *after]
+                out += [(None, c, text) for text in texts[face_up]]
         notice = self.notice(table)  # a move the timeout bot played: told once, after its state
         if notice is not None:
             text = dumps(notice)
@@ -106,6 +119,32 @@ def view_json(table: Table, seat: int | None) -> dict[str, Any] | None:
     if table.views is None or table.views_version != table.state.version:
         table.views, table.views_version = ViewsJson(table.game, table.views), table.state.version
     return json_with_hints(table.views, seat) if table.state.hints else table.views.of(seat)
+
+
+FACE_UP = "face_up"
+"""The key of the spectators' face-up view in ``ViewsJson.derived`` (built once per version)."""
+
+
+def sees_hands(table: Table, spectator: Connection) -> bool:
+    """Whether ``spectator`` (a connection without a seat) sees every hand face up: only at a ``show_hands``
+    table, never a listed or rated one, and never when its identity holds a seat there."""
+    state = table.state
+    if not state.show_hands or state.public or state.rated:
+        return False
+    player = table.spectator_players.get(spectator)
+    return player is None or all(seat.player != player for seat in state.seats)
+
+
+def face_up_json(table: Table) -> dict[str, Any] | None:
+    """The spectator's view with every hand (and so the aside: the rest of the deck) face up, built once per
+    version."""
+    if view_json(table, None) is None or table.views is None:
+        return None
+    derived = table.views.derived
+    if FACE_UP not in derived:
+        derived[FACE_UP] = face_up_view(table.views.game).to_json()
+    data: dict[str, Any] = derived[FACE_UP]
+    return data
 
 
 def replay_message(table: Table) -> dict[str, Any] | None:

@@ -38,17 +38,23 @@ class Presence:
         self.settings = settings
         self._opened = itertools.count()
 
-    def attach(self, table: Table, seat: int | None, connection: Connection) -> tuple[bool, list[Connection]]:
-        """Add a connection of ``seat`` (``None``: a spectator). Returns whether the seat has just become connected
-        (the others are told: a presence change costs one message per connection of the table, never more) and the
-        connections to close: a seat's oldest beyond ``max_connections_per_seat``. :class:`Refused` (``full``)
-        for a spectator beyond ``max_spectators_per_table``."""
+    def attach(
+        self, table: Table, seat: int | None, connection: Connection, player: str | None = None
+    ) -> tuple[bool, list[Connection]]:
+        """Add a connection of ``seat`` (``None``: a spectator, of identity ``player`` if it has one). Returns
+        whether the seat has just become connected (the others are told: a presence change costs one message per
+        connection of the table, never more) and the connections to close: a seat's oldest beyond
+        ``max_connections_per_seat``. :class:`Refused` (``full``) for a spectator beyond
+        ``max_spectators_per_table``."""
         table.opened[connection] = next(self._opened)
         if seat is None:
             if len(table.spectators) >= self.settings.max_spectators_per_table:
                 del table.opened[connection]
                 raise Refused("full", "this table has as many spectators as it takes")
             table.spectators.add(connection)
+            if player is not None:
+                table.spectator_players[connection] = player
+            self.host.spawn(self.broker.spectators(table.id, len(table.spectators)))
             return False, []
         arrived = not table.connected(seat)
         connections = table.seats.setdefault(seat, set())
@@ -69,7 +75,10 @@ class Presence:
         """Remove a connection; whether its seat is no longer connected (the others are to be told)."""
         table.opened.pop(connection, None)
         if seat is None:
-            table.spectators.discard(connection)
+            if connection in table.spectators:
+                table.spectators.discard(connection)
+                self.host.spawn(self.broker.spectators(table.id, len(table.spectators)))
+            table.spectator_players.pop(connection, None)
             return False
         connections = table.seats.get(seat, set())
         if connection not in connections:

@@ -35,6 +35,9 @@ class Table:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     seats: dict[int, set[Connection]] = field(default_factory=dict)
     spectators: set[Connection] = field(default_factory=set)
+    spectator_players: dict[Connection, str] = field(default_factory=dict)
+    """The identity of each spectator connection that has one (at a ``show_hands`` table, a spectator whose
+    identity holds a seat sees the hands as any spectator does: fanout.py)."""
     away: dict[int, asyncio.TimerHandle] = field(default_factory=dict)
     """Human seats with no connection, counting down their grace period (presence.py)."""
     taken_over: set[int] = field(default_factory=set)

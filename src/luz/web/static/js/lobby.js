@@ -1,5 +1,7 @@
-// Home and lobby: choose a name, create a table (edition, players, seats, options), see and join open tables.
+// Home and lobby: choose a name, create a table (edition, players, seats, options), see and join open tables,
+// watch the public games being played ("Playing now").
 
+import { initials } from "./board.js";
 import { $, ApiError, api, botLabel, botName, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
 import { timeControlText } from "./clock.js";
 import { onLanguageChange, t } from "./i18n.js";
@@ -9,6 +11,7 @@ let editionList = {};
 let bots = [];
 let botLevels = {};
 let lobbyTables = [];
+let playingTables = null; // "Playing now" (null: not loaded yet)
 
 function playerName() {
   return $("#player-name").value.trim();
@@ -123,6 +126,7 @@ function tableSpec() {
   };
   if ($("#hints").checked) spec.hints = true;
   if ($("#rated").checked) spec.rated = true;
+  if (showHandsOffered() && $("#show-hands").checked) spec.show_hands = true;
   if (turnBased()) {
     const days = Number($("#days-per-move").value);
     spec.time_control = [1, 2, 3, 7].includes(days) ? `${days}d` : { days_per_move: days };
@@ -132,6 +136,18 @@ function tableSpec() {
   const clock = timeControl();
   if (clock) spec.time_control = clock;
   return spec;
+}
+
+/** "Spectators see every hand" is offered only at an unlisted, unrated table (the server refuses it elsewhere). */
+function showHandsOffered() {
+  return !$("#public").checked && !$("#rated").checked;
+}
+
+function showHandsChoice() {
+  const offered = showHandsOffered();
+  $("#show-hands-field").hidden = !offered;
+  $("#show-hands-explain").hidden = !offered;
+  if (!offered) $("#show-hands").checked = false;
 }
 
 function turnBased() {
@@ -194,13 +210,91 @@ async function createTable(event) {
 
 async function refreshLobby() {
   try {
-    lobbyTables = await api("/api/tables");
+    [lobbyTables, playingTables] = await Promise.all([api("/api/tables"), api("/api/tables?status=playing")]);
     $("#lobby-error").textContent = "";
   } catch {
     $("#lobby-error").textContent = t("conn.failed");
     return;
   }
   drawLobby();
+  drawPlaying();
+}
+
+// -- playing now --------------------------------------------------------------------------------------------
+
+function spectatorsText(n) {
+  if (!n) return t("watch.spectators_none");
+  return n === 1 ? t("watch.spectators_one") : t("watch.spectators", { n });
+}
+
+function seatLabel(seat) {
+  return seat.name || (seat.kind === "bot" ? botName(seat.bot || "") : t("seat.default_name", { n: seat.seat + 1 }));
+}
+
+function tableTitle(table) {
+  const edition = editionList[table.edition];
+  return edition && table.name === `${edition.name} table` ? t("table.default_name", { edition: edition.name }) : table.name;
+}
+
+/** A game being played, as a card: its name and pace, edition and players, who sits where, its spectators, and a
+ * Watch link (the table opened without a seat: as a spectator). */
+function playingCard(table) {
+  const title = tableTitle(table);
+  const kind = table.turn_based
+    ? el("span", { class: "badge turn-based" }, t("turn.badge"))
+    : el("span", { class: "badge live" }, t("games.live"));
+  const seats = table.seats.map((seat) =>
+    el(
+      "li",
+      { class: "who-seat", title: seatLabel(seat) },
+      el("span", { class: "avatar", "aria-hidden": "true" }, seat.kind === "bot" ? "⚙" : initials(seatLabel(seat))),
+      el("span", { class: "who-seat-name" }, seatLabel(seat)),
+    ),
+  );
+  const meta = [editionList[table.edition]?.name ?? table.edition, t("table.players", { n: table.players })];
+  if (table.time_control) meta.push(timeControlText(table.time_control));
+  return el(
+    "li",
+    { dataset: { table: table.id } },
+    el(
+      "article",
+      { class: "game-card watch-card", "aria-label": title },
+      el(
+        "span",
+        { class: "game-card-head" },
+        el("span", { class: "game-card-name" }, title),
+        table.rated ? el("span", { class: "badge rated" }, t("rating.rated")) : kind,
+      ),
+      el("span", { class: "game-card-meta muted" }, meta.join(" · ")),
+      el("ul", { class: "plain who-seats", "aria-label": t("watch.players") }, ...seats),
+      el(
+        "span",
+        { class: "game-card-foot" },
+        el(
+          "span",
+          { class: "watch-count", dataset: { spectators: table.spectators } },
+          el("span", { class: "eye-icon", "aria-hidden": "true" }),
+          spectatorsText(table.spectators),
+        ),
+        el("a", {
+          class: "button watch-link",
+          href: `/t/${encodeURIComponent(table.id)}`,
+          "aria-label": t("watch.watch_table", { name: title }),
+          text: t("watch.watch"),
+        }),
+      ),
+    ),
+  );
+}
+
+function drawPlaying() {
+  if (playingTables === null) return;
+  const list = $("#playing");
+  if (!playingTables.length) {
+    list.replaceChildren(el("li", { class: "muted watch-empty" }, t("watch.empty")));
+    return;
+  }
+  list.replaceChildren(...playingTables.map(playingCard));
 }
 
 function drawLobby() {
@@ -282,9 +376,12 @@ async function start() {
   showPace();
   $("#create-form").addEventListener("submit", createTable);
   $("#lobby-refresh").addEventListener("click", refreshLobby);
+  for (const box of [$("#public"), $("#rated")]) box.addEventListener("change", showHandsChoice);
+  showHandsChoice();
   onLanguageChange(() => {
     fillSeats();
     drawLobby();
+    drawPlaying();
   });
   await refreshLobby();
   setInterval(refreshLobby, 5000);

@@ -410,6 +410,7 @@ function draw() {
   if (table.rated) info.push(t("rating.rated"));
   if (table.time_control) info.push(timeControlText(table.time_control));
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
+  $("#show-hands-badge").hidden = !table.show_hands;
   $("#main").classList.toggle("turn-based", Boolean(table.turn_based));
   drawDeadline();
   drawJoin(table);

@@ -1,0 +1,331 @@
+"""Watching: the lobby's "Playing now" (public tables in play, their spectator counts, newest first), the
+"spectators see every hand" option (only at unlisted, unrated tables; never for a seat) and a spectator joining
+mid-deal (it sees the deal's bids and the tricks won so far)."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import types
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+import luz.server.store as server_store
+import luz.server.tables.table as server_table
+from luz.engine import get_edition
+from luz.server import Settings, create_app
+from luz.server.api.tables import PLAYING_LISTED
+from luz.server.store import SeatKind, Status, TableState
+from luz.server.tables.fanout import sees_hands
+from luz.server.tables.table import Table
+from support.server import Peer, Truth, create_table, guest, join_all, play, seats, wait_for
+
+HEADER = "X-Luz-Session"
+
+
+def started(http: Any, name: str, public: bool = True, **spec: Any) -> tuple[str, dict[int, str]]:
+    """A table of one human seat (joined, its player away for an hour) and three bots, its game started."""
+    table_id, tokens, _ = create_table(
+        http,
+        name=name,
+        public=public,
+        grace_seconds=3600,
+        seats=seats("human", "random", "random", "random"),
+        options={"first_player": 0},  # the human bids first: the game waits for it
+        **spec,
+    )
+    join_all(http, table_id, tokens)
+    assert http.get(f"/api/tables/{table_id}").json()["status"] == Status.PLAYING
+    return table_id, tokens
+
+
+def playing(http: Any) -> list[dict[str, Any]]:
+    response = http.get("/api/tables", params={"status": "playing"})
+    assert response.status_code == 200, response.text
+    answer: list[dict[str, Any]] = response.json()
+    return answer
+
+
+def counts(http: Any) -> dict[str, int]:
+    return {table["id"]: table["spectators"] for table in playing(http)}
+
+
+def test_playing_now_lists_public_tables_in_play_newest_first_with_their_spectators(client: Any) -> None:
+    waiting, _, _ = create_table(client, name="waiting", seats=seats("human", "random", "random", "random"))
+    older, _ = started(client, "older")
+    unlisted, _ = started(client, "unlisted", public=False)
+    newer, _ = started(client, "newer")
+
+    assert [t["id"] for t in playing(client)] == [newer, older]  # neither the waiting one nor the unlisted one
+    assert [t["id"] for t in client.get("/api/tables").json()] == [waiting]  # the lobby as before
+    assert all(t["status"] == "playing" and t["public"] and "show_hands" in t for t in playing(client))
+    assert counts(client) == {newer: 0, older: 0}
+
+    with Peer(client, older, None, None, None), Peer(client, older, None, None, None):
+        with Peer(client, newer, None, None, None), Peer(client, unlisted, None, None, None):
+            wait_for(lambda: counts(client) == {newer: 1, older: 2})
+        wait_for(lambda: counts(client) == {newer: 0, older: 2})
+    wait_for(lambda: counts(client) == {newer: 0, older: 0})
+
+    store = client.app.state.tables.store
+    assert [t.id for t in store.playing(limit=1)] == [newer]
+    assert PLAYING_LISTED == 50
+    assert client.get("/api/tables", params={"status": "over"}).status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("spec", "refused"),
+    [
+        ({"show_hands": True}, True),  # listed by default
+        ({"show_hands": True, "public": True}, True),
+        ({"show_hands": True, "public": False, "rated": True}, True),
+        ({"show_hands": True, "public": False}, False),
+        ({"public": False}, False),
+    ],
+)
+def test_spectators_see_every_hand_only_at_an_unlisted_unrated_table(
+    module_client: Any, spec: dict[str, Any], refused: bool
+) -> None:
+    response = module_client.post("/api/tables", json=spec)
+    if refused:
+        assert response.status_code == 422, response.text
+        assert "unlisted, unrated" in response.json()["detail"]
+    else:
+        assert response.status_code == 201, response.text
+        assert response.json()["table"]["show_hands"] is spec.get("show_hands", False)
+        table_id = response.json()["table"]["id"]
+        assert module_client.get(f"/api/tables/{table_id}").json()["show_hands"] is spec.get("show_hands", False)
+
+
+def face_up_checked(peer: Peer, truth: Truth) -> int:
+    """Check that every state ``peer`` (a spectator) was sent shows every hand as it really is; how many did."""
+    checked = 0
+    for state in peer.check.states:
+        seen = state["view"]
+        if seen is None or seen["phase"] in ("deal", "game_over"):
+            continue
+        deal, edition = truth.deal(peer.table_id, state["table"]["game_no"], seen["deal_number"], seen)
+        for holder, hand in enumerate(seen["hands"]):
+            assert [s["card"] for s in hand] == [edition.card_name(c) for c in deal.hands[holder]]
+        assert seen["aside"] == [edition.card_name(c) for c in deal.aside]
+        assert seen["seat"] is None and seen["legal_actions"] == []
+        checked += 1
+    return checked
+
+
+def hidden_checked(peer: Peer) -> int:
+    """How many states the peer's checker (with the truth) found to show no value hidden from it."""
+    assert peer.check.checked_hidden > 0
+    return peer.check.checked_hidden
+
+
+def test_spectators_of_a_show_hands_table_see_every_hand_but_its_players_never_do(database_url: str) -> None:
+    settings = Settings(database_url=database_url, bot_workers=0, messages_per_second=10_000)
+    with TestClient(create_app(settings)) as test_client:
+        client: Any = test_client
+        table_id, tokens, _ = create_table(
+            client,
+            public=False,
+            show_hands=True,
+            grace_seconds=3600,
+            seats=seats("human", "human", "random", "random"),
+            options={"first_player": 0},
+        )
+        players = [guest(client), guest(client)]
+        for seat, headers in enumerate(players):
+            joined = client.post(
+                f"/api/tables/{table_id}/seats/{seat}/join", json={"token": tokens[seat]}, headers=headers
+            )
+            assert joined.status_code == 200, joined.text
+            assert joined.json()["table"]["show_hands"] is True
+        truth = Truth(client.app.state.tables.store)
+        with (
+            Peer(client, table_id, tokens[0], 0, truth) as first,
+            Peer(client, table_id, None, 1, truth, query="me=1", headers=players[1]) as second,
+            Peer(client, table_id, None, None, truth, headers=players[0]) as player_watching,  # holds seat 0
+            Peer(client, table_id, None, None, None) as anonymous,
+            Peer(client, table_id, None, None, None, headers=guest(client)) as friend,
+        ):
+            last = play([first, second], until=lambda s: s["view"]["deal_number"] == 2, timeout=120)
+            for peer in (player_watching, anonymous, friend):
+                peer.wait_state(lambda s: s["version"] >= last["version"])
+            # The seats and a spectator holding a seat: nothing they may not see (checked on every state).
+            assert min(hidden_checked(p) for p in (first, second, player_watching)) > 10
+            # The other spectators: every hand face up, as it really is, in every state.
+            assert min(face_up_checked(p, truth) for p in (anonymous, friend)) > 10
+            assert all(s["table"]["show_hands"] for s in first.check.states)
+
+
+def test_a_spectator_of_a_listed_or_rated_table_never_sees_the_hands(client: Any) -> None:
+    """Even a table stored with ``show_hands`` (only the API refuses it) shows its spectators no hidden value when
+    it is listed or rated."""
+    store = client.app.state.tables.store
+    for flags in ({"public": True, "rated": False}, {"public": False, "rated": True}):
+        table_id, tokens = store.create_table(
+            name="stored",
+            edition="iello-2024",
+            players=3,
+            options=get_edition("iello-2024").options(3, first_player=1).to_json(),
+            grace_seconds=3600,
+            seats=[
+                {"kind": SeatKind.HUMAN},
+                {"kind": SeatKind.BOT, "bot": "random"},
+                {"kind": SeatKind.BOT, "bot": "random"},
+            ],
+            show_hands=True,
+            **flags,
+        )
+        if flags["rated"]:
+            registered = client.post(
+                "/api/account/register",
+                json={"username": "rated" + secrets.token_hex(3), "password": "correct horse"},
+                headers=guest(client),
+            )
+            headers = {HEADER: registered.json()["session"]}
+        else:
+            headers = guest(client)
+        joined = client.post(f"/api/tables/{table_id}/seats/0/join", json={"token": tokens[0]}, headers=headers)
+        assert joined.status_code == 200, joined.text
+        truth = Truth(store)
+        with Peer(client, table_id, None, None, truth) as spectator:
+            spectator.wait_state(lambda s: s["view"] is not None and s["view"]["phase"] == "bid")
+            assert hidden_checked(spectator) >= 1
+
+
+def table_of(**state: Any) -> Table:
+    fields: dict[str, Any] = {
+        "id": "t",
+        "name": "t",
+        "edition": "iello-2024",
+        "players": 3,
+        "options": {},
+        "public": False,
+        "grace_seconds": 30.0,
+        "status": Status.PLAYING,
+        "game_no": 1,
+        "version": 1,
+        "seats": [],
+        "show_hands": True,
+    }
+    return Table(TableState(**{**fields, **state}), None)
+
+
+def test_who_sees_the_hands() -> None:
+    connection: Any = object()
+    other: Any = object()
+    seat = server_store.SeatState(0, SeatKind.HUMAN, None, "Ann", True, player="ann")
+    table = table_of(seats=[seat])
+    table.spectator_players[connection] = "ann"
+    assert not sees_hands(table, connection)  # Ann holds a seat
+    assert sees_hands(table, other)
+    table.spectator_players[other] = "bob"
+    assert sees_hands(table, other)
+    for refused in ({"public": True}, {"rated": True}, {"show_hands": False}):
+        assert not sees_hands(table_of(seats=[seat], **refused), other)
+
+
+def test_a_spectator_joining_mid_deal_sees_the_bids_and_the_tricks_won(database_url: str) -> None:
+    settings = Settings(database_url=database_url, bot_workers=0, messages_per_second=10_000)
+    with TestClient(create_app(settings)) as test_client:
+        client: Any = test_client
+        table_id, tokens, _ = create_table(
+            client, grace_seconds=3600, seats=seats("human", "human", "random", "random"), options={"first_player": 0}
+        )
+        join_all(client, table_id, tokens)
+        truth = Truth(client.app.state.tables.store)
+        with (
+            Peer(client, table_id, tokens[0], 0, truth) as first,
+            Peer(client, table_id, tokens[1], 1, truth) as second,
+        ):
+            # Until two tricks are won and a person is to move (the game then waits: nothing moves meanwhile).
+            played = play(
+                [first, second],
+                until=lambda s: sum(s["view"]["tricks_won"]) >= 2 and s["view"]["current_player"] in (0, 1),
+                timeout=120,
+            )
+            with Peer(client, table_id, None, None, truth) as late:
+                seen = late.view
+                assert late.state["version"] == played["version"]
+                assert seen["phase"] == "play" and seen["deal_number"] == 1
+                assert all(isinstance(bid["tricks"], int) for bid in seen["bids"])  # every seat's bid
+                assert seen["bids"] == played["view"]["bids"]
+                assert seen["tricks_won"] == played["view"]["tricks_won"] and sum(seen["tricks_won"]) >= 2
+                played_cards = [s for hand in seen["hands"] for s in hand if s["played"]]
+                assert len(played_cards) >= 2 * 4 and all(s["card"] for s in played_cards)
+                assert seen["last_trick"] is not None or seen["trick"]["plays"]
+
+
+# -- non-interference: the option changes nothing a seat receives ------------------------------------------------
+
+TABLE_ID = "5ee5a11c0ffee000"
+SEED = 8_000_001
+
+
+def twin(client: Any, show_hands: bool) -> tuple[str, dict[int, str]]:
+    table_id, tokens, _ = create_table(
+        client,
+        name="twin",
+        public=False,
+        show_hands=show_hands,
+        grace_seconds=3600,
+        seats=seats("human", "human", "human"),
+        players=3,
+        options={"first_player": 0},
+    )
+    assert table_id == TABLE_ID
+    join_all(client, table_id, tokens)
+    return table_id, tokens
+
+
+def at_least(version: int, state: dict[str, Any]) -> bool:
+    return int(state["version"]) >= version
+
+
+def masked(peer: Peer) -> list[str]:
+    """What ``peer`` was sent, but the players' ids (random per database) and the option's own flag."""
+    return [
+        re.sub(r'"show_hands": ?(true|false)', "", re.sub(r'"player": ?"[0-9a-f]+"', "", text))
+        for text in peer.check.raw
+    ]
+
+
+def test_the_seats_receive_the_same_bytes_whether_spectators_see_the_hands_or_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_table, "secrets", types.SimpleNamespace(randbits=lambda n: SEED))
+    monkeypatch.setattr(
+        server_store,
+        "secrets",
+        types.SimpleNamespace(token_hex=lambda n: TABLE_ID, token_urlsafe=secrets.token_urlsafe),
+    )
+    sent: list[dict[Any, list[str]]] = []
+    for show_hands in (True, False):
+        settings = Settings(f"sqlite:///{tmp_path}/{show_hands}.db", bot_workers=0, messages_per_second=10_000)
+        with TestClient(create_app(settings)) as test_client:
+            client: Any = test_client
+            table_id, tokens = twin(client, show_hands)
+            truth = Truth(client.app.state.tables.store)
+            assert client.app.state.tables.store.load(table_id).seed == SEED
+            with (
+                Peer(client, table_id, None, None, None if show_hands else truth) as spectator,
+                Peer(client, table_id, tokens[0], 0, truth) as a,
+                Peer(client, table_id, tokens[1], 1, truth) as b,
+                Peer(client, table_id, tokens[2], 2, truth) as c,
+            ):
+                # One action at a time, each seat's messages taken in before the next (the same order at both).
+                newest = play([a, b, c], until=lambda s: s["view"]["deal_number"] == 2, timeout=120)["version"]
+                for peer in (a, b, c, spectator):
+                    peer.wait_state(partial(at_least, newest))
+                if show_hands:
+                    assert face_up_checked(spectator, truth) > 10
+                else:
+                    assert hidden_checked(spectator) > 10
+                sent.append({seat: masked(peer) for seat, peer in enumerate((a, b, c))})
+    with_option, without = sent
+    for seat in range(3):
+        assert len(with_option[seat]) > 20
+        assert with_option[seat] == without[seat], f"seat {seat} was sent something else"
