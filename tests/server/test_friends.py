@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from luz.server.db import PlayerRow
 from luz.server.friends import ONLINE_MS, epoch_ms
-from support.server import Message, Peer, Truth, create_table, guest, seats, wait_for
+from support.server import Message, Peer, Truth, create_table, guest, is_over, play, seats, wait_for
 
 PASSWORD = "correct horse battery"
 
@@ -254,3 +254,22 @@ def chat_texts(peer: Peer) -> list[str]:
     assert peer.request({"type": "ping"})["type"] == "pong"
     by_id = {m["id"]: m["text"] for c in peer.check.messages if c["type"] == "chat" for m in c["messages"]}
     return [by_id[number] for number in sorted(by_id)]
+
+
+def test_a_finished_games_chat_leaves_out_whom_the_reader_blocked(client: Any, truth: Truth) -> None:
+    ana, watcher = guest(client), guest(client)
+    table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "random", "random"))
+    assert join(client, table_id, 0, ana, tokens[0]).status_code == 200
+    with (
+        Peer(client, table_id, tokens[0], 0, truth) as seat,
+        Peer(client, table_id, None, None, truth, headers=watcher) as spectator,
+    ):
+        assert spectator.request({"type": "chat", "text": "psst"})["type"] == "ack"
+        assert seat.request({"type": "chat", "text": "hello"})["type"] == "ack"
+        assert is_over(play([seat]))
+    watcher_id = me(client, watcher)
+    assert client.put(f"/api/players/{watcher_id}/block", headers=ana).status_code == 200
+    said = client.get(f"/api/tables/{table_id}/chat", params={"game": 1}, headers=ana).json()["messages"]
+    assert [m["text"] for m in said] == ["hello"]
+    said = client.get(f"/api/tables/{table_id}/chat", params={"game": 1}, headers=watcher).json()["messages"]
+    assert [m["text"] for m in said] == ["psst", "hello"]
