@@ -158,16 +158,16 @@ async def decline(request: Request, response: Response, table_id: TableId, seat:
     return {"declined": declined}
 
 
-_limits: dict[int, SharedRateLimit] = {}
-
-
 def invitation_rate(request: Request) -> SharedRateLimit:
-    """The app's limit on invitations (one per app, shared through Redis when the server has it)."""
-    key = id(request.app)
-    if key not in _limits:
+    """The app's limit on invitations (made on first use, shared through Redis when the server has it)."""
+    state = request.app.state
+    if getattr(state, "invitation_rate", None) is None:
         settings = settings_of(request)
-        _limits[key] = SharedRateLimit(INVITATIONS_RATE, settings.redis_url, deployment_scope(settings.database_url))
-    return _limits[key]
+        state.invitation_rate = SharedRateLimit(
+            INVITATIONS_RATE, settings.redis_url, deployment_scope(settings.database_url)
+        )
+    rate: SharedRateLimit = state.invitation_rate
+    return rate
 
 
 @router.post("/api/tables/{table_id}/seats/{seat}/invite", status_code=201)
