@@ -111,6 +111,10 @@ class Friends:
         """Whether ``player_id``'s presence is due to be written (at most once a minute from this process)."""
         return at - self.seen_here.get(player_id, 0) >= SEEN_EVERY_MS
 
+    def due(self, player_id: str) -> bool:
+        """Whether this process is to write ``player_id``'s presence now (else :meth:`seen` would do nothing)."""
+        return self.must_see(player_id, epoch_ms())
+
     def seen(self, player_id: str) -> None:
         """``player_id`` has a page open now: its ``seen_at``, written at most once a minute by any process."""
         at = epoch_ms()

@@ -136,7 +136,8 @@ async def my_friends(request: Request, response: Response) -> Any:
     except AccountNeeded:
         return account_needed()
     friends = friends_of(request)
-    await asyncio.to_thread(friends.seen, identity.player_id)
+    if friends.due(identity.player_id):
+        await asyncio.to_thread(friends.seen, identity.player_id)
     found = await asyncio.to_thread(friends.friends_of, identity.player_id)
     return {**found, "server_time": now_ms()}
 

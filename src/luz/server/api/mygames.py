@@ -56,7 +56,8 @@ async def my_events(request: Request) -> StreamingResponse:
         told, invitations_told = None, set[tuple[str, int, str]]()
         try:
             while True:
-                await asyncio.to_thread(friends.seen, player)
+                if friends.due(player):
+                    await asyncio.to_thread(friends.seen, player)
                 count = await asyncio.to_thread(tables.store.your_turn_count, player)
                 if count != told:
                     told = count
@@ -69,7 +70,8 @@ async def my_events(request: Request) -> StreamingResponse:
                 try:
                     await asyncio.wait_for(woken.wait(), KEEPALIVE_SECONDS)
                 except TimeoutError:
-                    await asyncio.to_thread(friends.seen, player)
+                    if friends.due(player):
+                        await asyncio.to_thread(friends.seen, player)
                     yield ": keep-alive\n\n"
                     continue
                 woken.clear()
