@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from luz.server.db import PlayerRow
-from luz.server.friends import ONLINE_MS, epoch_ms
+from luz.server.db import FollowRow, PlayerRow
+from luz.server.friends import MOST_FOLLOWED, ONLINE_MS, epoch_ms
 from support.server import Message, Peer, Truth, create_table, guest, is_over, play, seats, wait_for
 
 PASSWORD = "correct horse battery"
@@ -273,3 +273,47 @@ def test_a_finished_games_chat_leaves_out_whom_the_reader_blocked(client: Any, t
     assert [m["text"] for m in said] == ["hello"]
     said = client.get(f"/api/tables/{table_id}/chat", params={"game": 1}, headers=watcher).json()["messages"]
     assert [m["text"] for m in said] == ["psst", "hello"]
+
+
+def test_an_invitation_is_pushed_to_the_invitees_browser_in_its_language(database_url: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from luz.server import create_app
+    from support.notify import notify_settings
+    from support.pushservice import Browser, PushService
+
+    with PushService() as service, TestClient(create_app(notify_settings(database_url))) as client:
+        ana, bo = account(client, "ana"), account(client, "bob")
+        bo_id = me(client, bo)
+        browser = Browser(service.url("/push/bo"))
+        assert client.post("/api/me/push", json=browser.subscription(), headers=bo).status_code == 201
+        assert client.put("/api/me/notifications", json={"language": "fr"}, headers=bo).status_code == 200
+        table_id, tokens, _ = create_table(client, players=3, public=False, seats=seats("human", "human", "random"))
+        join(client, table_id, 0, ana, tokens[0])
+        follow(client, ana, bo_id)
+        assert invite(client, table_id, 1, ana, bo_id).status_code == 201
+        [push] = service.wait("/push/bo")
+        payload = json.loads(browser.decrypt(push))
+        ana_name = client.get("/api/me", headers=ana).json()["name"]
+        assert payload == {
+            "kind": "invitation",
+            "title": f"{ana_name} vous invite à {client.get(f'/api/tables/{table_id}').json()['name']}",
+            "body": "La place 2 est à vous si vous la prenez maintenant.",
+            "url": "/friends",
+            "table": table_id,
+            "deadline": None,
+        }
+
+
+def test_one_follows_at_most_five_hundred(client: Any) -> None:
+    ana, bo = account(client, "ana"), account(client, "bob")
+    ana_id, bo_id = me(client, ana), me(client, bo)
+    with Session(client.app.state.engine) as session, session.begin():
+        for n in range(MOST_FOLLOWED):
+            session.add(PlayerRow(id=f"{n:016x}", name=f"player {n}", username=f"player{n}"))
+        session.flush()
+        session.add_all(FollowRow(follower_id=ana_id, followee_id=f"{n:016x}") for n in range(MOST_FOLLOWED))
+    refused = follow(client, ana, bo_id)
+    assert refused.status_code == 409 and refused.json()["code"] == "too_many"
+    assert client.delete(f"/api/players/{0:016x}/follow", headers=ana).status_code == 200
+    assert follow(client, ana, bo_id).status_code == 200
