@@ -105,6 +105,13 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/email/verify",
             "/api/email/unsubscribe",
             "/api/me/games",
+            "/api/players/{player_id}/follow",
+            "/api/players/{player_id}/block",
+            "/api/players/{player_id}/relation",
+            "/api/me/friends",
+            "/api/me/invitations",
+            "/api/me/invitations/{table_id}/{seat}",
+            "/api/tables/{table_id}/seats/{seat}/invite",
         }
     finally:
         asgi.shutdown_lifespans()

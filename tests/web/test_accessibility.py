@@ -41,7 +41,8 @@ def test_no_serious_violation_anywhere(browser: Any, server: ServerProcess, size
     player = open_player(browser, f"{server.http}/", SIZES[size])
     page = player.page
     bad = []
-    for path in ("/", "/how-to-play", "/score", "/leaderboard", "/games", "/account", "/offline", "/no-such-page"):
+    pages = ("/", "/how-to-play", "/score", "/leaderboard", "/games", "/friends", "/account", "/offline")
+    for path in (*pages, "/no-such-page"):
         page.goto(f"{server.http}{path}")
         page.wait_for_selector(".lang button")
         bad += violations(page, path, found)

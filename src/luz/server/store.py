@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from luz.engine import Game, get_edition, parse_action
 
+from . import friends
 from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, SeatRow, TableRow, now
 from .ratings import rate_game
 from .timecontrol import Turn, is_turn_based, new_clock, replaced, turn_of
@@ -454,7 +455,8 @@ class Store:
         """Take ``seat`` for ``player_id`` (with its invite token, or an open seat of a public table); returns the
         seat's token. :class:`SecondSeat` when the player holds another seat of the table (checked under the
         table's lock, and by the database's unique constraint on (table, player)); :class:`AccountRequired` for a
-        guest (or no identity) at a rated table."""
+        guest (or no identity) at a rated table; :class:`friends.Blocked` at a public table where the player and
+        someone seated blocked one another. A friend's invitation to the seat stands for its token."""
         with self._locked(table_id) as (session, row):
             seat_row = session.get(SeatRow, (table_id, seat))
             if seat_row is None or seat_row.kind != SeatKind.HUMAN:
@@ -478,14 +480,23 @@ class Store:
                     raise TooManyGames(max_turn_based)
                 if seat_row.joined and seat_row.player_id not in (None, player_id):
                     raise PermissionError("this seat belongs to another player")
+            if row.public and player_id is not None:  # friends.py: blocked players never sit together in public
+                others = session.scalars(
+                    select(SeatRow.player_id).where(SeatRow.table_id == table_id, SeatRow.player_id.is_not(None))
+                )
+                if friends.blocks_among(session, player_id, [p for p in others if p is not None and p != player_id]):
+                    raise friends.Blocked
+            # A friend's invitation (friends.py) opens the seat without its token, at a private table too.
+            invited = token is None and player_id is not None and friends.invited(session, table_id, seat, player_id)
             if token is not None:
                 if seat_row.token_hash != token_hash(token):
                     raise PermissionError("that invite token does not open this seat")
-            elif not row.public or seat_row.joined:
+            elif (not row.public and not invited) or seat_row.joined:
                 raise PermissionError("this seat is taken or the table is private: use its invite link")
             else:
                 token = new_token()
                 seat_row.token_hash = token_hash(token)
+            friends.seat_taken(session, table_id, seat)
             seat_row.name, seat_row.joined = name, True
             if player_id is not None:
                 seat_row.player_id = player_id

@@ -23,6 +23,7 @@ PAGES = {
     "/account": "account.html",
     "/leaderboard": "leaderboard.html",
     "/games": "games.html",
+    "/friends": "friends.html",
     "/offline": "offline.html",
 }
 

@@ -19,6 +19,7 @@ from luz.web import install as install_web_client
 
 from .. import checkpoints, collector
 from ..db import make_engine, migrate
+from ..friends import Blocked, Friends
 from ..identity import Players
 from ..settings import Settings
 from ..stalls import watch_from_env
@@ -27,7 +28,7 @@ from ..tables import Registry
 from ..tables.botpool import BotPool, load_levels
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
-from . import games, history, identity, live, mygames, notify, ratings, tables
+from . import friends, games, history, identity, live, mygames, notify, ratings, tables
 from .deps import Guards, tables_of
 from .identity import Identities
 
@@ -81,8 +82,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await registry.resume()
         registry.start()  # deadlines found in the database, idle tables leaving memory
         app.state.tables, app.state.engine = registry, engine
+        app.state.friends = Friends(engine)  # follows, blocks, presence, invitations (friends.py)
         # The chat of the tables, across processes with Redis.
-        app.state.chat = Chat(engine, registry.live, registry.fanout, settings.redis_url)
+        app.state.chat = Chat(engine, registry.live, registry.fanout, settings.redis_url, app.state.friends)
         await app.state.chat.start()
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
         app.state.notify = await notify.Notifications.start(engine, registry, settings)
@@ -118,7 +120,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(AccountRequired)
     @app.exception_handler(TooManyGames)
-    async def refused_seat(request: Request, error: AccountRequired | TooManyGames) -> JSONResponse:
+    @app.exception_handler(Blocked)
+    async def refused_seat(request: Request, error: AccountRequired | TooManyGames | Blocked) -> JSONResponse:
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=403)
 
     @app.exception_handler(Exception)
@@ -146,7 +149,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "bot_pool_replacements": pool.replacements,
         }
 
-    for module in (tables, live, games, identity, history, ratings, mygames, notify):
+    for module in (tables, live, games, identity, history, ratings, mygames, notify, friends):
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app

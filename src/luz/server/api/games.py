@@ -25,6 +25,7 @@ from ..store import SeatKind
 from ..tables import QUICK_BOT
 from ..tables.chat import PLAYERS, SPECTATORS, Chat
 from .deps import finished_game, tables_of
+from .identity import identities_of
 from .schemas import TutorialRequest
 
 router = APIRouter()
@@ -70,10 +71,15 @@ async def game_notes(request: Request, table_id: str, game: int | None = None) -
 
 @router.get("/api/tables/{table_id}/chat")
 async def game_chat(request: Request, table_id: str, game: int | None = None) -> dict[str, Any]:
-    """The chat of a finished game, both channels, for its replay: ``409`` while it is being played."""
+    """The chat of a finished game, both channels, for its replay: ``409`` while it is being played. The words of
+    players the caller blocked are left out."""
     table, number = await finished_game(request, table_id, game, "chat is")
     chat: Chat = request.app.state.chat
     messages = await asyncio.to_thread(chat.store.messages, table.id, (PLAYERS, SPECTATORS), number)
+    reader, _ = await identities_of(request).current(request)
+    if reader is not None:
+        blocked = await asyncio.to_thread(chat.friends.blocked_by, reader.player_id)
+        messages = [m for m in messages if m["player"] not in blocked]
     return {"game_no": number, "messages": messages}
 
 

@@ -195,6 +195,9 @@ async def me(request: Request, response: Response) -> dict[str, Any]:
     """Who you are: your guest or account identity (a first visit gets a guest and its cookie)."""
     identities = identities_of(request)
     identity = await identities.require(request, response, create=True, changes=False)
+    friends = request.app.state.friends
+    if friends.due(identity.player_id):  # online (friends.py): written at most once a minute
+        await asyncio.to_thread(friends.seen, identity.player_id)
     return identity.public()
 
 

@@ -1,5 +1,6 @@
 """A player's games across tables: ``GET /api/me/games`` (unfinished games, your turn first) and
-``GET /api/me/events``, a server-sent event stream of how many wait for your move (the header's badge)."""
+``GET /api/me/events``, a server-sent event stream of how many wait for your move (the header's badge) and of
+friends' invitations to a seat (friends.py); an open stream keeps its identity seen (online)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
+from ..friends import Friends
 from ..timecontrol import now_ms
 from .deps import client_of, guards_of, tables_of
 from .identity import identities_of
@@ -36,7 +38,8 @@ async def my_games(request: Request) -> dict[str, Any]:
 
 @router.get("/api/me/events", include_in_schema=False)  # an endless stream: no fuzzing
 async def my_events(request: Request) -> StreamingResponse:
-    """Server-sent events: ``games`` with ``{"your_turn": n}`` on connecting and whenever that number changes."""
+    """Server-sent events: ``games`` with ``{"your_turn": n}`` on connecting and whenever that number changes;
+    ``invitation`` with each live invitation to a seat (on connecting, and as one comes)."""
     identity, _ = await identities_of(request).current(request)
     if identity is None:
         raise HTTPException(401, "not signed in: open the site (or POST /api/me/guest) first")
@@ -47,18 +50,28 @@ async def my_events(request: Request) -> StreamingResponse:
     if not guards.client_connections.take(client):
         raise HTTPException(429, "too many connections from your address")
     woken = tables.watchers.watch(player)
+    friends: Friends = request.app.state.friends
 
     async def stream() -> AsyncIterator[str]:
-        told = None
+        told, invitations_told = None, set[tuple[str, int, str]]()
         try:
             while True:
+                if friends.due(player):
+                    await asyncio.to_thread(friends.seen, player)
                 count = await asyncio.to_thread(tables.store.your_turn_count, player)
                 if count != told:
                     told = count
                     yield f"event: games\ndata: {json.dumps({'your_turn': count})}\n\n"
+                for invitation in await asyncio.to_thread(friends.invitations_of, player):
+                    key = (invitation["table"], invitation["seat"], invitation["at"])
+                    if key not in invitations_told:
+                        invitations_told.add(key)
+                        yield f"event: invitation\ndata: {json.dumps(invitation)}\n\n"
                 try:
                     await asyncio.wait_for(woken.wait(), KEEPALIVE_SECONDS)
                 except TimeoutError:
+                    if friends.due(player):
+                        await asyncio.to_thread(friends.seen, player)
                     yield ": keep-alive\n\n"
                     continue
                 woken.clear()

@@ -14,6 +14,7 @@ from luz.bots.levels import levels as bot_levels
 from luz.engine import EDITIONS, LuzError, get_edition
 from luz.engine.record import to_record
 
+from ..friends import Blocked
 from ..store import AccountRequired, SeatKind, SecondSeat, Status, TooManyGames, build_game
 from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
@@ -142,8 +143,8 @@ async def join(
             )
         except SecondSeat as error:
             raise HTTPException(409, str(error)) from None
-        except (AccountRequired, TooManyGames):
-            raise  # a typed 403 (account_required, too_many_games), by its handler
+        except (AccountRequired, TooManyGames, Blocked):
+            raise  # a typed 403 (account_required, too_many_games, blocked), by its handler
         except PermissionError as error:
             raise HTTPException(403, str(error)) from None
         table.reload(state)

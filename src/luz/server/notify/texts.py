@@ -57,6 +57,25 @@ def push_payload(kind: Kind, table_id: str, name: str, deadline: int | None, lan
     }
 
 
+_INVITATION = {
+    "en": ("{by} invites you to {name}", "Seat {seat} is yours if you join now."),
+    "fr": ("{by} vous invite à {name}", "La place {seat} est à vous si vous la prenez maintenant."),
+}
+
+
+def invitation_payload(table_id: str, name: str, seat: int, by: str, language: str) -> dict[str, Any]:
+    """A friend's invitation to an open seat, as a push (public facts only: the table, the seat, who invites)."""
+    title, body = _INVITATION[language_of(language)]
+    return {
+        "kind": "invitation",
+        "title": title.format(by=by, name=name),
+        "body": body.format(seat=seat + 1),
+        "url": "/friends",
+        "table": table_id,
+        "deadline": None,
+    }
+
+
 def mail_text(key: str, language: str, **values: Any) -> str:
     return _MAIL[language_of(language)][key].format(**values)
 

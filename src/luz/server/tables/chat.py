@@ -13,6 +13,8 @@
 - A message is stored, then sent to this process's connections of the table and, through Redis, to the other
   processes' (channel ``luz:table-chat``); a connection gets the recent messages it may read when it connects
   and on ``sync``. Muting a speaker is each reader's own choice, kept by their browser (docs/PROTOCOL.md).
+- A player someone blocked (friends.py) is never sent to them: each connection knows whose words its identity
+  blocked (read as it connects, renewed on this process when that identity blocks or unblocks someone).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import logging
 import secrets
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from limits import parse
@@ -33,6 +35,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
 from ..db import ChatRow, now
+from ..friends import Friends
 from ..store import Status
 from .fanout import Fanout
 from .model import Connection, Refused, dumps
@@ -59,6 +62,10 @@ class Speaker:
     seat: int | None
     player: str | None
     name: str | None
+    reader: str | None = None
+    """The identity reading through this connection (a seat's player, a spectator's identity), if any."""
+    blocked: frozenset[str] = frozenset()
+    """The identities whose words ``reader`` blocked: never sent to it."""
 
     def seated(self, table: Table) -> bool:
         """Whether this is a seat, or a spectator connection of someone who holds a seat at the table now."""
@@ -141,10 +148,13 @@ def chat_text(text: Any, preset: Any) -> tuple[str, str | None]:
 class Chat:
     """The chat of every table of this process: who each connection speaks as, the limit, the relay."""
 
-    def __init__(self, engine: Engine, live: Mapping[str, Table], fanout: Fanout, redis_url: str | None) -> None:
+    def __init__(
+        self, engine: Engine, live: Mapping[str, Table], fanout: Fanout, redis_url: str | None, friends: Friends
+    ) -> None:
         self.live = live
         """This process's live tables, by id."""
         self.fanout = fanout
+        self.friends = friends
         self.store = ChatStore(engine)
         self.rate = parse(CHAT_RATE)
         self.limiter = MovingWindowRateLimiter(storage_from_string(redis_url or "memory://"))
@@ -192,14 +202,23 @@ class Chat:
     async def joined(self, table: Table, seat: int | None, connection: Any, identity: Any) -> None:
         """A connection opened: note who it speaks as (``identity``: the spectator's, if any) and send it the
         recent messages it may read."""
+        reader = table.state.seats[seat].player if seat is not None else identity and identity.player_id
+        blocked = await asyncio.to_thread(self.friends.blocked_by, reader) if reader else frozenset()
         if seat is not None:
-            speaker = Speaker(seat, None, None)
+            speaker = Speaker(seat, None, None, reader, blocked)
         elif identity is None:
             speaker = Speaker(None, None, None)
         else:
-            speaker = Speaker(None, identity.player_id, identity.name)
+            speaker = Speaker(None, identity.player_id, identity.name, reader, blocked)
         self.speakers[connection] = speaker
         await self.send_history(table, connection)
+
+    def blocks_changed(self, player_id: str, blocked: frozenset[str]) -> None:
+        """``player_id`` blocked or unblocked someone: its connections on this process hide ``blocked``'s words
+        from now on."""
+        for connection, speaker in list(self.speakers.items()):
+            if speaker.reader == player_id:
+                self.speakers[connection] = replace(speaker, blocked=blocked)
 
     async def send_history(self, table: Table, connection: Any) -> None:
         """The newest messages ``connection`` may read (nothing when there are none)."""
@@ -208,6 +227,7 @@ class Chat:
             return
         channels = speaker.channels(table)
         messages = await asyncio.to_thread(self.store.messages, table.state.id, channels, limit=HISTORY)
+        messages = [m for m in messages if m["player"] not in speaker.blocked]
         if messages:
             await connection.send_text(dumps({"type": "chat", "history": True, "messages": messages}))
 
@@ -253,10 +273,16 @@ class Chat:
         """Send ``message`` to this process's connections of its table that read its channel."""
         text = dumps({"type": "chat", "history": False, "messages": [message]})
         readers: list[tuple[int | None, Connection]] = []
+        speaker_of, author = self.speakers.get, message["player"]
         if message["channel"] == PLAYERS:
-            readers += [(seat, c) for seat, connections in table.seats.items() for c in list(connections)]
+            readers += [
+                (seat, c)
+                for seat, connections in table.seats.items()
+                for c in list(connections)
+                if author is None or author not in getattr(speaker_of(c), "blocked", ())
+            ]
         for connection in list(table.spectators):
-            speaker = self.speakers.get(connection)
-            if speaker is not None and message["channel"] in speaker.channels(table):
+            speaker = speaker_of(connection)
+            if speaker is not None and message["channel"] in speaker.channels(table) and author not in speaker.blocked:
                 readers.append((None, connection))
         await self.fanout.deliver(table, [(seat, c, text) for seat, c in readers])

@@ -1,6 +1,7 @@
 // What every page shares: building elements safely, requests, remembered settings, the header, announcements.
 
 import { languageSwitch, onLanguageChange, startI18n, t, translate } from "./i18n.js";
+import { showInvitation } from "./invitations.js";
 
 /**
  * A new element. ``props``: ``class``, ``text``, ``on`` ({event: handler}), ``dataset``, any attribute
@@ -181,7 +182,7 @@ export function identity({ fresh = false } = {}) {
 
 // -- your turns: the header's badge, from the identity's event stream -------------------------------------
 
-const turns = { count: 0, source: null, listeners: [] };
+const turns = { count: 0, source: null, listeners: [], invited: [] };
 
 function showTurns() {
   const link = $("#games-link");
@@ -201,9 +202,14 @@ export function onTurns(listener) {
   turns.listeners.push(listener);
 }
 
+/** Call ``listener(invitation)`` for each friend's invitation to a seat told by the stream (shown as a toast too). */
+export function onInvitation(listener) {
+  turns.invited.push(listener);
+}
+
 /**
- * Follow ``GET /api/me/events`` (server-sent events; ``games``: ``{your_turn: n}``, on connect and at each change)
- * and keep the header's badge right. EventSource reconnects by itself after a network failure; a refusal (no
+ * Follow ``GET /api/me/events`` (server-sent events; ``games``: ``{your_turn: n}``, on connect and at each change;
+ * ``invitation``: a friend's invitation to a seat, shown as a toast) and keep the header's badge right. EventSource reconnects by itself after a network failure; a refusal (no
  * identity) closes it for good, and the badge stays hidden. ``restart``: after a change of identity.
  */
 export async function watchTurns({ restart = false } = {}) {
@@ -230,6 +236,16 @@ export async function watchTurns({ restart = false } = {}) {
     turns.count = Math.max(0, Number(data?.your_turn) || 0);
     showTurns();
     for (const listener of turns.listeners) listener(data);
+  });
+  source.addEventListener("invitation", (event) => {
+    let invitation = null;
+    try {
+      invitation = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    showInvitation(invitation);
+    for (const listener of turns.invited) listener(invitation);
   });
   source.addEventListener("error", () => {
     if (source.readyState === EventSource.CLOSED && turns.source === source) {
@@ -266,6 +282,7 @@ export async function startPage() {
         el("span", { dataset: { i18n: "nav.games" } }),
         el("span", { class: "turn-count", hidden: true, "aria-hidden": "true" }),
       ),
+      el("a", { id: "friends-link", href: "/friends", dataset: { i18n: "nav.friends" } }),
       el("a", { href: "/leaderboard", dataset: { i18n: "nav.leaderboard" } }),
       el("a", { href: "/score", dataset: { i18n: "nav.score" } }),
       el("a", { href: "/how-to-play", dataset: { i18n: "nav.rules" } }),
@@ -281,6 +298,7 @@ export async function startPage() {
   translate();
   onLanguageChange(showTurns);
   if (location.pathname === "/games") $("#games-link").setAttribute("aria-current", "page");
+  if (location.pathname === "/friends") $("#friends-link").setAttribute("aria-current", "page");
   registerServiceWorker();
   watchTurns();
 }

@@ -104,6 +104,41 @@ function render() {
   drawGames();
 }
 
+/** Follow / Unfollow and Block / Unblock (not on your own profile); a guest who follows is asked to register. */
+async function drawRelation() {
+  const box = $("#player-relation");
+  const relation = await api(`/api/players/${encodeURIComponent(playerId)}/relation`).catch(() => null);
+  box.hidden = !relation || relation.self;
+  if (!relation || relation.self) return;
+  const note = el("span", { class: "friend-note", role: "status" });
+  const act = async (what, method) => {
+    try {
+      await api(`/api/players/${encodeURIComponent(playerId)}/${what}`, { method });
+      await drawRelation();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 403 && what === "follow") {
+        note.replaceChildren(t("friends.register_to_follow"), " ", el("a", { href: "/account" }, t("friends.register")));
+      } else note.textContent = error instanceof ApiError ? error.message : t("conn.failed");
+    }
+  };
+  const follow = profile?.account
+    ? el(
+        "button",
+        { type: "button", class: relation.following ? "small secondary" : "small" },
+        t(relation.following ? "friends.unfollow" : relation.follower ? "friends.follow_back" : "friends.follow"),
+      )
+    : null;
+  follow?.addEventListener("click", () => act("follow", relation.following ? "DELETE" : "PUT"));
+  const block = el(
+    "button",
+    { type: "button", class: "small secondary danger" },
+    t(relation.blocked ? "friends.unblock" : "friends.block"),
+  );
+  block.addEventListener("click", () => act("block", relation.blocked ? "DELETE" : "PUT"));
+  const status = relation.follower ? el("span", { class: "badge" }, t("friends.follows_you")) : null;
+  box.replaceChildren(...[follow, block, status, note].filter(Boolean));
+}
+
 async function main() {
   await startPage();
   onLanguageChange(render);
@@ -115,6 +150,8 @@ async function main() {
   }
   document.title = profile.name;
   render();
+  onLanguageChange(drawRelation);
+  await drawRelation();
 }
 
 main();
