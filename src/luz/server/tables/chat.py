@@ -237,7 +237,7 @@ class Chat:
                 "channel": PLAYERS if seated else SPECTATORS,
                 "seat": speaker.seat,
                 "player": player,
-                # A seat's name as the table shows it (the name the seat was taken with).
+                # A seat's name as the table shows it (its player's name now).
                 "name": (table.names()[speaker.seat] if speaker.seat is not None else speaker.name or "")[:40],
                 "text": text,
                 "preset": preset,
