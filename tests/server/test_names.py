@@ -47,10 +47,11 @@ def test_a_rename_shows_at_once_in_every_answer(client: Any, truth: Truth) -> No
     assert join(client, table_id, 0, ada, token=tokens[0]).status_code == 200
     assert join(client, table_id, 1, bob, token=tokens[1], name="Bob").status_code == 200
     me = client.get("/api/me", headers=ada).json()
+    viewer = guest(client)
     with (
         Peer(client, table_id, tokens[0], 0, truth) as zero,
         Peer(client, table_id, tokens[1], 1, truth) as one,
-        Peer(client, table_id, None, None, truth, headers=guest(client)) as watcher,
+        Peer(client, table_id, None, None, truth, headers=viewer) as watcher,
     ):
         assert names_in(zero.state)[:2] == [me["name"], "Bob"]
         renamed = rename(client, ada, "  Ada   Lovelace ")
@@ -63,6 +64,11 @@ def test_a_rename_shows_at_once_in_every_answer(client: Any, truth: Truth) -> No
         zero.send({"type": "chat", "text": "hello"})
         said = one.wait(lambda m: m["type"] == "chat" and not m["history"])["messages"][0]
         assert said["name"] == "Ada Lovelace" and said["player"] == me["id"]
+        # A spectator renamed while watching speaks under its new name.
+        assert rename(client, viewer, "Vera").status_code == 200
+        watcher.send({"type": "chat", "text": "go on"})
+        heard = watcher.wait(lambda m: m["type"] == "chat" and m["messages"][0]["text"] == "go on")
+        assert heard["messages"][0]["name"] == "Vera"
         final = play([zero, one])
         assert names_in(final)[:2] == ["Ada Lovelace", "Bob"]
     record = client.get(f"/api/tables/{table_id}/record").json()

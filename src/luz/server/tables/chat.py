@@ -32,7 +32,7 @@ from limits.strategies import MovingWindowRateLimiter
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
-from ..db import ChatRow, now
+from ..db import ChatRow, PlayerRow, now
 from ..store import Status
 from .fanout import Fanout
 from .model import Connection, Refused, dumps
@@ -83,6 +83,11 @@ class ChatStore:
         created = now()
         columns = {k: message[k] for k in ("game_no", "channel", "seat", "name", "text", "preset")}
         with self.engine.begin() as connection:
+            if message["seat"] is None and message["player"] is not None:  # a spectator: under its name of now
+                current = connection.scalar(select(PlayerRow.name).where(PlayerRow.id == message["player"]))
+                if current is not None:
+                    message = {**message, "name": current}
+                    columns["name"] = current
             number = connection.execute(
                 insert(ChatRow)
                 .values(table_id=message["table"], player_id=message["player"], created_at=created, **columns)
