@@ -48,6 +48,9 @@ def test_the_home_pages_name_is_the_players_everywhere(browser: Any, server: Ser
     entry = lobby.page.locator(f"#lobby li[data-table='{table_id}'] .lobby-players")
     entry.wait_for()
     assert entry.inner_text() == "Ada Lovelace guest"
+    lobby.page.wait_for_function("document.querySelector('#player-name').value.length > 0")
+    assert lobby.page.input_value("#player-name") != "Ada Lovelace", "another browser, another guest"
+    shoot(lobby, "names-home-phone", full_page=False)
     lobby.page.locator(f"#lobby li[data-table='{table_id}']").scroll_into_view_if_needed()
     shoot(lobby, "names-lobby-phone", full_page=False)
 

@@ -12,7 +12,7 @@ const NAME_FIELDS = ["#player-name", "#join-name", "#take-name"];
 const typed = new WeakSet(); // fields the person typed in: left as they are
 
 function fillNames(me) {
-  saved.set("name", me.name); // the pages' remembered name, where they read it: the identity's
+  if (saved.get("name") !== me.name) saved.set("name", me.name); // the pages read it: the identity's name
   for (const selector of NAME_FIELDS) {
     const field = document.querySelector(selector);
     if (!field || typed.has(field)) continue;
