@@ -148,7 +148,9 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "rematch",
     }
     assert info["rematch"] is None, "no rematch offer while a game is played"
-    assert all(set(s) == {"seat", "kind", "bot", "name", "joined", "player", "replaced"} for s in info["seats"])
+    assert all(
+        set(s) == {"seat", "kind", "bot", "name", "joined", "player", "guest", "replaced"} for s in info["seats"]
+    )
     text = response.text
     assert not any(token in text for token in tokens.values())
     assert str(seed) not in text

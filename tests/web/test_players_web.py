@@ -40,7 +40,7 @@ def test_a_guest_plays_with_no_form_and_finds_the_game_on_its_profile(browser: A
     page.click("#me-link")
     page.wait_for_url(re.compile(r"/u/[0-9a-f]+"))
     page.wait_for_selector("#games .game-row")
-    assert page.inner_text("#player-name-title") == guest_name
+    assert page.inner_text("#player-name-title") == f"{guest_name} guest"  # with its guest mark
     assert page.locator("#games .game-row").count() == 1
     href = page.get_attribute("#games .game-row a", "href")
     assert href is not None and re.fullmatch(r"/replay/[0-9a-f]+\?game=1", href)

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from luz.engine import Game
 from luz.engine.record import to_record
 
-from .db import ActionRow, GameRow, PlayerRow, ResultRow, TableRow
+from .db import ActionRow, GameRow, NameChangeRow, PlayerRow, ResultRow, TableRow
 from .ratings import changes_of, ratings_of
 from .store import Status, TableState, build_game
 
@@ -111,6 +111,14 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
             }
         changes = changes_of(session, player_id, keys)
         ratings = ratings_of(session, player_id)
+        people = {o.player_id for rows in others.values() for o in rows if o.player_id is not None}
+        current = {
+            row.id: (row.name, row.username is None)
+            for row in session.execute(
+                select(PlayerRow.id, PlayerRow.name, PlayerRow.username).where(PlayerRow.id.in_(people))
+            )
+        }
+        former = former_names(session, player_id, player.name)
     games = [
         {
             "table": r.table_id,
@@ -123,7 +131,15 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
             "abandoned": r.abandoned,
             "rating_change": changes.get((r.table_id, r.game_no)),
             "players": [
-                {"name": o.name, "kind": o.kind, "player": o.player_id, "rank": o.rank, "points": o.points}
+                {
+                    # Each person under their name of now (the one they are known by), with their guest mark.
+                    "name": current[o.player_id][0] if o.player_id in current else o.name,
+                    "guest": current[o.player_id][1] if o.player_id in current else False,
+                    "kind": o.kind,
+                    "player": o.player_id,
+                    "rank": o.rank,
+                    "points": o.points,
+                }
                 for o in others[(r.table_id, r.game_no)]
             ],
             "replay": f"/replay/{r.table_id}?game={r.game_no}",
@@ -134,6 +150,8 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
         "id": player.id,
         "name": player.name,
         "account": player.username is not None,
+        "guest": player.username is None,
+        "former_names": former,
         "since": player.created_at.isoformat(),
         "ratings": ratings,
         "stats": {
@@ -143,6 +161,22 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
         },
         "games": games,
     }
+
+
+def former_names(session: Session, player_id: str, name: str) -> list[dict[str, Any]]:
+    """The names ``player_id`` was known by before ``name`` (its name now), newest first, each once, with when it
+    was left (``{"name", "until"}``): a rename cannot hide a record."""
+    rows = session.execute(
+        select(NameChangeRow.old_name, NameChangeRow.changed_at)
+        .where(NameChangeRow.player_id == player_id)
+        .order_by(NameChangeRow.changed_at.desc(), NameChangeRow.id.desc())
+    ).all()
+    seen, names = {name}, []
+    for old, until in rows:
+        if old not in seen:
+            seen.add(old)
+            names.append({"name": old, "until": until.isoformat()})
+    return names
 
 
 def finished_games(engine: Engine, since: datetime) -> Iterator[dict[str, Any]]:

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import unicodedata
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy import CursorResult, delete, func, select
@@ -28,13 +30,16 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .db import PlayerRow, ServerKeyRow, SessionRow
+from .db import NameChangeRow, PlayerRow, ServerKeyRow, SessionRow, now
 
 COOKIE = "luz_session"
 HEADER = "X-Luz-Session"
 COOKIE_SECONDS = 400 * 24 * 3600
 """A session cookie lasts as long as browsers allow (400 days); the session itself lasts until revoked."""
 USERNAME = r"^[A-Za-z0-9_.-]{3,24}$"
+NAME_LENGTH = 40
+RENAME_WINDOW = timedelta(days=7)
+"""Renames are counted over this window (``Settings.renames_per_week``)."""
 
 LOGIN_ATTEMPTS_PER_MINUTE = 10
 """Failed or not, per client address and per username."""
@@ -81,6 +86,41 @@ def guest_name() -> str:
     """A random display name for a new guest (``Swift Heron 217``)."""
     choice = secrets.choice
     return f"{choice(_ADJECTIVES)} {choice(_ANIMALS)} {secrets.randbelow(900) + 100}"
+
+
+class BadName(ValueError):
+    """A display name that cannot be one: empty once trimmed, too long, or with control characters."""
+
+
+class NameTaken(Exception):
+    """Another account holds that display name (in any case)."""
+
+    def __init__(self) -> None:
+        super().__init__("that display name is taken: choose another")
+
+
+class TooManyRenames(Exception):
+    """The identity changed its name as often as it may in seven days."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"you changed your name {limit} times in the last 7 days, the most allowed: try again later")
+
+
+_ALLOWED_FORMATS = {"\u200d"}
+"""The one format character kept: the zero-width joiner of emoji sequences (bidi overrides and the like go)."""
+
+
+def display_name(raw: str) -> str:
+    """``raw`` as a display name: trimmed, inner whitespace collapsed to one space, NFC; :class:`BadName` when it
+    is empty, longer than 40 characters or holds a control or format character."""
+    name = " ".join(unicodedata.normalize("NFC", raw).split())
+    if not name:
+        raise BadName("a name cannot be empty")
+    if len(name) > NAME_LENGTH:
+        raise BadName(f"a name has at most {NAME_LENGTH} characters")
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") and c not in _ALLOWED_FORMATS for c in name):
+        raise BadName("a name cannot hold control characters")
+    return name
 
 
 def _hash(secret: str) -> str:
@@ -154,11 +194,48 @@ class Players:
             ).one_or_none()
         return None if row is None else Identity(row.id, row.name, row.username, token_hash)
 
-    def rename(self, player_id: str, name: str) -> None:
-        with Session(self.engine) as session, session.begin():
-            player = session.get(PlayerRow, player_id)
-            assert player is not None
-            player.name = name
+    def rename(self, player_id: str, name: str, per_week: int) -> bool:
+        """Give ``player_id`` the display name ``name`` (already :func:`display_name`'s); whether it changed (the
+        same name, in the same case, is no change and is not counted). :class:`NameTaken` when another account
+        holds it in any case; :class:`TooManyRenames` past ``per_week`` changes in seven days (the first change
+        of all, away from a guest's random name, is free). Each change is kept (``name_changes``)."""
+        try:
+            with Session(self.engine) as session, session.begin():
+                query = select(PlayerRow).where(PlayerRow.id == player_id)
+                if self.engine.dialect.name != "sqlite":
+                    query = query.with_for_update()  # two renames at once count each other
+                player = session.scalars(query).one()
+                if player.name == name:
+                    return False
+                self._check_free(session, player_id, name)
+                changes = select(NameChangeRow.id).where(NameChangeRow.player_id == player_id)
+                first = session.scalar(changes.order_by(NameChangeRow.id).limit(1))
+                if first is not None:
+                    recent = session.scalar(
+                        select(func.count()).where(
+                            NameChangeRow.player_id == player_id,
+                            NameChangeRow.id != first,
+                            NameChangeRow.changed_at >= now() - RENAME_WINDOW,
+                        )
+                    )
+                    if (recent or 0) >= per_week:
+                        raise TooManyRenames(per_week)
+                session.add(NameChangeRow(player_id=player_id, old_name=player.name, new_name=name, changed_at=now()))
+                player.name = name
+                if player.username is not None:
+                    player.account_name = name.lower()
+                return True
+        except IntegrityError:  # another account took it at the same moment
+            raise NameTaken from None
+
+    @staticmethod
+    def _check_free(session: Session, player_id: str, name: str) -> None:
+        """:class:`NameTaken` when an account other than ``player_id`` holds ``name`` in any case."""
+        taken = session.scalar(
+            select(func.count()).where(PlayerRow.account_name == name.lower(), PlayerRow.id != player_id)
+        )
+        if taken:
+            raise NameTaken
 
     def password_hash_of(self, username: str) -> tuple[str, str] | None:
         """An account's id and password hash, by username (any case)."""
@@ -169,7 +246,8 @@ class Players:
         return None if row is None or row.password_hash is None else (row.id, row.password_hash)
 
     def register(self, player_id: str, username: str, password_hash: str) -> None:
-        """Make a guest an account (its games stay its own). :class:`KeyError` when the username is taken."""
+        """Make a guest an account (its games stay its own), its display name now unique among accounts.
+        :class:`KeyError` when the username is taken, :class:`NameTaken` when another account has the name."""
         try:
             with Session(self.engine) as session, session.begin():
                 player = session.get(PlayerRow, player_id)
@@ -177,9 +255,14 @@ class Players:
                 taken = session.scalar(select(func.count()).where(PlayerRow.username == username.lower()))
                 if taken:
                     raise KeyError(username)
+                self._check_free(session, player_id, player.name)
                 player.username, player.password_hash = username.lower(), password_hash
-        except IntegrityError:  # registered by another request at the same moment
-            raise KeyError(username) from None
+                player.account_name = player.name.lower()
+        except IntegrityError:  # registered (or the name taken) by another request at the same moment
+            with Session(self.engine) as session:
+                if session.scalar(select(func.count()).where(PlayerRow.username == username.lower())):
+                    raise KeyError(username) from None
+            raise NameTaken from None
 
     def set_password(self, player_id: str, password_hash: str) -> None:
         with Session(self.engine) as session, session.begin():

@@ -160,7 +160,9 @@ def leaderboard(engine: Engine, edition: str, players: int, limit: int = LEADERB
     provisional = case((RatingRow.games < PROVISIONAL_GAMES, 1), else_=0)
     with Session(engine) as session:
         rows = session.execute(
-            select(RatingRow.player_id, PlayerRow.name, RatingRow.mu, RatingRow.sigma, RatingRow.games)
+            select(
+                RatingRow.player_id, PlayerRow.name, PlayerRow.username, RatingRow.mu, RatingRow.sigma, RatingRow.games
+            )
             .join(PlayerRow, PlayerRow.id == RatingRow.player_id)
             .where(RatingRow.edition == edition, RatingRow.players == players, RatingRow.games > 0)
             .order_by(provisional, RatingRow.mu.desc(), RatingRow.player_id)
@@ -178,8 +180,8 @@ def leaderboard(engine: Engine, edition: str, players: int, limit: int = LEADERB
         "provisional_games": PROVISIONAL_GAMES,
         "pools": [{"edition": e, "players": p, "rated": n} for e, p, n in pools],
         "ranking": [
-            {"rank": n, "player": player, "name": name, **rating_json(mu, sigma, games)}
-            for n, (player, name, mu, sigma, games) in enumerate(rows, 1)
+            {"rank": n, "player": player, "name": name, "guest": username is None, **rating_json(mu, sigma, games)}
+            for n, (player, name, username, mu, sigma, games) in enumerate(rows, 1)
         ],
     }
 

@@ -108,6 +108,8 @@ class SeatState:
     joined: bool
     player: str | None = None
     """The id of the identity that took the seat (public: it links to the player's profile)."""
+    guest: bool = False
+    """Whether that identity is a guest (shown as a "guest" mark beside its name)."""
 
     def public(self) -> dict[str, Any]:
         return {
@@ -117,6 +119,7 @@ class SeatState:
             "name": self.name,
             "joined": self.joined,
             "player": self.player,
+            "guest": self.guest,
         }
 
 
@@ -309,7 +312,12 @@ class Store:
             return self._state(session, row)
 
     def _state(self, session: Session, row: TableRow, actions: bool = True) -> TableState:
-        seats = session.scalars(select(SeatRow).where(SeatRow.table_id == row.id).order_by(SeatRow.seat)).all()
+        seats = session.execute(
+            select(SeatRow, PlayerRow.username, PlayerRow.id)
+            .outerjoin(PlayerRow, PlayerRow.id == SeatRow.player_id)
+            .where(SeatRow.table_id == row.id)
+            .order_by(SeatRow.seat)
+        ).all()
         state = TableState(
             id=row.id,
             name=row.name,
@@ -321,7 +329,12 @@ class Store:
             status=Status(row.status),
             game_no=row.game_no,
             version=row.version,
-            seats=[SeatState(s.seat, SeatKind(s.kind), s.bot, s.name, s.joined, s.player_id) for s in seats],
+            seats=[
+                SeatState(
+                    s.seat, SeatKind(s.kind), s.bot, s.name, s.joined, s.player_id, person is not None and not username
+                )
+                for s, username, person in seats
+            ],
             hints=row.hints,
             rated=row.rated,
             time_control=row.time_control,
@@ -435,6 +448,22 @@ class Store:
             )
             or 0
         )
+
+    def tables_of_player(self, player_id: str) -> list[str]:
+        """The tables where ``player_id`` holds a seat (any status: a finished table's replay shows its names)."""
+        with Session(self.engine) as session:
+            return list(session.scalars(select(SeatRow.table_id).where(SeatRow.player_id == player_id)))
+
+    def rename_seat(self, table_id: str, player_id: str, name: str) -> TableState:
+        """``player_id``'s seat at ``table_id`` now named ``name`` (and its guest mark read again), the table's
+        version bumped so that every process reloads it."""
+        with self._locked(table_id) as (session, row):
+            for seat in session.scalars(
+                select(SeatRow).where(SeatRow.table_id == table_id, SeatRow.player_id == player_id)
+            ):
+                seat.name = name
+            self._bump(session, row)
+            return self._state(session, row)
 
     def player_seat(self, table_id: str, player_id: str) -> int | None:
         """The seat ``player_id`` holds at ``table_id``, if any."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,10 +25,15 @@ from ..identity import (
     HEADER,
     LOGIN_ATTEMPTS_PER_MINUTE,
     USERNAME,
+    BadName,
     Identity,
+    NameTaken,
     Players,
+    TooManyRenames,
+    display_name,
 )
 from ..ratelimit import client_key
+from .deps import settings_of, tables_of
 from .schemas import NO_NUL
 
 
@@ -186,6 +192,28 @@ def with_session(request: Request, answer: dict[str, Any], secret: str) -> dict[
     return answer
 
 
+async def set_name(request: Request, identity: Identity, raw: str) -> Identity:
+    """Give ``identity`` the display name ``raw`` (trimmed, spaces collapsed), shown at once at every table where
+    it holds a seat; the identity as it now is. 422 for a name that cannot be one, 409 when an account holds
+    it, 429 past ``renames_per_week`` changes in seven days."""
+    try:
+        name = display_name(raw)
+    except BadName as error:
+        raise HTTPException(422, str(error)) from None
+    players = identities_of(request).players
+    try:
+        changed = await asyncio.to_thread(
+            players.rename, identity.player_id, name, settings_of(request).renames_per_week
+        )
+    except NameTaken as error:
+        raise HTTPException(409, str(error)) from None
+    except TooManyRenames as error:
+        raise HTTPException(429, str(error)) from None
+    if changed:
+        await tables_of(request).rename_seats(identity.player_id, name)
+    return replace(identity, name=name)
+
+
 router = APIRouter()
 """The ``/api/me`` and ``/api/account`` endpoints (docs/PROTOCOL.md, "Players")."""
 
@@ -212,11 +240,10 @@ async def new_guest(request: Request) -> dict[str, Any]:
 
 @router.post("/api/me/name")
 async def rename(request: Request, response: Response, body: NameChange) -> dict[str, Any]:
-    """Change your display name (tables you sit at keep the name you joined with)."""
-    identities, players = identities_of(request), identities_of(request).players
-    identity = await identities.require(request, response, create=True, changes=True)
-    await asyncio.to_thread(players.rename, identity.player_id, body.name)
-    return {**identity.public(), "name": body.name}
+    """Change your display name, everywhere: at the tables where you hold a seat, on your profile and the
+    leaderboard (the names you left are listed on your profile)."""
+    identity = await identities_of(request).require(request, response, create=True, changes=True)
+    return (await set_name(request, identity, body.name)).public()
 
 
 @router.post("/api/account/register", status_code=201)
@@ -231,6 +258,9 @@ async def register(request: Request, response: Response, body: Credentials) -> d
         await asyncio.to_thread(players.register, identity.player_id, body.username, hashed)
     except KeyError:
         raise HTTPException(409, "that username is taken") from None
+    except NameTaken as error:
+        raise HTTPException(409, str(error)) from None
+    await tables_of(request).rename_seats(identity.player_id, identity.name)  # no longer marked a guest
     secret = await asyncio.to_thread(players.start_session, identity.player_id, identity.session_hash)
     identities.set_cookie(response, secret)
     return with_session(request, {**identity.public(), "username": body.username.lower(), "guest": False}, secret)

@@ -70,7 +70,11 @@ class TableCreate(BaseModel):
 class JoinRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str | None = Field(
-        None, min_length=1, max_length=40, pattern=NO_NUL, description="Default: your identity's display name."
+        None,
+        min_length=1,
+        max_length=40,
+        pattern=NO_NUL,
+        description="Your display name (default: as it is); a new one renames your identity, as POST /api/me/name.",
     )
     token: str | None = Field(None, max_length=100, description="The seat's invite token (needed for a private table).")
 

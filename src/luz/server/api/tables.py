@@ -20,7 +20,7 @@ from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
 from ..timecontrol import stored_time_control
 from .deps import client_of, close_all, guards_of, seat_of, settings_of, table_or_404, tables_of
-from .identity import identities_of
+from .identity import identities_of, set_name
 from .schemas import DB_INT, Invite, Joined, JoinRequest, SeatSpec, TableCreate, TableCreated
 
 router = APIRouter()
@@ -126,17 +126,20 @@ async def join(
     body: JoinRequest,
 ) -> Joined:
     """Take a seat: with its invite token, or an open seat of a public table (a token is issued). The seat
-    becomes your identity's (a new guest's when the request has none): one seat per identity at a table."""
+    becomes your identity's (a new guest's when the request has none): one seat per identity at a table. A
+    ``name`` renames your identity first (as ``POST /api/me/name``): a seat shows its player's one name."""
     table = await table_or_404(request, table_id)
     tables = tables_of(request)
     identity = await identities_of(request).require(request, response, create=True, changes=True)
+    if body.name is not None:  # your name, everywhere (the same rules as POST /api/me/name)
+        identity = await set_name(request, identity, body.name)
     async with table.lock:
         try:
             token, state = await asyncio.to_thread(
                 tables.store.join,
                 table_id,
                 seat,
-                body.name or identity.name,
+                identity.name,
                 body.token,
                 identity.player_id,
                 settings_of(request).max_turn_based_games,

@@ -34,7 +34,7 @@ from limits.strategies import MovingWindowRateLimiter
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
-from ..db import ChatRow, now
+from ..db import ChatRow, PlayerRow, now
 from ..friends import Friends
 from ..store import Status
 from .fanout import Fanout
@@ -90,6 +90,11 @@ class ChatStore:
         created = now()
         columns = {k: message[k] for k in ("game_no", "channel", "seat", "name", "text", "preset")}
         with self.engine.begin() as connection:
+            if message["seat"] is None and message["player"] is not None:  # a spectator: under its name of now
+                current = connection.scalar(select(PlayerRow.name).where(PlayerRow.id == message["player"]))
+                if current is not None:
+                    message = {**message, "name": current}
+                    columns["name"] = current
             number = connection.execute(
                 insert(ChatRow)
                 .values(table_id=message["table"], player_id=message["player"], created_at=created, **columns)
@@ -257,7 +262,7 @@ class Chat:
                 "channel": PLAYERS if seated else SPECTATORS,
                 "seat": speaker.seat,
                 "player": player,
-                # A seat's name as the table shows it (the name the seat was taken with).
+                # A seat's name as the table shows it (its player's name now).
                 "name": (table.names()[speaker.seat] if speaker.seat is not None else speaker.name or "")[:40],
                 "text": text,
                 "preset": preset,

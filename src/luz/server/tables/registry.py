@@ -224,6 +224,22 @@ class Registry:
         self.schedule_bots(table)
         self._tell_players(table)
 
+    async def rename_seats(self, player_id: str, name: str) -> None:
+        """Show ``player_id``'s name (and guest mark) as it now is at every table where it holds a seat: each seat
+        stored under its table's lock, the table's version bumped, this process's copy reloaded and sent at once,
+        the other processes told (they reload it)."""
+        for table_id in await asyncio.to_thread(self.store.tables_of_player, player_id):
+            table = self.live.get(table_id)
+            if table is None:
+                state = await asyncio.to_thread(self.store.rename_seat, table_id, player_id, name)
+                if self.broker.shared:
+                    await self.broker.publish(table_id, state.version)
+                continue
+            async with table.lock:
+                state = await asyncio.to_thread(self.store.rename_seat, table_id, player_id, name)
+                table.reload(state)
+            await self.changed(table)
+
     def _tell_players(self, table: Table) -> None:
         """Wake the "my games" streams of the table's players when whose turn it is changed (a table's status,
         game or seat to move), not at every change."""

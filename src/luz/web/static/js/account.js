@@ -3,6 +3,7 @@
 
 import { $, ApiError, api, identity, startPage, watchTurns } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { setName } from "./identity.js";
 import { loadNotifications, showNotifications, startNotifications } from "./notifications.js";
 
 let me = null;
@@ -45,7 +46,7 @@ async function main() {
     showNotifications();
   });
   startNotifications();
-  handle("#rename-form", () => api("/api/me/name", { method: "POST", body: { name: $("#display-name").value.trim() } }), "player.saved");
+  handle("#rename-form", () => setName($("#display-name").value.trim()), "player.saved"); // the header follows
   handle(
     "#register-form",
     () => api("/api/account/register", { method: "POST", body: { username: $("#register-username").value.trim(), password: $("#register-password").value } }),

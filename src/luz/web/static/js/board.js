@@ -142,17 +142,27 @@ export function placeOf(players, viewer, seat) {
   return places[(seat - (viewer ?? 0) + players) % players] || "top";
 }
 
-/** Up to two initials of a name, for its round badge. */
+/** Up to two initials of a name, for its round badge: from the person's name alone (pass the name, never a label
+ * such as "Ada (you)"). */
 export function initials(name) {
-  const words = name.replace(/[()]/g, " ").trim().split(/\s+/).filter(Boolean);
-  const letters = words.length > 1 ? words[0][0] + words.at(-1)[0] : (words[0] || "?").slice(0, 2);
-  return letters.toUpperCase();
+  const words = String(name ?? "").trim().split(/\s+/).filter(Boolean);
+  // Each word's first letter or digit ("(Bob)" gives B), else its first character (an emoji).
+  const first = (word) => word.match(/[\p{L}\p{N}]/u)?.[0] ?? [...word][0];
+  if (words.length > 1) return (first(words[0]) + first(words.at(-1))).toUpperCase();
+  const word = words[0] || "?";
+  const letters = [...word].filter((c) => /[\p{L}\p{N}]/u.test(c));
+  return (letters.length ? letters.slice(0, 2).join("") : [...word][0]).toUpperCase();
+}
+
+/** The small "guest" mark beside a guest's name (a person without an account). */
+export function guestTag() {
+  return el("span", { class: "badge guest-tag", title: t("names.guest_explain") }, t("names.guest"));
 }
 
 /** A name short enough for a narrow column: itself up to 10 characters, else its initials ("R2"), the whole
- * name in the column's tooltip and accessible name. */
-export function shortName(name) {
-  return name.length <= 10 ? name : el("abbr", { title: name, "aria-label": name }, initials(name));
+ * label in the column's tooltip and accessible name (``name``: the person's name, for the initials). */
+export function shortName(label, name = label) {
+  return label.length <= 10 ? label : el("abbr", { title: label, "aria-label": label }, initials(name));
 }
 
 /** A seat's panel: avatar, name and badges, bid, tricks won, and the hand (face up where the view shows values). */
@@ -178,7 +188,7 @@ export function renderSeat(edition, view, seat, name, badges = [], { place = nul
  * ``previousDeal``: the trick closed the deal before (its cards say nothing of this deal's hands).
  * ``place``: a seat's place at the table, to lay each card in front of its player; ``key``: the trick's key
  * (deal and trick number), so that each card is known by (trick, seat) and where it came from by (seat, slot). */
-export function renderTrick(edition, trick, nameOf, previousDeal = false, { place = null, key = null } = {}) {
+export function renderTrick(edition, trick, nameOf, previousDeal = false, { place = null, key = null, labelOf = nameOf } = {}) {
   const area = el("div", {
     class: `trick-area${place ? " around" : ""}`,
     dataset: { ...(previousDeal ? { previousDeal: "true" } : {}), ...(trick?.winner !== null && trick?.winner !== undefined ? { winner: trick.winner } : {}) },
@@ -186,6 +196,7 @@ export function renderTrick(edition, trick, nameOf, previousDeal = false, { plac
   (trick?.plays || []).forEach((play, index) => {
     const winner = trick.winner === play.seat;
     const name = nameOf(play.seat);
+    const label = labelOf(play.seat);
     const node = el(
       "div",
       {
@@ -194,9 +205,9 @@ export function renderTrick(edition, trick, nameOf, previousDeal = false, { plac
       },
       el(
         "span",
-        { class: "who", title: name },
+        { class: "who", title: label },
         el("span", { class: "avatar", "aria-hidden": "true" }, initials(name)),
-        el("span", { class: "who-name" }, name),
+        el("span", { class: "who-name" }, label),
       ),
       cardFace(edition, play, { mini: false }),
       winner ? el("span", { class: "badge turn wins" }, t("trick.wins")) : null,
@@ -237,10 +248,10 @@ export function beadsText(view) {
 
 /** The score sheet: one row a deal (each player's points, bid and tricks; who bid first marked), then the totals.
  * Narrow enough for a phone: no column of its own for the first player, two short lines a cell. */
-export function renderSheet(view, nameOf) {
+export function renderSheet(view, nameOf, labelOf = nameOf) {
   const seats = [...Array(view.players).keys()];
   const head = el("tr", {}, el("th", { scope: "col" }, t("sheet.deal")));
-  for (const seat of seats) head.append(el("th", { scope: "col", title: nameOf(seat) }, shortName(nameOf(seat))));
+  for (const seat of seats) head.append(el("th", { scope: "col", title: labelOf(seat) }, shortName(labelOf(seat), nameOf(seat))));
   const body = el("tbody");
   view.results.forEach((result, index) => {
     const row = el("tr", {}, el("th", { scope: "row" }, String(index + 1)));
@@ -279,7 +290,7 @@ export function renderSheet(view, nameOf) {
 }
 
 /** The summary of a deal just scored: each player's bid and safety, tricks, made or missed, points, total. */
-export function renderDealSummary(view, result, nameOf) {
+export function renderDealSummary(view, result, nameOf, labelOf = nameOf) {
   const seats = [...Array(view.players).keys()];
   const head = el(
     "tr",
@@ -297,7 +308,7 @@ export function renderDealSummary(view, result, nameOf) {
       el(
         "tr",
         { dataset: { seat }, class: made ? "made" : "missed" },
-        el("th", { scope: "row", title: nameOf(seat) }, el("span", { class: "avatar", "aria-hidden": "true" }, initials(nameOf(seat))), " ", el("span", { class: "who" }, nameOf(seat))),
+        el("th", { scope: "row", title: labelOf(seat) }, el("span", { class: "avatar", "aria-hidden": "true" }, initials(nameOf(seat))), " ", el("span", { class: "who" }, labelOf(seat))),
         el("td", { title: bid }, `${result.bids[seat]}${result.safety[seat] ? "+" : ""}`),
         el("td", {}, String(result.tricks[seat])),
         el(

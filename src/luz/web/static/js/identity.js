@@ -1,8 +1,8 @@
 // Who you are: this browser's guest or account identity (a signed, HttpOnly cookie set by the server on the
-// first visit). Its name fills the name fields of the join forms, so there is nothing to fill in before playing,
-// and the header links to your profile and account.
+// first visit). Its name (one name per player, shown everywhere) fills the name fields of the join forms, so
+// there is nothing to fill in before playing, and the header links to your profile and account.
 
-import { el, identity as whoAmI, saved } from "./common.js";
+import { api, el, identity as whoAmI, saved } from "./common.js";
 import { t } from "./i18n.js";
 
 /** The identity (``{id, name, username, guest}``), or ``null`` when the server cannot be reached. */
@@ -12,7 +12,7 @@ const NAME_FIELDS = ["#player-name", "#join-name", "#take-name"];
 const typed = new WeakSet(); // fields the person typed in: left as they are
 
 function fillNames(me) {
-  if (!saved.get("name")) saved.set("name", me.name); // the pages' remembered name, where they read it
+  if (saved.get("name") !== me.name) saved.set("name", me.name); // the pages read it: the identity's name
   for (const selector of NAME_FIELDS) {
     const field = document.querySelector(selector);
     if (!field || typed.has(field)) continue;
@@ -36,6 +36,18 @@ function placeLinks(me) {
     );
   }
   return true;
+}
+
+/** Rename your identity (``POST /api/me/name``: at every table you sit at too); the identity as it now is, or
+ * the ``ApiError`` thrown (a name taken, too many renames). The header's link shows the new name. */
+export async function setName(name) {
+  const me = await identity;
+  const renamed = await api("/api/me/name", { method: "POST", body: { name } });
+  if (me) Object.assign(me, renamed);
+  saved.set("name", renamed.name);
+  const link = document.querySelector("#me-link");
+  if (link) link.textContent = renamed.name;
+  return renamed;
 }
 
 async function start() {

@@ -5,7 +5,8 @@ import { initials } from "./board.js";
 import { $, ApiError, api, botLabel, botName, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
 import { timeControlText } from "./clock.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { identity } from "./identity.js";
+import { guestTag } from "./board.js";
+import { identity, setName } from "./identity.js";
 
 let editionList = {};
 let bots = [];
@@ -22,6 +23,42 @@ function needName(errorBox) {
   $(errorBox).textContent = t("join.need_name");
   $("#player-name").focus();
   return true;
+}
+
+// -- your name: one name per player, everywhere --------------------------------------------------------------
+
+/** Make the name field's name your identity's, if it is not already; false (the reason shown) when refused. */
+async function saveName({ quiet = false } = {}) {
+  const status = $("#name-status");
+  const name = playerName();
+  status.className = "";
+  if (!name) {
+    status.textContent = t("join.need_name");
+    return false;
+  }
+  const me = await identity;
+  if (me && me.name === name) {
+    if (!quiet) status.textContent = t("names.unchanged");
+    return true;
+  }
+  try {
+    const renamed = await setName(name);
+    $("#player-name").value = renamed.name;
+    status.textContent = t("names.saved", { name: renamed.name });
+    status.className = "ok";
+    return true;
+  } catch (error) {
+    status.textContent = t("names.refused", { detail: error instanceof ApiError ? error.message : t("conn.failed") });
+    $("#player-name").focus();
+    return false;
+  }
+}
+
+async function submitName(event) {
+  event.preventDefault();
+  $("#name-save").disabled = true;
+  await saveName();
+  $("#name-save").disabled = false;
 }
 
 // -- the tutorial ------------------------------------------------------------------------------------------
@@ -178,6 +215,7 @@ async function createTable(event) {
   event.preventDefault();
   $("#create-error").textContent = "";
   if (needName("#create-error")) return;
+  if (!(await saveName({ quiet: true }))) return;
   const spec = tableSpec();
   if (spec.rated && (await identity)?.guest) {
     // Only accounts sit at rated tables: say so before a table is made that you could not sit at.
@@ -324,6 +362,7 @@ function drawLobby() {
           .filter(Boolean)
           .join(" · "),
       ),
+      seatedNames(table),
     );
     const buttons = el("div", { class: "row" });
     for (const seat of table.seats) {
@@ -342,9 +381,21 @@ function drawLobby() {
   }
 }
 
+/** The people seated at a lobby's table, each by name, a guest with its mark (null when nobody sits yet). */
+function seatedNames(table) {
+  const people = table.seats.filter((seat) => seat.kind === "human" && seat.joined && seat.name);
+  if (!people.length) return null;
+  return el(
+    "p",
+    { class: "lobby-players" },
+    people.flatMap((seat, index) => [index ? ", " : null, el("span", { class: "who" }, seat.name), ...(seat.guest ? [" ", guestTag()] : [])]),
+  );
+}
+
 async function joinOpenSeat(tableId, seat) {
   $("#lobby-error").textContent = "";
   if (needName("#lobby-error")) return;
+  if (!(await saveName({ quiet: true }))) return;
   try {
     const joined = await api(`/api/tables/${encodeURIComponent(tableId)}/seats/${seat}/join`, {
       method: "POST",
@@ -361,9 +412,9 @@ async function joinOpenSeat(tableId, seat) {
 
 async function start() {
   await startPage();
-  $("#player-name").value = saved.get("name", "");
+  $("#player-name").value = (await identity)?.name ?? "";
   $("#tutorial-button").addEventListener("click", startTutorial);
-  $("#player-name").addEventListener("input", () => saved.set("name", playerName()));
+  $("#name-form").addEventListener("submit", submitName);
   let levels;
   [editionList, levels] = await Promise.all([editions(), api("/api/bots?levels=true")]);
   bots = levels.map((level) => level.name);

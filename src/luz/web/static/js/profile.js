@@ -2,7 +2,7 @@
 // bots, and the newest games, each with its result, rating change and replay.
 
 import { $, ApiError, api, botName, editions, el, startPage } from "./common.js";
-import { initials } from "./board.js";
+import { guestTag, initials } from "./board.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { ratingChange, ratingText } from "./ratings.js";
 
@@ -78,7 +78,7 @@ function drawGames() {
           "td",
           { class: "who-played" },
           ...game.players.map((p, seat) =>
-            el(p.player === profile.id ? "strong" : "span", { class: "who-chip" }, playerName(p, seat)),
+            el(p.player === profile.id ? "strong" : "span", { class: "who-chip" }, playerName(p, seat), p.guest ? [" ", guestTag()] : null),
           ),
         ),
         el("td", {}, placeBadge(game), " ", el("span", { class: "muted" }, t("player.points", { points: game.points }))),
@@ -96,9 +96,14 @@ function playerName(player, seat) {
 
 function render() {
   if (!profile) return;
-  $("#player-name-title").textContent = profile.name;
+  $("#player-name-title").replaceChildren(profile.name, ...(profile.guest ? [" ", guestTag()] : []));
   $("#player-avatar").textContent = initials(profile.name);
-  $("#player-info").textContent = profile.account ? t("player.is_account") : t("player.is_guest");
+  // The names this player left: a rename hides no record.
+  const former = profile.former_names || [];
+  $("#former-names").hidden = !former.length;
+  $("#former-names").textContent = former.length ? t("names.formerly", { names: former.map((n) => n.name).join(", ") }) : "";
+  $("#player-info").textContent = profile.account ? t("player.is_account") : "";
+  $("#player-info").hidden = !profile.account; // a guest: the mark beside the name says it
   drawRatings();
   drawStats();
   drawGames();

@@ -6,6 +6,7 @@
 import { alertsStart, turnAlert } from "./alerts.js";
 import {
   beadsText,
+  guestTag,
   ledColour,
   outcomeText,
   placeOf,
@@ -436,7 +437,7 @@ function draw() {
   drawClocks(state, page.me?.seat, state.received);
   drawControls();
   drawSummary(view);
-  $("#sheet").replaceChildren(renderSheet(view, youOr));
+  $("#sheet").replaceChildren(renderSheet(view, nameOf, youOr));
   drawHistory(edition, view);
   drawOver(view);
   animateFrom(before, $("#game"), motionTime());
@@ -513,7 +514,8 @@ function drawWaiting(table) {
     if (seat.kind === "bot") what = t("waiting.bot", { bot: botName(seat.bot) });
     else if (seat.joined) what = page.me?.seat === seat.seat ? t("waiting.you") : t("waiting.joined");
     else what = t("waiting.open");
-    const item = el("li", { class: "row", dataset: { seat: seat.seat } }, el("strong", {}, nameOf(seat.seat)), " ", what);
+    const guest = seat.kind === "human" && seat.guest ? [" ", guestTag()] : [];
+    const item = el("li", { class: "row", dataset: { seat: seat.seat } }, el("strong", {}, nameOf(seat.seat)), ...guest, " ", what);
     if (canTake && seat.kind === "human" && !seat.joined) {
       item.append(
         el("button", {
@@ -556,6 +558,7 @@ function seatBadges(view, seat) {
   if (view.current_player === seat) badges.push(el("span", { class: "badge turn" }, t("seat.turn")));
   if (view.first_player === seat && view.phase !== "game_over") badges.push(el("span", { class: "badge first" }, t("seat.first")));
   if (info.kind === "bot") return badges;
+  if (info.guest) badges.push(guestTag());
   if (page.ratings?.[seat]) badges.push(ratingBadge(page.ratings[seat]));
   if (info.replaced) badges.push(el("span", { class: "badge away", title: t("seat.replaced_explain") }, t("seat.replaced")));
   else if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
@@ -627,7 +630,7 @@ function drawSummary(view) {
   if (!open) return;
   const result = view.results.at(-1);
   $("#summary-title").textContent = t("summary.title", { n: scored });
-  $("#summary-body").replaceChildren(renderDealSummary(view, result, youOr));
+  $("#summary-body").replaceChildren(renderDealSummary(view, result, nameOf, youOr));
   let next = "";
   if (view.phase !== "game_over") {
     // The view is the next deal's already: its first player, and whether the leader on score opens it.
@@ -758,7 +761,7 @@ function drawHistory(edition, view) {
   history.forEach((trick, index) => {
     list.append(
       el("h3", {}, t("history.trick", { n: index + 1, name: youOr(trick.winner) })),
-      renderTrick(edition, trick, youOr),
+      renderTrick(edition, trick, nameOf, false, { labelOf: youOr }),
     );
   });
 }

@@ -1,0 +1,194 @@
+"""One display name per identity (on SQLite and PostgreSQL): after a rename the same name in every answer (``/api/me``,
+the table's summary, the WebSocket state, chat, the replay's record, the profile, the leaderboard), names unique
+among accounts in any case, renames rate-limited and kept as a history on the profile, guests marked as such."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from luz.server import Settings, create_app
+from support.server import Peer, Truth, create_table, guest, play, seats
+
+HEADER = "X-Luz-Session"
+TAKEN = "that display name is taken: choose another"
+
+
+def rename(http: Any, headers: dict[str, str], name: str) -> Any:
+    return http.post("/api/me/name", json={"name": name}, headers=headers)
+
+
+def join(http: Any, table_id: str, seat: int, headers: dict[str, str], **body: Any) -> Any:
+    return http.post(f"/api/tables/{table_id}/seats/{seat}/join", json=body, headers=headers)
+
+
+def register(http: Any, headers: dict[str, str], username: str) -> Any:
+    return http.post("/api/account/register", json={"username": username, "password": "correct horse"}, headers=headers)
+
+
+def account(http: Any, username: str, name: str) -> tuple[dict[str, str], str]:
+    """A guest renamed ``name``, then registered as ``username``: its header and id."""
+    headers = guest(http)
+    assert rename(http, headers, name).status_code == 200
+    made = register(http, headers, username)
+    assert made.status_code == 201, made.text
+    return {HEADER: made.json()["session"]}, made.json()["id"]
+
+
+def names_in(state: dict[str, Any]) -> list[str | None]:
+    return [seat["name"] for seat in state["table"]["seats"]]
+
+
+def test_a_rename_shows_at_once_in_every_answer(client: Any, truth: Truth) -> None:
+    table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    ada, bob = guest(client), guest(client)
+    assert join(client, table_id, 0, ada, token=tokens[0]).status_code == 200
+    assert join(client, table_id, 1, bob, token=tokens[1], name="Bob").status_code == 200
+    me = client.get("/api/me", headers=ada).json()
+    viewer = guest(client)
+    with (
+        Peer(client, table_id, tokens[0], 0, truth) as zero,
+        Peer(client, table_id, tokens[1], 1, truth) as one,
+        Peer(client, table_id, None, None, truth, headers=viewer) as watcher,
+    ):
+        assert names_in(zero.state)[:2] == [me["name"], "Bob"]
+        renamed = rename(client, ada, "  Ada   Lovelace ")
+        assert renamed.status_code == 200, renamed.text
+        assert renamed.json() == {**me, "name": "Ada Lovelace"}  # trimmed, inner spaces collapsed
+        assert client.get("/api/me", headers=ada).json()["name"] == "Ada Lovelace"
+        assert client.get(f"/api/tables/{table_id}").json()["seats"][0]["name"] == "Ada Lovelace"
+        for peer in (zero, one, watcher):  # pushed to every connection, without asking
+            peer.wait_state(lambda s: names_in(s)[0] == "Ada Lovelace")
+        zero.send({"type": "chat", "text": "hello"})
+        said = one.wait(lambda m: m["type"] == "chat" and not m["history"])["messages"][0]
+        assert said["name"] == "Ada Lovelace" and said["player"] == me["id"]
+        # A spectator renamed while watching speaks under its new name.
+        assert rename(client, viewer, "Vera").status_code == 200
+        watcher.send({"type": "chat", "text": "go on"})
+        heard = watcher.wait(lambda m: m["type"] == "chat" and m["messages"][0]["text"] == "go on")
+        assert heard["messages"][0]["name"] == "Vera"
+        final = play([zero, one])
+        assert names_in(final)[:2] == ["Ada Lovelace", "Bob"]
+    record = client.get(f"/api/tables/{table_id}/record").json()
+    assert record["names"][:2] == ["Ada Lovelace", "Bob"]
+    profile = client.get(f"/api/players/{me['id']}").json()
+    assert profile["name"] == "Ada Lovelace" and profile["guest"] is True
+    assert profile["former_names"] == [{"name": me["name"], "until": profile["former_names"][0]["until"]}]
+    [game] = profile["games"]
+    assert [p["name"] for p in game["players"]][:2] == ["Ada Lovelace", "Bob"]
+    assert [p["guest"] for p in game["players"]] == [True, True, False]
+    # A rename after the game: the finished game's record and the profile show the name of now.
+    assert rename(client, ada, "Ada L.").status_code == 200
+    assert client.get(f"/api/tables/{table_id}/record").json()["names"][0] == "Ada L."
+    again = client.get(f"/api/players/{me['id']}").json()
+    assert again["name"] == "Ada L." and [n["name"] for n in again["former_names"]] == ["Ada Lovelace", me["name"]]
+    assert again["games"][0]["players"][0]["name"] == "Ada L."
+
+
+def test_a_join_with_a_name_renames_the_identity(client: Any) -> None:
+    table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    other, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    cy = guest(client)
+    assert join(client, other, 0, cy).status_code == 200
+    joined = join(client, table_id, 1, cy, token=tokens[1], name="Cy")
+    assert joined.status_code == 200 and joined.json()["table"]["seats"][1]["name"] == "Cy"
+    assert client.get("/api/me", headers=cy).json()["name"] == "Cy"
+    # The seat it held elsewhere shows the name too: one name per player.
+    assert client.get(f"/api/tables/{other}").json()["seats"][0]["name"] == "Cy"
+
+
+def test_names_are_unique_among_accounts_in_any_case(client: Any) -> None:
+    _, alice = account(client, "alice1", "Alice")
+    assert client.get(f"/api/players/{alice}").json()["guest"] is False
+    intruder = guest(client)
+    for taken in ("alice", "ALICE", " Alice "):
+        refused = rename(client, intruder, taken)
+        assert refused.status_code == 409 and refused.json()["detail"] == TAKEN
+    table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    by_join = join(client, table_id, 0, intruder, token=tokens[0], name="aLiCe")
+    assert by_join.status_code == 409 and by_join.json()["detail"] == TAKEN
+    assert not client.get(f"/api/tables/{table_id}").json()["seats"][0]["joined"]
+    # Guests may share a name (they are marked as guests), but none may register under an account's name.
+    twin_one, twin_two = guest(client), guest(client)
+    assert rename(client, twin_one, "Bob").status_code == 200
+    assert rename(client, twin_two, "bob").status_code == 200
+    assert register(client, twin_one, "bob1").status_code == 201
+    late = register(client, twin_two, "bob2")
+    assert late.status_code == 409 and late.json()["detail"] == TAKEN
+    assert client.get("/api/me", headers=twin_two).json()["guest"] is True
+    # An account renames to another account's name in another case: refused; to its own in another case: fine.
+    headers, _ = account(client, "carol1", "Carol")
+    assert rename(client, headers, "BOB").status_code == 409
+    assert rename(client, headers, "CAROL").json()["name"] == "CAROL"
+    assert rename(client, intruder, "carol").status_code == 409
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("   ", "a name cannot be empty"),
+        ("Eve\u202egnp.exe", "a name cannot hold control characters"),
+        ("tab\tbell\x07", "a name cannot hold control characters"),
+        ("x" * 41, "at most 40 characters"),
+    ],
+)
+def test_a_bad_name_is_refused_with_a_clear_error(module_client: Any, name: str, why: str) -> None:
+    refused = rename(module_client, guest(module_client), name)
+    assert refused.status_code == 422 and why in str(refused.json()["detail"])
+
+
+@pytest.fixture
+def strict_client(database_url: str) -> Iterator[Any]:
+    """An app allowing two renames in seven days."""
+    from fastapi.testclient import TestClient
+
+    settings = Settings(database_url=database_url, bot_workers=0, messages_per_second=10_000, renames_per_week=2)
+    with TestClient(create_app(settings)) as test_client:
+        yield test_client
+
+
+def test_renames_are_rate_limited_the_first_from_a_guest_name_free(strict_client: Any) -> None:
+    client = strict_client
+    me = guest(client)
+    for name in ("First", "Second", "Third"):  # the first away from the random name, then two
+        assert rename(client, me, name).status_code == 200
+    assert rename(client, me, "Third").status_code == 200, "the same name is no change: not counted"
+    refused = rename(client, me, "Fourth")
+    assert refused.status_code == 429 and "2 times in the last 7 days" in refused.json()["detail"]
+    assert client.get("/api/me", headers=me).json()["name"] == "Third"
+    profile = client.get(f"/api/players/{client.get('/api/me', headers=me).json()['id']}").json()
+    assert [n["name"] for n in profile["former_names"]][:2] == ["Second", "First"]
+    assert len(profile["former_names"]) == 3
+
+
+def test_a_guest_mark_on_seats_and_registering_lifts_it_at_the_table(client: Any) -> None:
+    table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    dee, eve = guest(client), guest(client)
+    assert join(client, table_id, 0, dee, token=tokens[0]).status_code == 200
+    assert join(client, table_id, 1, eve, token=tokens[1]).status_code == 200
+    assert [s["guest"] for s in client.get(f"/api/tables/{table_id}").json()["seats"]] == [True, True, False]
+    assert register(client, dee, "dee1").status_code == 201
+    assert [s["guest"] for s in client.get(f"/api/tables/{table_id}").json()["seats"]] == [False, True, False]
+
+
+def test_a_rated_player_renamed_shows_on_the_leaderboard_with_the_old_name_on_the_profile(
+    client: Any, truth: Truth
+) -> None:
+    table_id, tokens, _ = create_table(
+        client, players=3, rated=True, seats=seats("human", "human", "random"), options={"first_player": 0}
+    )
+    ann, ann_id = account(client, "ann1", "Ann")
+    bob, _ = account(client, "bob1", "Bob")
+    assert join(client, table_id, 0, ann, token=tokens[0]).status_code == 200
+    assert join(client, table_id, 1, bob, token=tokens[1]).status_code == 200
+    with Peer(client, table_id, tokens[0], 0, truth) as zero, Peer(client, table_id, tokens[1], 1, truth) as one:
+        assert rename(client, ann, "Annie").status_code == 200
+        one.wait_state(lambda s: names_in(s)[0] == "Annie")
+        play([zero, one])
+    board = client.get("/api/leaderboard", params={"edition": "iello-2024", "players": 3}).json()
+    entry = next(e for e in board["ranking"] if e["player"] == ann_id)
+    assert entry["name"] == "Annie" and entry["guest"] is False
+    profile = client.get(f"/api/players/{ann_id}").json()
+    assert profile["name"] == "Annie" and "Ann" in [n["name"] for n in profile["former_names"]]
