@@ -23,7 +23,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from .db import PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
+from .db import GameRow, PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
 
 if TYPE_CHECKING:
     from openskill.models import PlackettLuce
@@ -152,8 +152,14 @@ def rate_game(
     )
 
 
-def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
-    """The change of ``player_id``'s shown rating in each of ``games`` that was rated."""
+def change_json(mu_before: float, mu_after: float) -> dict[str, int]:
+    """A rating change as players see it: ``{"before": 1500, "after": 1512, "change": 12}``."""
+    before, after = shown(mu_before), shown(mu_after)
+    return {"before": before, "after": after, "change": after - before}
+
+
+def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -> dict[tuple[str, int], dict[str, int]]:
+    """``player_id``'s shown rating before and after each of ``games`` that was rated (``change_json``)."""
     if not games:
         return {}
     rows = session.execute(
@@ -162,7 +168,29 @@ def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -
         ).where(RatingChangeRow.player_id == player_id, RatingChangeRow.table_id.in_({t for t, _ in games}))
     ).all()
     wanted = set(games)
-    return {(t, g): shown(after) - shown(before) for t, g, before, after in rows if (t, g) in wanted}
+    return {(t, g): change_json(before, after) for t, g, before, after in rows if (t, g) in wanted}
+
+
+def game_changes(engine: Engine, table_id: str) -> dict[str, Any]:
+    """The rating changes of a table's current game, seat by seat (``None``: a bot, a guest, or not rated yet),
+    and why it is unrated, if it is (the game-over panel)."""
+    with Session(engine) as session:
+        game_no = session.scalar(select(TableRow.game_no).where(TableRow.id == table_id)) or 0
+        players = dict(
+            session.execute(select(SeatRow.seat, SeatRow.player_id).where(SeatRow.table_id == table_id)).all()
+        )
+        found = {
+            player: change_json(before, after)
+            for player, before, after in session.execute(
+                select(RatingChangeRow.player_id, RatingChangeRow.mu_before, RatingChangeRow.mu_after).where(
+                    RatingChangeRow.table_id == table_id, RatingChangeRow.game_no == game_no
+                )
+            )
+        }
+        game = session.get(GameRow, (table_id, game_no)) if game_no else None
+    unrated = {"reason": game.unrated, "seat": game.unrated_seat} if game is not None and game.unrated else None
+    changes = [found.get(players[seat]) if players[seat] is not None else None for seat in sorted(players)]
+    return {"game": game_no, "unrated": unrated, "changes": changes}
 
 
 def ratings_of(session: Session, player_id: str) -> list[dict[str, Any]]:
