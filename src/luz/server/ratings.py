@@ -189,7 +189,7 @@ def game_changes(engine: Engine, table_id: str) -> dict[str, Any]:
         }
         game = session.get(GameRow, (table_id, game_no)) if game_no else None
     unrated = {"reason": game.unrated, "seat": game.unrated_seat} if game is not None and game.unrated else None
-    changes = [found.get(players[seat]) if players[seat] is not None else None for seat in sorted(players)]
+    changes = [found.get(player) if player is not None else None for _, player in sorted(players.items())]
     return {"game": game_no, "unrated": unrated, "changes": changes}
 
 
