@@ -136,6 +136,7 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "grace_seconds",
         "hints",
         "rated",
+        "unrated",
         "time_control",
         "status",
         "game_no",
