@@ -160,7 +160,7 @@ def test_after_the_first_deal_whoever_leaves_is_last_and_the_others_rated_by_pla
 
 
 def test_places_put_the_leaver_last_even_with_the_best_points() -> None:
-    results = [
+    results: list[dict[str, Any]] = [
         {"player_id": "leaver", "rank": 1, "kind": "human", "abandoned": True},
         {"player_id": None, "rank": 2, "kind": "bot", "abandoned": False},
         {"player_id": "a", "rank": 3, "kind": "human", "abandoned": False},
