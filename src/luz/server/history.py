@@ -121,9 +121,7 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
             "rank": r.rank,
             "points": r.points,
             "abandoned": r.abandoned,
-            "rating_change": (
-                changes[(r.table_id, r.game_no)]["change"] if (r.table_id, r.game_no) in changes else None
-            ),
+            "rating_change": (changes.get((r.table_id, r.game_no)) or {}).get("change"),
             "rating": changes.get((r.table_id, r.game_no)),
             "players": [
                 {"name": o.name, "kind": o.kind, "player": o.player_id, "rank": o.rank, "points": o.points}
