@@ -105,7 +105,10 @@ def test_a_seat_taken_over_after_its_grace_in_the_first_deal_rates_nobody(client
         assert join(client, table_id, seat, headers, tokens[seat]).status_code == 200
     with Peer(client, table_id, tokens[1], 1, truth) as stays:
         Peer(client, table_id, tokens[0], 0, truth).__enter__().close()  # connected once, then gone
-        stays.wait_state(lambda s: s["table"]["unrated"] == {"reason": "left", "seat": 0}, timeout=20)
+        # Marked with the first move the bot plays for the seat (in the same transaction), told to everyone.
+        marked = play([stays], until=lambda s: s["table"]["unrated"] is not None)
+        assert marked["table"]["unrated"] == {"reason": "left", "seat": 0}
+        assert marked["view"]["deal_number"] == 1
         play([stays])
     assert rating_changes(client) == []
     assert game_row(client, table_id) == ("left", 0)
