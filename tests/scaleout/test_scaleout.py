@@ -566,8 +566,9 @@ def test_a_rated_game_through_two_processes_is_rated_once(servers: list[ServerPr
 
 
 def test_a_seat_abandoned_on_one_process_is_abandoned_on_both(servers: list[ServerProcess], postgres_url: str) -> None:
-    """Seat 0's player leaves process 2, whose bot takes the seat over: process 1 shows it too, and the rated
-    game counts seat 0 abandoned (last) whichever process stores the last action."""
+    """Seat 0's player leaves process 2 in the first deal, whose bot takes the seat over: process 1 shows it too,
+    the game counts seat 0 abandoned whichever process stores the last action, and (left in the first deal) it is
+    rated for nobody, stored once (fair ratings)."""
     table_id, players = asyncio.run(asyncio.wait_for(_abandon_elsewhere(servers), 180))
     engine = make_engine(postgres_url)
     try:
@@ -580,10 +581,13 @@ def test_a_seat_abandoned_on_one_process_is_abandoned_on_both(servers: list[Serv
                     text("SELECT player_id, place FROM rating_changes WHERE table_id = :t"), {"t": table_id}
                 ).all()
             )
+            unrated = connection.execute(
+                text("SELECT unrated, unrated_seat FROM games WHERE table_id = :t"), {"t": table_id}
+            ).one()
     finally:
         engine.dispose()
     assert [tuple(r) for r in abandoned] == [(0, True), (1, False), (2, False)]
-    assert places == {players[0]: 2, players[1]: 1}
+    assert places == {} and len(players) == 2 and tuple(unrated) == ("left", 0)
 
 
 async def _abandon_elsewhere(servers: list[ServerProcess]) -> tuple[str, list[str]]:

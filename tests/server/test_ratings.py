@@ -144,11 +144,19 @@ def test_an_unrated_table_rates_nobody(client: Any, truth: Truth) -> None:
     assert rating_rows(client) == [] and changes(client) == []
 
 
+def second_deal(state: dict[str, Any]) -> bool:
+    """Whether the first deal is over (leaving from then on no longer makes the game unrated: test_fair_ratings)."""
+    return state["view"] is not None and state["view"]["deal_number"] >= 2
+
+
 def test_whoever_abandoned_is_last(client: Any, truth: Truth) -> None:
-    """Seat 0 leaves; a bot plays it after the grace period to the end: its player counts as last (a loss)."""
+    """Seat 0 leaves after the first deal; a bot plays it after the grace period to the end: its player counts as
+    last (a loss)."""
     table_id, tokens, (ann, bob) = rated_table(client, ("erin", "finn"), grace_seconds=0.2)
     with Peer(client, table_id, tokens[1], 1, truth) as stays:
-        Peer(client, table_id, tokens[0], 0, truth).__enter__().close()
+        leaves = Peer(client, table_id, tokens[0], 0, truth).__enter__()
+        play([leaves, stays], until=second_deal)
+        leaves.close()
         stays.wait_state(lambda s: s["table"]["seats"][0]["bot_playing"], timeout=5)
         final = play([stays])
     assert final["table"]["seats"][0]["bot_playing"]
@@ -166,7 +174,8 @@ def test_whoever_abandoned_is_last(client: Any, truth: Truth) -> None:
 def test_leaving_the_table_counts_as_abandoning(client: Any, truth: Truth) -> None:
     table_id, tokens, (ann, bob) = rated_table(client, ("ivan", "jade"))
     with Peer(client, table_id, tokens[1], 1, truth) as stays:
-        stays.wait_state(lambda s: s["table"]["status"] == "playing")
+        with Peer(client, table_id, tokens[0], 0, truth) as leaves:
+            play([leaves, stays], until=second_deal)
         left = client.post(f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {tokens[0]}"})
         assert left.status_code == 200 and left.json()["seats"][0]["joined"] is False
         play([stays])

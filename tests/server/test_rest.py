@@ -137,6 +137,7 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "hints",
         "rated",
         "show_hands",
+        "unrated",
         "time_control",
         "status",
         "game_no",

@@ -176,7 +176,9 @@ def test_a_player_at_the_table_is_told_of_the_seat_passing_to_a_bot(client: Any,
     assert [row[2] for row in log][:3] == [0, 1, 2]  # then a bot plays seat 0's turn, at once
 
 
-def test_a_rated_game_ranks_a_replaced_player_last(client: Any, truth: Truth) -> None:
+def test_a_rated_game_whose_player_is_replaced_in_the_first_deal_rates_nobody(client: Any, truth: Truth) -> None:
+    """Replaced after its time ran out in the first deal: the game goes on unrated for everyone (fair ratings;
+    after the first deal the replaced player would rank last: test_fair_ratings)."""
     table_id, tokens = turn_based(
         client, "1d", rated=True, seats=seats("human", "human", "random"), timeouts_before_bot=1
     )
@@ -197,10 +199,11 @@ def test_a_rated_game_ranks_a_replaced_player_last(client: Any, truth: Truth) ->
     with Peer(client, table_id, tokens[1], 1, truth) as bob:
         final = play([bob])
     assert final["table"]["seats"][0]["replaced"] is True
+    assert final["table"]["unrated"] == {"reason": "timeout", "seat": 0}
     with client.app.state.engine.connect() as connection:
         places = dict(list(connection.execute(text("SELECT player_id, place FROM rating_changes"))))
         abandoned = connection.execute(text("SELECT seat, abandoned FROM results ORDER BY seat")).all()
-    assert places == {ids[0]: 2, ids[1]: 1}, "the replaced player is last, whatever the points"
+    assert places == {} and len(ids) == 2, "nobody is rated"
     assert abandoned == [(0, True), (1, False), (2, False)]
 
 

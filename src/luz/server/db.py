@@ -112,6 +112,8 @@ class GameRow(Base):
     unrated: Mapped[str | None] = mapped_column(String(16), nullable=True)
     """Why a rated table's game no longer counts for the ratings (``left``, ``timeout``: in the first deal);
     ``None``: it counts (when the table is rated)."""
+    unrated_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The seat whose player left or ran out of time, when ``unrated`` is set (the table is told who)."""
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 

@@ -129,7 +129,8 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
             "rank": r.rank,
             "points": r.points,
             "abandoned": r.abandoned,
-            "rating_change": changes.get((r.table_id, r.game_no)),
+            "rating_change": (changes.get((r.table_id, r.game_no)) or {}).get("change"),
+            "rating": changes.get((r.table_id, r.game_no)),
             "players": [
                 {
                     # Each person under their name of now (the one they are known by), with their guest mark.

@@ -4,8 +4,9 @@ One rating per **pool**, an edition at one player count (``iello-2024`` at 4 pla
 the player count change the game (how many tricks there are, how often a bid is made), as a chess site rates
 each speed on its own. A game updates the ratings of its human players from its final ranking, with the bots'
 places taken out (bots play but are not rated); whoever abandoned (a bot was playing their seat at the end) is
-placed last. The shown rating is ``60 × μ`` (a new player's 1500), provisional (shown with a ``?``) until
-``PROVISIONAL_GAMES`` rated games in the pool.
+placed last. A rated game that a player leaves, or loses to the clock, in its first deal is rated for nobody
+(``unrates``: it goes on as a friendly game). The shown rating is ``60 × μ`` (a new player's 1500), provisional
+(shown with a ``?``) until ``PROVISIONAL_GAMES`` rated games in the pool.
 
 A game's ratings are written in the transaction that stores its last action (``Store.append_action``): exactly
 once, whichever process stores it; the ``rating_changes`` primary key (game, player) refuses a second write.
@@ -22,10 +23,14 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from .db import PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
+from .db import GameRow, PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
 
 if TYPE_CHECKING:
     from openskill.models import PlackettLuce
+
+    from luz.engine import Game
+
+    from .store import TableState
 
 PROVISIONAL_GAMES = 10
 """Rated games in a pool before a rating is no longer provisional."""
@@ -63,6 +68,21 @@ def places_of(results: list[dict[str, Any]]) -> dict[str, int]:
         if result["abandoned"]:
             places[result["player_id"]] = last
     return places
+
+
+def unrates(state: TableState, game: Game | None, seat: int, timeout: bool, away: set[int]) -> tuple[str, int] | None:
+    """Why a move of ``seat`` now makes the current game of a rated table unrated for everyone: its player's time
+    ran out (``timeout``), or a bot plays for them (``away``: they left, or were gone past their grace), in the
+    first deal. ``None``: the game still counts (or never did)."""
+    if not state.rated or state.unrated is not None or state.status != "playing" or game is None:
+        return None
+    if game.deal_number != 1 or game.outcome() is not None:
+        return None
+    if state.seats[seat].kind != "human":
+        return None
+    if timeout:
+        return ("timeout", seat)
+    return ("left", seat) if seat in away else None
 
 
 def rate_game(
@@ -132,8 +152,14 @@ def rate_game(
     )
 
 
-def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
-    """The change of ``player_id``'s shown rating in each of ``games`` that was rated."""
+def change_json(mu_before: float, mu_after: float) -> dict[str, int]:
+    """A rating change as players see it: ``{"before": 1500, "after": 1512, "change": 12}``."""
+    before, after = shown(mu_before), shown(mu_after)
+    return {"before": before, "after": after, "change": after - before}
+
+
+def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -> dict[tuple[str, int], dict[str, int]]:
+    """``player_id``'s shown rating before and after each of ``games`` that was rated (``change_json``)."""
     if not games:
         return {}
     rows = session.execute(
@@ -142,7 +168,29 @@ def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -
         ).where(RatingChangeRow.player_id == player_id, RatingChangeRow.table_id.in_({t for t, _ in games}))
     ).all()
     wanted = set(games)
-    return {(t, g): shown(after) - shown(before) for t, g, before, after in rows if (t, g) in wanted}
+    return {(t, g): change_json(before, after) for t, g, before, after in rows if (t, g) in wanted}
+
+
+def game_changes(engine: Engine, table_id: str) -> dict[str, Any]:
+    """The rating changes of a table's current game, seat by seat (``None``: a bot, a guest, or not rated yet),
+    and why it is unrated, if it is (the game-over panel)."""
+    with Session(engine) as session:
+        game_no = session.scalar(select(TableRow.game_no).where(TableRow.id == table_id)) or 0
+        players = dict(
+            session.execute(select(SeatRow.seat, SeatRow.player_id).where(SeatRow.table_id == table_id)).all()
+        )
+        found = {
+            player: change_json(before, after)
+            for player, before, after in session.execute(
+                select(RatingChangeRow.player_id, RatingChangeRow.mu_before, RatingChangeRow.mu_after).where(
+                    RatingChangeRow.table_id == table_id, RatingChangeRow.game_no == game_no
+                )
+            )
+        }
+        game = session.get(GameRow, (table_id, game_no)) if game_no else None
+    unrated = {"reason": game.unrated, "seat": game.unrated_seat} if game is not None and game.unrated else None
+    changes = [found.get(player) if player is not None else None for _, player in sorted(players.items())]
+    return {"game": game_no, "unrated": unrated, "changes": changes}
 
 
 def ratings_of(session: Session, player_id: str) -> list[dict[str, Any]]:

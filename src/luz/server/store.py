@@ -11,10 +11,11 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, timedelta
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select, text
+from sqlalchemy import bindparam, func, insert, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -150,6 +151,9 @@ class TableState:
     """The rematch offered after the last game (tables/rematch.py), as stored; ``None``: none."""
     show_hands: bool = False
     """Whether spectators see every hand face up (an unlisted, unrated table only: fanout.py)."""
+    unrated: dict[str, Any] | None = None
+    """Why the current game of a rated table no longer counts (``{"reason": "left" | "timeout", "seat": n}``:
+    in its first deal); ``None``: it counts, or the table is unrated."""
 
     def summary(self) -> dict[str, Any]:
         gone = replaced(self.clock)
@@ -164,6 +168,7 @@ class TableState:
             "hints": self.hints,
             "rated": self.rated,
             "show_hands": self.show_hands,
+            "unrated": self.unrated,
             "time_control": self.time_control,
             "turn_based": is_turn_based(self.time_control),
             "status": self.status,
@@ -204,6 +209,40 @@ class AccountRequired(PermissionError):
 
     def __init__(self) -> None:
         super().__init__("this table is rated: sign in to an account (or register) to take a seat")
+
+
+class AccountTooNew(PermissionError):
+    """An account too new (and with too few finished games) asked for a seat at a rated table."""
+
+    code = "account_too_new"
+
+    def __init__(self, hours: float, games: int) -> None:
+        super().__init__(
+            f"this table is rated: an account takes a rated seat once it is {hours:g} hours old or has finished"
+            f" {games} games; play unrated games meanwhile"
+        )
+
+
+class OneSeatPerAddress(PermissionError):
+    """Another seat of a public or rated table was taken from the same client address, through any identity."""
+
+    code = "one_seat_per_address"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "another seat of this table was taken from your address: one seat per address at public and rated"
+            " tables (friends behind one address play at a private table, by its invite links)"
+        )
+
+
+@dataclass(frozen=True)
+class SeatPolicy:
+    """The fair-play rules of taking a seat (settings.py): seats per client address at public and rated tables
+    (0: no limit), and how old, or how many finished games, an account needs for a rated seat."""
+
+    seats_per_address: int = 0
+    rated_min_account_hours: float = 0.0
+    rated_min_games: int = 0
 
 
 class TooManyGames(PermissionError):
@@ -346,6 +385,8 @@ class Store:
             game = session.get(GameRow, (row.id, row.game_no))
             assert game is not None
             state.seed = game.seed
+            if game.unrated is not None:
+                state.unrated = {"reason": game.unrated, "seat": game.unrated_seat}
             state.actions = list(
                 session.scalars(
                     select(ActionRow.action)
@@ -480,18 +521,25 @@ class Store:
         token: str | None,
         player_id: str | None = None,
         max_turn_based: int | None = None,
+        client: str | None = None,
+        policy: SeatPolicy | None = None,
     ) -> tuple[str, TableState]:
         """Take ``seat`` for ``player_id`` (with its invite token, or an open seat of a public table); returns the
         seat's token. :class:`SecondSeat` when the player holds another seat of the table (checked under the
         table's lock, and by the database's unique constraint on (table, player)); :class:`AccountRequired` for a
         guest (or no identity) at a rated table; :class:`friends.Blocked` at a public table where the player and
-        someone seated blocked one another. A friend's invitation to the seat stands for its token."""
+        someone seated blocked one another; ``policy`` (fair play):
+        :class:`AccountTooNew`, :class:`OneSeatPerAddress` (``client``: the keyed hash of the client's address, kept on
+        the seat). A friend's invitation to the seat stands for its token."""
         with self._locked(table_id) as (session, row):
             seat_row = session.get(SeatRow, (table_id, seat))
             if seat_row is None or seat_row.kind != SeatKind.HUMAN:
                 raise PermissionError("there is no human seat with that number")
             if row.rated and not self._is_account(session, player_id):
                 raise AccountRequired
+            if policy is not None:  # fair play: checked under the table's lock, like every seat rule
+                self._check_policy(session, row, seat, player_id, client, policy)
+                seat_row.client = client
             if player_id is not None:
                 held = session.scalars(
                     select(SeatRow.seat).where(
@@ -533,19 +581,49 @@ class Store:
             return token, self._state(session, row)
 
     @staticmethod
+    def _check_policy(
+        session: Session, row: TableRow, seat: int, player_id: str | None, client: str | None, policy: SeatPolicy
+    ) -> None:
+        """:class:`AccountTooNew` for a young account with few finished games at a rated table;
+        :class:`OneSeatPerAddress` when ``client`` holds its share of the seats of a public or rated table."""
+        if row.rated and player_id is not None and (policy.rated_min_account_hours or policy.rated_min_games):
+            player = session.get(PlayerRow, player_id)
+            created = player.created_at if player is not None else now()
+            if created.tzinfo is None:  # SQLite keeps no time zone: the times it stores are UTC
+                created = created.replace(tzinfo=UTC)
+            if now() - created < timedelta(hours=policy.rated_min_account_hours):
+                finished = session.scalar(
+                    select(func.count()).select_from(ResultRow).where(ResultRow.player_id == player_id)
+                )
+                if (finished or 0) < policy.rated_min_games:
+                    raise AccountTooNew(policy.rated_min_account_hours, policy.rated_min_games)
+        if policy.seats_per_address and client is not None and (row.rated or row.public):
+            others = session.scalar(
+                select(func.count())
+                .select_from(SeatRow)
+                .where(SeatRow.table_id == row.id, SeatRow.client == client, SeatRow.seat != seat)
+            )
+            if (others or 0) >= policy.seats_per_address:
+                raise OneSeatPerAddress
+
+    @staticmethod
     def _is_account(session: Session, player_id: str | None) -> bool:
         player = session.get(PlayerRow, player_id) if player_id is not None else None
         return player is not None and player.username is not None
 
-    def leave(self, table_id: str, seat: int) -> TableState:
-        """Give a seat up: before the first game it is open again; afterwards its player is away (a bot stands in)."""
+    def leave(self, table_id: str, seat: int, unrates: bool = False) -> TableState:
+        """Give a seat up: before the first game it is open again; afterwards its player is away (a bot stands in).
+        ``unrates``: leaving ends the current game's rating (a rated game's first deal: ratings.unrates)."""
         with self._locked(table_id) as (session, row):
             seat_row = session.get(SeatRow, (table_id, seat))
             assert seat_row is not None
             if row.status == Status.WAITING:
                 seat_row.joined, seat_row.name, seat_row.token_hash, seat_row.player_id = False, None, None, None
+                seat_row.client = None
             else:
                 seat_row.joined = False
+                if unrates:
+                    session.execute(unrate(table_id, row.game_no, "left", seat))
             self._bump(session, row)
             return self._state(session, row)
 
@@ -599,6 +677,7 @@ class Store:
         results: list[dict[str, Any]] | None = None,
         clock: dict[str, Any] | None = None,
         turn: Turn | None = None,
+        unrated: tuple[str, int] | None = None,
     ) -> int:
         """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved.
 
@@ -606,29 +685,40 @@ class Store:
         its write lock (PostgreSQL: the row's; SQLite: the database's), then the action's insert; with the game's
         last action, each seat's ``results`` (history.py) too, and at a rated table the players' new ratings
         (ratings.py), so they are stored exactly once; a timed table's ``clock`` with it, and the ``turn``'s
-        columns (whose move, a turn-based table's deadline). Every action but the
+        columns (whose move, a turn-based table's deadline); ``unrated``: (why, seat) the game stops counting for
+        the ratings from this action on (a rated game's first deal: ratings.unrates). Every action but the
         game's last goes straight to the database driver: SQLAlchemy's execution layer was four fifths of this
         call's CPU on SQLite.
         """
-        if not game_over:
+        if not game_over and unrated is None:
             return self._append_through_driver(table_id, expected_version, seat, action, clock, turn or Turn())
         with self.engine.begin() as connection:
-            values = {"table_id": table_id, "expected": expected_version, **Turn().params()}
-            if clock is None:
-                bump = connection.execute(BUMP_OVER, values)
+            values = {"table_id": table_id, "expected": expected_version, **(turn or Turn()).params()}
+            if game_over:
+                values.update(Turn().params())
+                statement = BUMP_OVER if clock is None else BUMP_OVER_CLOCK
             else:
-                bump = connection.execute(BUMP_OVER_CLOCK, {**values, "clock": clock})
+                statement = BUMP if clock is None else BUMP_CLOCK
+            bump = connection.execute(statement, values if clock is None else {**values, "clock": clock})
             bumped = bump.one_or_none()
             if bumped is None:
                 raise StaleVersion
             game_no, version = bumped[0], bumped[1]
             connection.execute(APPEND, append_params(table_id, game_no, seat, action))
+            if unrated is not None:
+                connection.execute(unrate(table_id, game_no, *unrated))
             if results:
                 connection.execute(
                     insert(ResultRow), [{"table_id": table_id, "game_no": game_no, **result} for result in results]
                 )
                 rated, edition, players = bumped[2:]
-                if rated:
+                counts = (
+                    connection.scalar(
+                        select(GameRow.unrated).where(GameRow.table_id == table_id, GameRow.game_no == game_no)
+                    )
+                    is None
+                )
+                if rated and counts:
                     rate_game(connection, table_id, game_no, edition, players, results)
             return int(version)
 
@@ -705,6 +795,15 @@ class Store:
                 query = query.where(NoteRow.seat == seat)
             rows = session.scalars(query.order_by(NoteRow.deal, NoteRow.seat, NoteRow.slot))
             return [{"deal": r.deal, "seat": r.seat, "slot": r.slot, "text": r.text} for r in rows]
+
+
+def unrate(table_id: str, game_no: int, reason: str, seat: int) -> Any:
+    """The statement that marks a game unrated (the first reason stays)."""
+    return (
+        update(GameRow)
+        .where(GameRow.table_id == table_id, GameRow.game_no == game_no, GameRow.unrated.is_(None))
+        .values(unrated=reason, unrated_seat=seat)
+    )
 
 
 def game_entry(row: TableRow, seat: int, seats: list[dict[str, Any]]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from ..friends import Blocked, Friends
 from ..identity import Players
 from ..settings import Settings
 from ..stalls import watch_from_env
-from ..store import AccountRequired, Store, TooManyGames
+from ..store import AccountRequired, AccountTooNew, OneSeatPerAddress, Store, TooManyGames
 from ..tables import Registry
 from ..tables.botpool import BotPool, load_levels
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
@@ -74,6 +74,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             secure_cookies=settings.public_url.startswith("https://"),
             trusted_proxies=settings.trusted_proxies,
             guests_per_minute=settings.guests_per_minute,
+            accounts_per_address=settings.accounts_per_address,
         )
         broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
@@ -119,10 +120,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return JSONResponse({"detail": detail}, status_code=422)
 
     @app.exception_handler(AccountRequired)
+    @app.exception_handler(AccountTooNew)
     @app.exception_handler(TooManyGames)
     @app.exception_handler(Blocked)
-    async def refused_seat(request: Request, error: AccountRequired | TooManyGames | Blocked) -> JSONResponse:
+    async def refused_seat(
+        request: Request, error: AccountRequired | AccountTooNew | TooManyGames | Blocked
+    ) -> JSONResponse:
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=403)
+
+    @app.exception_handler(OneSeatPerAddress)
+    async def seat_per_address(request: Request, error: OneSeatPerAddress) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=409)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:

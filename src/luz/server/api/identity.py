@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import secrets
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any
@@ -65,8 +68,11 @@ class Identities:
         secure_cookies: bool,
         trusted_proxies: tuple[str, ...] = (),
         guests_per_minute: str | None = None,
+        accounts_per_address: str | None = None,
     ) -> None:
         self.players = players
+        self.account_rate = parse(accounts_per_address) if accounts_per_address else None
+        self._address_key = hashlib.sha256(b"luz-client-address:" + signing_key.encode()).digest()
         self.trusted_proxies = trusted_proxies
         self.guest_rate = parse(guests_per_minute) if guests_per_minute else None
         self.signer = URLSafeSerializer(signing_key, salt="luz-session")
@@ -125,6 +131,28 @@ class Identities:
     def client(self, request: HTTPConnection) -> str:
         """The client's key for the limits: its address (the forwarded one only from a trusted proxy)."""
         return client_key(request.client.host if request.client else None, request.headers, self.trusted_proxies)
+
+    def address_hash(self, request: HTTPConnection) -> str:
+        """A keyed hash of the client's address (HMAC with a key derived from the cookie-signing key), kept on the
+        seats it takes: one seat per address at public and rated tables, without storing the address."""
+        return hmac.new(self._address_key, self.client(request).encode(), hashlib.sha256).hexdigest()
+
+    async def account_allowed(self, request: HTTPConnection) -> None:
+        """429 with ``Retry-After`` when the client registered ``accounts_per_address`` accounts already."""
+        if self.account_rate is None:
+            return
+        client = self.client(request)
+        if not await self._run(self.limiter.test, self.account_rate, "account-client", client):
+            stats = await self._run(self.limiter.get_window_stats, self.account_rate, "account-client", client)
+            wait = max(1, int(stats.reset_time - time.time()) + 1)
+            raise HTTPException(
+                429, "too many new accounts from your address: try again later", {"Retry-After": str(wait)}
+            )
+
+    async def account_registered(self, request: HTTPConnection) -> None:
+        """Count a new account of the client (``account_allowed``'s limit)."""
+        if self.account_rate is not None:
+            await self._run(self.limiter.hit, self.account_rate, "account-client", self.client(request))
 
     async def create_guest(self, request: HTTPConnection) -> tuple[Identity, str]:
         """A new guest and its session's secret; 429 past ``guests_per_minute`` from one client (each is a row)."""
@@ -253,6 +281,7 @@ async def register(request: Request, response: Response, body: Credentials) -> d
     identity = await identities.require(request, response, create=True, changes=True)
     if not identity.guest:
         raise HTTPException(409, "you are signed in to an account already: log out first")
+    await identities.account_allowed(request)
     hashed = await identities.hash_password(body.password)
     try:
         await asyncio.to_thread(players.register, identity.player_id, body.username, hashed)
@@ -261,6 +290,7 @@ async def register(request: Request, response: Response, body: Credentials) -> d
     except NameTaken as error:
         raise HTTPException(409, str(error)) from None
     await tables_of(request).rename_seats(identity.player_id, identity.name)  # no longer marked a guest
+    await identities.account_registered(request)
     secret = await asyncio.to_thread(players.start_session, identity.player_id, identity.session_hash)
     identities.set_cookie(response, secret)
     return with_session(request, {**identity.public(), "username": body.username.lower(), "guest": False}, secret)

@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 
 from luz.engine import DEFAULT_EDITION, EDITIONS
 
-from ..ratings import leaderboard, table_ratings
+from ..ratings import game_changes, leaderboard, table_ratings
 
 router = APIRouter()
 """``/api/leaderboard`` and ``/api/tables/{id}/ratings``."""
@@ -29,10 +29,12 @@ async def best_players(
 
 @router.get("/api/tables/{table_id}/ratings")
 async def seat_ratings(request: Request, table_id: str) -> dict[str, Any]:
-    """Each seat's rating in the table's pool (accounts only; public, as on the leaderboard)."""
+    """Each seat's rating in the table's pool (accounts only; public, as on the leaderboard), and what the current
+    game did to each (``changes``: ``{"before", "after", "change"}`` per seat once it is rated, else ``None``;
+    ``unrated``: why it counts for nobody, if so)."""
     if "\x00" in table_id or len(table_id) > 32:
         raise HTTPException(404, "no such table")
     found = await asyncio.to_thread(table_ratings, request.app.state.engine, table_id)
     if found is None:
         raise HTTPException(404, "no such table")
-    return {"seats": found}
+    return {"seats": found, **await asyncio.to_thread(game_changes, request.app.state.engine, table_id)}

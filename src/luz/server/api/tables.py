@@ -15,7 +15,18 @@ from luz.engine import EDITIONS, LuzError, get_edition
 from luz.engine.record import to_record
 
 from ..friends import Blocked
-from ..store import AccountRequired, SeatKind, SecondSeat, Status, TooManyGames, build_game
+from ..ratings import unrates
+from ..store import (
+    AccountRequired,
+    AccountTooNew,
+    OneSeatPerAddress,
+    SeatKind,
+    SeatPolicy,
+    SecondSeat,
+    Status,
+    TooManyGames,
+    build_game,
+)
 from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
 from ..timecontrol import stored_time_control
@@ -133,6 +144,8 @@ async def join(
     identity = await identities_of(request).require(request, response, create=True, changes=True)
     if body.name is not None:  # your name, everywhere (the same rules as POST /api/me/name)
         identity = await set_name(request, identity, body.name)
+    settings = settings_of(request)
+    policy = SeatPolicy(settings.seats_per_address, settings.rated_min_account_hours, settings.rated_min_games)
     async with table.lock:
         try:
             token, state = await asyncio.to_thread(
@@ -142,12 +155,14 @@ async def join(
                 identity.name,
                 body.token,
                 identity.player_id,
-                settings_of(request).max_turn_based_games,
+                settings.max_turn_based_games,
+                identities_of(request).address_hash(request),
+                policy,
             )
         except SecondSeat as error:
             raise HTTPException(409, str(error)) from None
-        except (AccountRequired, TooManyGames, Blocked):
-            raise  # a typed 403 (account_required, too_many_games, blocked), by its handler
+        except (AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames, Blocked):
+            raise  # typed (account_required, account_too_new, too_many_games, blocked: 403; one_seat_per_address: 409)
         except PermissionError as error:
             raise HTTPException(403, str(error)) from None
         table.reload(state)
@@ -168,7 +183,8 @@ async def leave(
     seat = await seat_of(request, table_id, authorization)
     tables = tables_of(request)
     async with table.lock:
-        table.state = await asyncio.to_thread(tables.store.leave, table_id, seat)
+        left_in_first_deal = unrates(table.state, table.game, seat, False, {seat}) is not None
+        table.state = await asyncio.to_thread(tables.store.leave, table_id, seat, left_in_first_deal)
         revoked: set[Any] = set()
         if table.state.status != Status.WAITING:
             table.taken_over.add(seat)

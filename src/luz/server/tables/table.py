@@ -18,6 +18,7 @@ from luz.engine import Action, Game, IllegalAction, LuzError, Phase, ViewsJson, 
 from luz.engine.game import seeded_rng
 
 from ..history import results_of
+from ..ratings import unrates
 from ..store import SeatKind, StaleVersion, Status, Store, TableState, build_game
 from ..timecontrol import Turn, after_move, deadline, now_ms, replaced, turn_of
 from .model import Change, Connection, Outbox, Refused
@@ -140,16 +141,18 @@ class Writer:
 
     async def act(
         self, table: Table, seat: int, action: Action, expected: int | None, timeout: bool, caught_up: list[Outbox]
-    ) -> tuple[int, Change]:
+    ) -> tuple[int, Change | None]:
         """Apply ``seat``'s action: checked, stored, applied; the table's new version and the change to tell the
-        other processes. :class:`Refused` if the table refuses it. ``caught_up`` gets the states written by another
-        process met on the way (to send before this one's, refused or not). ``timeout``: the timeout bot's move."""
+        other processes (``None``: they read the table again). :class:`Refused` if the table refuses it.
+        ``caught_up`` gets the states written by another process met on the way (to send before this one's, refused
+        or not). ``timeout``: the timeout bot's move."""
         async with table.lock:
             if self.shared and not table.to_move(seat, expected):
                 # Another process may have stored moves this one has not heard of yet: read before refusing.
                 caught_up += await self.catch_up(table)
             for _ in range(3):
                 trial = self._checked(table, seat, action, expected)
+                unrated = unrates(table.state, table.game, seat, timeout, table.bot_seats())
                 over = trial.phase is Phase.GAME_OVER
                 clock = after_move(table.state, seat, timeout)
                 bots = table.bot_seats() | replaced(clock)
@@ -166,11 +169,15 @@ class Writer:
                         results,
                         clock,
                         turn,
+                        unrated,
                     )
                 except StaleVersion:
                     caught_up += await self.catch_up(table)
                     continue
                 table.applied(trial, str(action), version, clock)
+                if unrated is not None:  # the other processes read the table again: it is no longer rated
+                    table.state.unrated = {"reason": unrated[0], "seat": unrated[1]}
+                    return version, None
                 return version, Change(table.state.game_no, str(action), clock)
             raise Refused("busy", "the table is busy: try again")
 

@@ -35,6 +35,7 @@ def upgrade() -> None:
     op.add_column("tables", sa.Column("rematch", sa.JSON))
     op.add_column("seats", sa.Column("client", sa.String(64)))
     op.add_column("games", sa.Column("unrated", sa.String(16)))
+    op.add_column("games", sa.Column("unrated_seat", sa.Integer))  # fair ratings: who made the game unrated
     op.add_column("players", sa.Column("account_name", sa.String(40)))
     op.add_column("players", sa.Column("seen_at", sa.BigInteger))
     players = sa.table(
@@ -100,6 +101,7 @@ def downgrade() -> None:
         batch.drop_column("seen_at")
         batch.drop_column("account_name")
     with op.batch_alter_table("games") as batch:
+        batch.drop_column("unrated_seat")
         batch.drop_column("unrated")
     with op.batch_alter_table("seats") as batch:
         batch.drop_column("client")

@@ -4,7 +4,7 @@
 import { $, ApiError, api, botName, editions, el, startPage } from "./common.js";
 import { guestTag, initials } from "./board.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { ratingChange, ratingText } from "./ratings.js";
+import { ratingBeforeAfter, ratingChange, ratingText } from "./ratings.js";
 
 const playerId = decodeURIComponent(location.pathname.split("/")[2] || "");
 let profile = null;
@@ -82,7 +82,7 @@ function drawGames() {
           ),
         ),
         el("td", {}, placeBadge(game), " ", el("span", { class: "muted" }, t("player.points", { points: game.points }))),
-        el("td", { class: "rating-change" }, ratingChange(game.rating_change)),
+        el("td", { class: "rating-change" }, game.rating ? ratingBeforeAfter(game.rating) : ratingChange(null)),
       ),
     ),
   );

@@ -1,7 +1,7 @@
 // Ratings as the pages show them: "1534", or "1500?" while provisional (too few rated games yet).
 
 import { el } from "./common.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 
 /** A rating's text: its number, with "?" while provisional. */
 export function ratingText(rating) {
@@ -16,6 +16,19 @@ export function ratingChange(change) {
     "span",
     { class: `delta ${change > 0 ? "up" : change < 0 ? "down" : "even"}`, title: t("rating.change") },
     `${sign}${Math.abs(change)}`,
+  );
+}
+
+/** A rating before and after a game: "1,500 → 1,512 (+12)" (the numbers in the page's language). */
+export function ratingBeforeAfter(entry) {
+  const number = new Intl.NumberFormat(language());
+  return el(
+    "span",
+    { class: "rating-before-after" },
+    t("fair.before_after", { before: number.format(entry.before), after: number.format(entry.after) }),
+    " (",
+    ratingChange(entry.change),
+    ")",
   );
 }
 

@@ -43,7 +43,7 @@ import {
   tableName,
 } from "./common.js";
 import { language, onLanguageChange, t } from "./i18n.js";
-import { ratingBadge } from "./ratings.js";
+import { ratingBadge, ratingBeforeAfter } from "./ratings.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const query = new URLSearchParams(location.search);
@@ -408,7 +408,7 @@ function draw() {
   info.push(t("table.game", { n: table.game_no || 1 }), edition?.name, t("table.players", { n: table.players }));
   if (table.options?.trick_history) info.push(t("table.opt_history"));
   if (table.hints) info.push(t("table.opt_hints"));
-  if (table.rated) info.push(t("rating.rated"));
+  if (table.rated) info.push(t(table.unrated ? "fair.friendly" : "rating.rated"));
   if (table.time_control) info.push(timeControlText(table.time_control));
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
   $("#show-hands-badge").hidden = !table.show_hands;
@@ -416,6 +416,7 @@ function draw() {
   drawDeadline();
   drawJoin(table);
   drawTurnNote(table, view);
+  drawUnrated(table);
   $("#waiting").hidden = Boolean(view);
   $("#game").hidden = !view;
   if (!view) {
@@ -488,6 +489,19 @@ function drawJoin(table) {
 }
 
 /** Before a turn-based game starts (joining, waiting for players): what turn-based means here. */
+/** A rated game a player left, or lost to the clock, in its first deal: rated for nobody, and everyone is told. */
+function unratedText(table) {
+  const why = table.rated ? table.unrated : null;
+  if (!why) return "";
+  return t(why.reason === "timeout" ? "fair.unrated_timeout" : "fair.unrated_left", { name: nameOf(why.seat) });
+}
+
+function drawUnrated(table) {
+  const text = unratedText(table);
+  $("#unrated-note").hidden = !text;
+  $("#unrated-note").textContent = text;
+}
+
 function drawTurnNote(table, view) {
   const note = $("#turn-note");
   note.hidden = !table.turn_based || Boolean(view);
@@ -576,6 +590,7 @@ function watchRatings(table) {
   api(`/api/tables/${encodeURIComponent(tableId)}/ratings`)
     .then((answer) => {
       page.ratings = answer.seats;
+      page.ratingChanges = answer.game === table.game_no ? answer.changes : null;
       draw();
     })
     .catch(() => {});
@@ -774,6 +789,7 @@ function drawOver(view) {
   $("#over-text").textContent = outcomeText(outcome, last, youOr);
   $("#ranking").replaceChildren(renderRanking(outcome, youOr));
   drawRematch();
+  drawRatingChanges(outcome);
   const game = page.table.game_no;
   $("#replay-link").href = `/replay/${encodeURIComponent(tableId)}?game=${game}`;
   const record = $("#record-link");
@@ -834,6 +850,20 @@ function tellRematch(table) {
     $("#rematch-notice").textContent = accepted;
     announce(notice);
   }
+/** Under a rated game's ranking: each player's rating before and after it (or why it was not rated). */
+function drawRatingChanges(outcome) {
+  const box = $("#over-ratings");
+  const changes = page.ratingChanges || [];
+  const lines = outcome.ranking
+    .filter((seat) => changes[seat])
+    .map((seat) => el("li", { dataset: { seat } }, `${youOr(seat)}: `, ratingBeforeAfter(changes[seat])));
+  const unrated = unratedText(page.table);
+  box.hidden = !page.table.rated || (!lines.length && !unrated);
+  box.replaceChildren(
+    el("h3", {}, t("fair.changes_title")),
+    ...(unrated ? [el("p", { class: "muted" }, unrated)] : []),
+    ...(lines.length ? [el("ul", { class: "plain stack" }, ...lines)] : []),
+  );
 }
 
 function openHelp() {
