@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -232,6 +233,32 @@ def shoot(player: Player, name: str, full_page: bool = True) -> Path:
         GUIDE_IMAGES.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, GUIDE_IMAGES / path.name)
     return path
+
+
+PASSWORD = "correct horse battery"
+
+
+def register(player: Player, username: str) -> str:
+    """Register this browser's guest as an account (from its open page); the account's id."""
+    made: dict[str, Any] = player.page.evaluate(
+        """async ([username, password]) => {
+          const r = await fetch('/api/account/register', {method: 'POST',
+            headers: {'Content-Type': 'application/json'}, body: JSON.stringify({username, password})});
+          return r.json();
+        }""",
+        [username, PASSWORD],
+    )
+    assert made.get("guest") is False, made
+    return str(made["id"])
+
+
+def follow_from_profile(player: Player, server: ServerProcess, other: str, label: str) -> None:
+    """Click ``label`` (Follow, Follow back) on the profile of the player ``other``; wait until it is followed."""
+    page = player.page
+    page.goto(f"{server.http}/u/{other}")
+    button = page.locator("#player-relation button", has_text=re.compile(f"^{label}$"))
+    button.click()
+    page.locator("#player-relation button", has_text="Unfollow").wait_for()
 
 
 def create_table(server: ServerProcess, **spec: Any) -> tuple[str, dict[int, str]]:

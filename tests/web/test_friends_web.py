@@ -14,25 +14,9 @@ import httpx
 import pytest
 
 from support.server import ServerProcess
-from support.web import LAPTOP, PHONE, Player, move_once, offered, open_player, shoot
+from support.web import LAPTOP, PHONE, follow_from_profile, move_once, offered, open_player, register, shoot
 
 pytestmark = pytest.mark.browser
-
-PASSWORD = "correct horse battery"
-
-
-def register(player: Player, username: str) -> str:
-    """Register this browser's guest as an account; its id."""
-    made: dict[str, Any] = player.page.evaluate(
-        """async ([username, password]) => {
-          const r = await fetch('/api/account/register', {method: 'POST',
-            headers: {'Content-Type': 'application/json'}, body: JSON.stringify({username, password})});
-          return r.json();
-        }""",
-        [username, PASSWORD],
-    )
-    assert made.get("guest") is False, made
-    return str(made["id"])
 
 
 def axe_violations(page: Any, where: str) -> list[str]:
@@ -57,14 +41,6 @@ def axe_violations(page: Any, where: str) -> list[str]:
     page.click(".lang button[data-lang='en']")
     page.wait_for_function("document.documentElement.lang === 'en'")
     return bad
-
-
-def follow_from_profile(player: Player, server: ServerProcess, other: str, label: str) -> None:
-    page = player.page
-    page.goto(f"{server.http}/u/{other}")
-    button = page.locator("#player-relation button", has_text=re.compile(f"^{label}$"))
-    button.click()
-    page.locator("#player-relation button", has_text="Unfollow").wait_for()
 
 
 def test_friends_follow_each_other_and_one_invites_the_other_to_play(browser: Any, server: ServerProcess) -> None:

@@ -850,6 +850,8 @@ function tellRematch(table) {
     $("#rematch-notice").textContent = accepted;
     announce(notice);
   }
+}
+
 /** Under a rated game's ranking: each player's rating before and after it (or why it was not rated). */
 function drawRatingChanges(outcome) {
   const box = $("#over-ratings");
