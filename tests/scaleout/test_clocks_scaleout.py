@@ -92,13 +92,17 @@ def test_a_deadline_fires_once_across_two_processes(servers: list[ServerProcess]
 
     inboxes = asyncio.run(watch())
     actions, clock = stored(postgres_url, table_id)
-    # Nobody moved: each turn's time ran out, and each move was stored once (never twice for one deadline).
-    told = timeouts(inboxes[0])
-    assert len(actions) == len(told) >= TIMEOUTS
-    assert [seat for _, seat in actions] == [seat for _, seat in told]
+    # Nobody moved: each turn's time ran out, and each move was stored once (never twice for one deadline). The
+    # next turn's time may run out while the sockets close and the database is read (a loaded machine): the
+    # connections are compared over the timeouts all of them saw, the stored moves from there on.
+    seen = min(len(timeouts(inbox)) for inbox in inboxes)
+    told = timeouts(inboxes[0])[:seen]
+    assert seen >= TIMEOUTS and len(actions) >= seen
+    assert [seat for _, seat in actions[:seen]] == [seat for _, seat in told]
+    assert [seat for _, seat in actions] == [(told[0][1] + n) % 3 for n in range(len(actions))], "one move a turn"
     assert [version for version, _ in told] == list(range(told[0][0], told[0][0] + len(told)))
     for inbox in inboxes:  # every connection, on both processes, was told each timeout once, in order
-        assert timeouts(inbox) == told
+        assert timeouts(inbox)[:seen] == told
     assert clock is not None
     for seat in {seat for _, seat in told}:
         assert clock["reserves"][seat] == 1000  # its reserve spent, the increment earned

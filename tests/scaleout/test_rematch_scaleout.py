@@ -83,7 +83,7 @@ async def _rematch(servers: list[ServerProcess]) -> None:
             session = (await http.post(f"{servers[seat].url}/api/me/guest")).json()["session"]
             joined = await http.post(
                 f"{servers[seat].url}/api/tables/{table_id}/seats/{seat}/join",
-                json={"name": f"p{seat}", "token": token},
+                json={"name": f"p{seat} {table_id[:6]}", "token": token},
                 headers={"X-Luz-Session": session},
             )
             assert joined.status_code == 200, joined.text

@@ -277,7 +277,7 @@ async def _race(servers: list[ServerProcess], with_version: bool, rounds: int) -
                 server = servers[seat % 2]
                 joined = await http.post(
                     f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
-                    json={"name": f"p{seat}", "token": token},
+                    json={"name": f"p{seat} {table_id[:6]}", "token": token},
                     headers=await guest(http, server),
                 )
                 assert joined.status_code == 200, joined.text
@@ -524,7 +524,7 @@ async def _rated_game(servers: list[ServerProcess]) -> tuple[str, list[str]]:
                 players.append(player)
                 joined = await http.post(
                     f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
-                    json={"name": f"p{seat}", "token": token},
+                    json={"name": f"p{seat} {table_id[:6]}", "token": token},
                     headers=headers,
                 )
                 assert joined.status_code == 200, joined.text
@@ -608,7 +608,7 @@ async def _abandon_elsewhere(servers: list[ServerProcess]) -> tuple[str, list[st
                 players.append(player)
                 joined = await http.post(
                     f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
-                    json={"name": f"p{seat}", "token": tokens[seat]},
+                    json={"name": f"p{seat} {table_id[:6]}", "token": tokens[seat]},
                     headers=headers,
                 )
                 assert joined.status_code == 200, joined.text

@@ -43,7 +43,8 @@ HEADER = "X-Luz-Session"
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    """Tables leave memory as soon as nobody is at them; deadlines are looked for ten times a second."""
+    """Tables leave memory as soon as nobody is at them; deadlines are looked for ten times a second; the notifier
+    (tests/server/test_push.py, test_mail.py) does not run, so that the turns to tell stay as stored."""
     return Settings(
         database_url=database_url,
         bot_workers=0,
@@ -51,6 +52,7 @@ def settings(database_url: str) -> Settings:
         idle_table_seconds=0.3,
         deadline_scan_seconds=0.1,
         max_turn_based_games=3,
+        notify_seconds=24 * 3600,
     )
 
 

@@ -99,10 +99,12 @@ class ServerProcess:
             env.setdefault("LUZ_BOT_TABLES_PER_CLIENT", "1000000")
             env.setdefault("LUZ_CONNECTIONS_PER_SECOND", "100000/second")
             env.setdefault("LUZ_CONNECTIONS_PER_CLIENT", "100000")
-            env.setdefault("LUZ_SEATS_PER_ADDRESS", "0")
-            env.setdefault("LUZ_RATED_MIN_ACCOUNT_HOURS", "0")
-            env.setdefault("LUZ_RATED_MIN_GAMES", "0")
-            env.setdefault("LUZ_ACCOUNTS_PER_ADDRESS", "")
+        # Every player of the bench comes from one address, the attacker's too: the seat and account policies per
+        # address (fair play, not load) are off even where the per-client limits are measured.
+        env.setdefault("LUZ_SEATS_PER_ADDRESS", "0")
+        env.setdefault("LUZ_RATED_MIN_ACCOUNT_HOURS", "0")
+        env.setdefault("LUZ_RATED_MIN_GAMES", "0")
+        env.setdefault("LUZ_ACCOUNTS_PER_ADDRESS", "")
         log = log_path.open("w")
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
         return cls(port, process, log_path, log)

@@ -5,7 +5,7 @@ the player count change the game (how many tricks there are, how often a bid is 
 each speed on its own. A game updates the ratings of its human players from its final ranking, with the bots'
 places taken out (bots play but are not rated); whoever abandoned (a bot was playing their seat at the end) is
 placed last. A rated game that a player leaves, or loses to the clock, in its first deal is rated for nobody
-(``unrates``: it goes on as a friendly game). The shown rating is ``60 × μ`` (a new player's 1500), provisional
+(``store.unrates``: it goes on as a friendly game). The shown rating is ``60 × μ`` (a new player's 1500), provisional
 (shown with a ``?``) until ``PROVISIONAL_GAMES`` rated games in the pool.
 
 A game's ratings are written in the transaction that stores its last action (``Store.append_action``): exactly
@@ -28,9 +28,6 @@ from .db import GameRow, PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRo
 if TYPE_CHECKING:
     from openskill.models import PlackettLuce
 
-    from luz.engine import Game
-
-    from .store import TableState
 
 PROVISIONAL_GAMES = 10
 """Rated games in a pool before a rating is no longer provisional."""
@@ -68,21 +65,6 @@ def places_of(results: list[dict[str, Any]]) -> dict[str, int]:
         if result["abandoned"]:
             places[result["player_id"]] = last
     return places
-
-
-def unrates(state: TableState, game: Game | None, seat: int, timeout: bool, away: set[int]) -> tuple[str, int] | None:
-    """Why a move of ``seat`` now makes the current game of a rated table unrated for everyone: its player's time
-    ran out (``timeout``), or a bot plays for them (``away``: they left, or were gone past their grace), in the
-    first deal. ``None``: the game still counts (or never did)."""
-    if not state.rated or state.unrated is not None or state.status != "playing" or game is None:
-        return None
-    if game.deal_number != 1 or game.outcome() is not None:
-        return None
-    if state.seats[seat].kind != "human":
-        return None
-    if timeout:
-        return ("timeout", seat)
-    return ("left", seat) if seat in away else None
 
 
 def rate_game(

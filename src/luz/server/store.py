@@ -179,6 +179,21 @@ class TableState:
         }
 
 
+def unrates(state: TableState, game: Game | None, seat: int, timeout: bool, away: set[int]) -> tuple[str, int] | None:
+    """Why a move of ``seat`` now makes the current game of a rated table unrated for everyone: its player's time
+    ran out (``timeout``), or a bot plays for them (``away``: they left, or were gone past their grace), in the
+    first deal. ``None``: the game still counts (or never did)."""
+    if not state.rated or state.unrated is not None or state.status != "playing" or game is None:
+        return None
+    if game.deal_number != 1 or game.outcome() is not None:
+        return None
+    if state.seats[seat].kind != "human":
+        return None
+    if timeout:
+        return ("timeout", seat)
+    return ("left", seat) if seat in away else None
+
+
 def build_game(state: TableState) -> Game | None:
     """The current game of a stored table, replayed through the rules from its seed and actions."""
     if state.seed is None:
@@ -613,7 +628,7 @@ class Store:
 
     def leave(self, table_id: str, seat: int, unrates: bool = False) -> TableState:
         """Give a seat up: before the first game it is open again; afterwards its player is away (a bot stands in).
-        ``unrates``: leaving ends the current game's rating (a rated game's first deal: ratings.unrates)."""
+        ``unrates``: leaving ends the current game's rating (a rated game's first deal: unrates, below)."""
         with self._locked(table_id) as (session, row):
             seat_row = session.get(SeatRow, (table_id, seat))
             assert seat_row is not None
@@ -686,7 +701,7 @@ class Store:
         last action, each seat's ``results`` (history.py) too, and at a rated table the players' new ratings
         (ratings.py), so they are stored exactly once; a timed table's ``clock`` with it, and the ``turn``'s
         columns (whose move, a turn-based table's deadline); ``unrated``: (why, seat) the game stops counting for
-        the ratings from this action on (a rated game's first deal: ratings.unrates). Every action but the
+        the ratings from this action on (a rated game's first deal: unrates, below). Every action but the
         game's last goes straight to the database driver: SQLAlchemy's execution layer was four fifths of this
         call's CPU on SQLite.
         """

@@ -1,9 +1,9 @@
-"""The web client: the pages (home and lobby, table, My games, replay, score-keeper) and their static files; it imports
-nothing of the server, whose API the pages call. See docs/USER_GUIDE.md.
+"""The web client: the pages (home and lobby, table, My games, Friends, replay, score-keeper) and their static
+files; it imports nothing of the server, whose API the pages call. See docs/USER_GUIDE.md.
 
 >>> sorted(p.name for p in STATIC.glob("*.html"))
-['account.html', 'games.html', 'how-to-play.html', 'index.html', 'leaderboard.html', 'not-found.html', 'offline.html',
-     'profile.html', 'replay.html', 'score.html', 'table.html']
+['account.html', 'friends.html', 'games.html', 'how-to-play.html', 'index.html', 'leaderboard.html',
+     'not-found.html', 'offline.html', 'profile.html', 'replay.html', 'score.html', 'table.html']
 """
 
 from __future__ import annotations

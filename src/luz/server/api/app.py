@@ -21,6 +21,7 @@ from .. import checkpoints, collector
 from ..db import make_engine, migrate
 from ..friends import Blocked, Friends
 from ..identity import Players
+from ..ratelimit import deployment_scope
 from ..settings import Settings
 from ..stalls import watch_from_env
 from ..store import AccountRequired, AccountTooNew, OneSeatPerAddress, Store, TooManyGames
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             trusted_proxies=settings.trusted_proxies,
             guests_per_minute=settings.guests_per_minute,
             accounts_per_address=settings.accounts_per_address,
+            scope=deployment_scope(settings.database_url),
         )
         broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None

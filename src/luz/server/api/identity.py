@@ -69,8 +69,11 @@ class Identities:
         trusted_proxies: tuple[str, ...] = (),
         guests_per_minute: str | None = None,
         accounts_per_address: str | None = None,
+        scope: str = "",
     ) -> None:
         self.players = players
+        self.scope = scope
+        """The deployment's name (``ratelimit.deployment_scope``): the shared limits' keys begin with it."""
         self.account_rate = parse(accounts_per_address) if accounts_per_address else None
         self._address_key = hashlib.sha256(b"luz-client-address:" + signing_key.encode()).digest()
         self.trusted_proxies = trusted_proxies
@@ -142,8 +145,9 @@ class Identities:
         if self.account_rate is None:
             return
         client = self.client(request)
-        if not await self._run(self.limiter.test, self.account_rate, "account-client", client):
-            stats = await self._run(self.limiter.get_window_stats, self.account_rate, "account-client", client)
+        key = ("account-client", self.scope, client)
+        if not await self._run(self.limiter.test, self.account_rate, *key):
+            stats = await self._run(self.limiter.get_window_stats, self.account_rate, *key)
             wait = max(1, int(stats.reset_time - time.time()) + 1)
             raise HTTPException(
                 429, "too many new accounts from your address: try again later", {"Retry-After": str(wait)}
@@ -152,12 +156,12 @@ class Identities:
     async def account_registered(self, request: HTTPConnection) -> None:
         """Count a new account of the client (``account_allowed``'s limit)."""
         if self.account_rate is not None:
-            await self._run(self.limiter.hit, self.account_rate, "account-client", self.client(request))
+            await self._run(self.limiter.hit, self.account_rate, "account-client", self.scope, self.client(request))
 
     async def create_guest(self, request: HTTPConnection) -> tuple[Identity, str]:
         """A new guest and its session's secret; 429 past ``guests_per_minute`` from one client (each is a row)."""
         if self.guest_rate is not None and not await self._run(
-            self.limiter.hit, self.guest_rate, "guest-client", self.client(request)
+            self.limiter.hit, self.guest_rate, "guest-client", self.scope, self.client(request)
         ):
             raise HTTPException(429, "too many new guests from your address: try again later", {"Retry-After": "60"})
         return await asyncio.to_thread(self.players.create_guest)
@@ -203,7 +207,7 @@ class Identities:
 
     async def allow_login(self, client: str, username: str) -> bool:
         """One login attempt more from ``client`` for ``username``; ``False`` past the limit of either."""
-        keys = (("login-client", client), ("login-user", username.lower()))
+        keys = (("login-client", self.scope, client), ("login-user", self.scope, username.lower()))
         results = [await self._run(self.limiter.hit, self.login_rate, *key) for key in keys]
         return all(results)
 

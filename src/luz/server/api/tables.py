@@ -15,7 +15,6 @@ from luz.engine import EDITIONS, LuzError, get_edition
 from luz.engine.record import to_record
 
 from ..friends import Blocked
-from ..ratings import unrates
 from ..store import (
     AccountRequired,
     AccountTooNew,
@@ -26,6 +25,7 @@ from ..store import (
     Status,
     TooManyGames,
     build_game,
+    unrates,
 )
 from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps

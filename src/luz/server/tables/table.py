@@ -18,8 +18,7 @@ from luz.engine import Action, Game, IllegalAction, LuzError, Phase, ViewsJson, 
 from luz.engine.game import seeded_rng
 
 from ..history import results_of
-from ..ratings import unrates
-from ..store import SeatKind, StaleVersion, Status, Store, TableState, build_game
+from ..store import SeatKind, StaleVersion, Status, Store, TableState, build_game, unrates
 from ..timecontrol import Turn, after_move, deadline, now_ms, replaced, turn_of
 from .model import Change, Connection, Outbox, Refused
 
