@@ -252,6 +252,17 @@ def register(player: Player, username: str) -> str:
     return str(made["id"])
 
 
+def register_on_account_page(player: Player, base: str, username: str) -> None:
+    """Register this browser's guest as an account through the account page's form."""
+    page = player.page
+    page.goto(f"{base}/account")
+    page.wait_for_selector("#register-form")
+    page.fill("#register-username", username)
+    page.fill("#register-password", PASSWORD)
+    page.click("#register-form button[type=submit]")
+    page.wait_for_selector("#signed-in:not([hidden])")
+
+
 def follow_from_profile(player: Player, server: ServerProcess, other: str, label: str) -> None:
     """Click ``label`` (Follow, Follow back) on the profile of the player ``other``; wait until it is followed."""
     page = player.page

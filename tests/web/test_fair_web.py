@@ -11,23 +11,13 @@ import httpx
 import pytest
 
 from support.server import ServerProcess
-from support.web import create_table, open_player, play_together_to_end, shoot
+from support.web import create_table, open_player, play_together_to_end, register_on_account_page, shoot
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 375, "height": 667}
 LAPTOP = {"width": 1280, "height": 800}
 BEFORE_AFTER = re.compile(r"^(.+): 1,500 → (1,\d{3}) \(([+−±])(\d+)\)$")
-
-
-def register(player: Any, base: str, username: str) -> None:
-    page = player.page
-    page.goto(f"{base}/account")
-    page.wait_for_selector("#register-form")
-    page.fill("#register-username", username)
-    page.fill("#register-password", "correct horse battery")
-    page.click("#register-form button[type=submit]")
-    page.wait_for_selector("#signed-in:not([hidden])")
 
 
 def sit(player: Any, base: str, table_id: str, seat: int, token: str) -> None:
@@ -40,8 +30,8 @@ def test_the_game_over_panel_shows_each_rating_before_and_after(browser: Any, se
     base = server.http
     ana = open_player(browser, f"{base}/account", viewport=LAPTOP)
     bo = open_player(browser, f"{base}/account", viewport=PHONE)
-    register(ana, base, "anafair")
-    register(bo, base, "bofair")
+    register_on_account_page(ana, base, "anafair")
+    register_on_account_page(bo, base, "bofair")
     table_id, tokens = create_table(
         server, players=3, rated=True, seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
     )
@@ -83,7 +73,7 @@ def test_a_rated_game_left_in_its_first_deal_tells_the_table_it_is_no_longer_rat
 ) -> None:
     base = server.http
     ana = open_player(browser, f"{base}/account", viewport=PHONE)
-    register(ana, base, "anaabort")
+    register_on_account_page(ana, base, "anaabort")
     table_id, tokens = create_table(
         server, players=3, rated=True, seats=[{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
     )

@@ -13,23 +13,13 @@ from sqlalchemy import insert
 
 from luz.server.db import PlayerRow, RatingRow, make_engine
 from support.server import ServerProcess
-from support.web import open_player, play_together_to_end, shoot
+from support.web import open_player, play_together_to_end, register_on_account_page, shoot
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
 OTHERS = ["Mireille", "Kasimir", "Odile", "Tarek", "Yuki", "Bruno", "Ines", "Lotte", "Sven", "Aurore"]
-
-
-def register(player: Any, base: str, username: str) -> None:
-    page = player.page
-    page.goto(f"{base}/account")
-    page.wait_for_selector("#register-form")
-    page.fill("#register-username", username)
-    page.fill("#register-password", "correct horse battery")
-    page.click("#register-form button[type=submit]")
-    page.wait_for_selector("#signed-in:not([hidden])")
 
 
 def seed_other_players(database_url: str) -> None:
@@ -74,8 +64,8 @@ def test_two_accounts_play_a_rated_game_and_see_their_ratings_change(browser: An
     ana.page.click("#create-button")
     ana.page.wait_for_selector("#create-error a[href='/account']")
     assert "account" in ana.page.inner_text("#create-error") and "/t/" not in ana.page.url
-    register(ana, base, "anarated")
-    register(bo, base, "borated")
+    register_on_account_page(ana, base, "anarated")
+    register_on_account_page(bo, base, "borated")
 
     page = ana.page
     page.goto(f"{base}/?pace=0")
