@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from luz.server.db import FollowRow, PlayerRow
-from luz.server.friends import MOST_FOLLOWED, ONLINE_MS, epoch_ms
+from luz.server.db import BlockRow, FollowRow, PlayerRow
+from luz.server.friends import MOST_BLOCKED, MOST_FOLLOWED, ONLINE_MS, epoch_ms
 from support.server import Message, Peer, Truth, create_table, guest, is_over, play, seats, wait_for
 
 PASSWORD = "correct horse battery"
@@ -317,3 +317,17 @@ def test_one_follows_at_most_five_hundred(client: Any) -> None:
     assert refused.status_code == 409 and refused.json()["code"] == "too_many"
     assert client.delete(f"/api/players/{0:016x}/follow", headers=ana).status_code == 200
     assert follow(client, ana, bo_id).status_code == 200
+
+
+def test_one_blocks_at_most_five_hundred(client: Any) -> None:
+    ana, bo = guest(client), guest(client)
+    ana_id, bo_id = me(client, ana), me(client, bo)
+    with Session(client.app.state.engine) as session, session.begin():
+        for n in range(MOST_BLOCKED):
+            session.add(PlayerRow(id=f"{n:016x}", name=f"player {n}"))
+        session.flush()
+        session.add_all(BlockRow(blocker_id=ana_id, blocked_id=f"{n:016x}") for n in range(MOST_BLOCKED))
+    refused = client.put(f"/api/players/{bo_id}/block", headers=ana)
+    assert refused.status_code == 409 and refused.json()["code"] == "too_many"
+    assert client.delete(f"/api/players/{0:016x}/block", headers=ana).status_code == 200
+    assert client.put(f"/api/players/{bo_id}/block", headers=ana).status_code == 200

@@ -24,6 +24,8 @@ from .db import BlockRow, FollowRow, InvitationRow, PlayerRow, SeatRow, TableRow
 
 MOST_FOLLOWED = 500
 """The most players one account follows."""
+MOST_BLOCKED = 500
+"""Players one identity may block (each of its connections keeps the set, to hide their chat)."""
 SEEN_EVERY_MS = 60_000
 """An identity's ``seen_at`` is written at most this often."""
 ONLINE_MS = 180_000
@@ -179,6 +181,9 @@ class Friends:
             if session.get(PlayerRow, blocked) is None:
                 raise Refusal(404, "no_player", "no such player")
             if session.get(BlockRow, (blocker, blocked)) is None:
+                count = session.scalar(select(func.count()).where(BlockRow.blocker_id == blocker)) or 0
+                if count >= MOST_BLOCKED:
+                    raise Refusal(409, "too_many", f"you block {MOST_BLOCKED} players, the most: unblock one first")
                 session.add(BlockRow(blocker_id=blocker, blocked_id=blocked))
             pair = [(blocker, blocked), (blocked, blocker)]
             for one, other in pair:
