@@ -93,6 +93,11 @@ def seeded_rng(seed: int, purpose: str) -> random.Random:
     return random.Random(f"luz:{seed}:{purpose}")
 
 
+def drawn_first_player(seed: int, players: int) -> int:
+    """The first player a seeded game draws when its table's options do not set one."""
+    return seeded_rng(seed, "first").randrange(players)
+
+
 def check_deal(edition: Edition, players: int, hands: Sequence[Sequence[Card]], aside: Sequence[Card]) -> Deal:
     """``hands`` and ``aside`` as a :class:`Deal` (hands sorted), or :class:`InvalidDeal` saying what is wrong."""
     if len(hands) != players:
@@ -135,7 +140,7 @@ class Game:
         if first is None:
             if seed is None:
                 raise InvalidOptions("without a seed, the first player must be set in the table options")
-            first = seeded_rng(seed, "first").randrange(players)
+            first = drawn_first_player(seed, players)
         self._trump = self.edition.trump
         self._colour_range = range(len(self.edition.colours))
         self._sheet = ScoreSheet(self.edition, players, self.options, first)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from luz.engine import Action, Game, IllegalAction, LuzError, Phase, ViewsJson, parse_action
-from luz.engine.game import seeded_rng
+from luz.engine.game import drawn_first_player
 
 from ..history import results_of
 from ..store import SeatKind, StaleVersion, Status, Store, TableState, build_game, unrates
@@ -117,7 +117,7 @@ def next_seed(last: Game | None) -> int:
         seed = secrets.randbits(62)
         if last is None or last.options.first_player is not None:
             return seed
-        if seeded_rng(seed, "first").randrange(last.players) == (last.sheet.first_player + 1) % last.players:
+        if drawn_first_player(seed, last.players) == (last.sheet.first_player + 1) % last.players:
             return seed
 
 
