@@ -3,13 +3,17 @@ Argon2 passwords, sessions that end, CSRF, the login rate limit, and a migration
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from sqlalchemy import text
 
-from luz.server.identity import COOKIE, HEADER, LOGIN_ATTEMPTS_PER_MINUTE
+from luz.server import Settings, create_app
+from luz.server.api.identity import DEVICE_PATH
+from luz.server.identity import COOKIE, DEVICE_COOKIE, HEADER, LOGIN_ATTEMPTS_PER_DEVICE, LOGIN_ATTEMPTS_PER_MINUTE
 from support.server import Peer, create_table, guest, migrate_to, seats
 
 PASSWORD = "correct horse battery"
@@ -186,10 +190,97 @@ def test_a_password_is_never_logged_nor_answered(client: Any, caplog: pytest.Log
 
 def test_login_attempts_are_rate_limited(client: Any) -> None:
     register(client, "eve")
+    client.cookies.delete(DEVICE_COOKIE)  # a browser that never logged in to eve
     statuses = [login(client, "eve", "wrong password").status_code for _ in range(LOGIN_ATTEMPTS_PER_MINUTE)]
     assert statuses == [401] * LOGIN_ATTEMPTS_PER_MINUTE
     limited = login(client, "eve")  # even the right password, until the minute is over
     assert limited.status_code == 429 and limited.json()["detail"] == "too many login attempts: wait a minute"
+    assert limited.headers["retry-after"] == "60"
+
+
+def hammer(client: Any, username: str, attempts: int) -> list[int]:
+    """An attacker's wrong passwords for ``username``, from a client with no cookie at all."""
+    with cookies_apart(client):
+        return [login(client, username, "wrong password").status_code for _ in range(attempts)]
+
+
+@contextlib.contextmanager
+def cookies_apart(client: Any) -> Iterator[None]:
+    """The client without its cookies meanwhile (another browser), then with them again."""
+    saved = list(client.cookies.jar)
+    client.cookies.clear()
+    try:
+        yield
+    finally:
+        client.cookies.clear()
+        for cookie in saved:
+            client.cookies.jar.set_cookie(cookie)
+
+
+def test_an_attacker_does_not_lock_out_a_browser_that_logged_in_before(client: Any) -> None:
+    """The reproduction of the issue: an attacker's wrong passwords for a username locked its owner out, who got 429
+    with the right password. A browser that logged in to the account before carries a device cookie for it, and
+    its attempts count on that cookie alone (OWASP's device cookies)."""
+    register(client, "fay")
+    client.post("/api/account/logout")
+    signed_in = login(client, "fay")
+    assert signed_in.status_code == 200
+    device = next(c for c in signed_in.headers.get_list("set-cookie") if c.startswith(f"{DEVICE_COOKIE}="))
+    assert "HttpOnly" in device and "SameSite=strict" in device and f"Path={DEVICE_PATH}" in device
+    assert "Secure" not in device  # an http:// site (see the next test for https)
+    client.post("/api/account/logout")  # the device cookie stays: it is no session
+    statuses = hammer(client, "fay", LOGIN_ATTEMPTS_PER_MINUTE + 5)
+    assert statuses == [401] * LOGIN_ATTEMPTS_PER_MINUTE + [429] * 5
+    before = client.cookies[DEVICE_COOKIE]
+    again = login(client, "fay")  # the owner's browser, with the right password
+    assert again.status_code == 200 and again.json()["username"] == "fay"
+    assert client.cookies[DEVICE_COOKIE] != before  # a new nonce with each login
+    # Without a device cookie for fay, attempts still meet the limits of the username and of the address.
+    assert hammer(client, "fay", 1) == [429]
+    with cookies_apart(client):
+        assert login(client, "fay").status_code == 429  # the right password, from a browser fay never used
+        register(client, "gil")  # a device cookie for another account does not help
+        assert DEVICE_COOKIE in client.cookies and login(client, "fay").status_code == 429
+        from itsdangerous import URLSafeSerializer
+
+        forged = URLSafeSerializer("another key", salt="luz-device").dumps({"fay": "n" * 22})
+        client.cookies.clear()
+        client.cookies.set(DEVICE_COOKIE, forged)
+        assert login(client, "fay").status_code == 429  # nor does one the server did not sign
+    assert login(client, "fay").status_code == 200  # the owner's browser still
+
+
+def test_a_device_cookie_has_a_small_limit_of_its_own(client: Any) -> None:
+    register(client, "hal")
+    client.post("/api/account/logout")
+    # Registering trusts this browser too; past its own limit the cookie counts for nothing this minute, and the
+    # attempts go to the username's and the address's limits (the attacker with a stolen cookie gains little).
+    statuses = [login(client, "hal", "wrong password").status_code for _ in range(LOGIN_ATTEMPTS_PER_DEVICE)]
+    assert statuses == [401] * LOGIN_ATTEMPTS_PER_DEVICE
+    assert hammer(client, "hal", LOGIN_ATTEMPTS_PER_MINUTE) == [401] * LOGIN_ATTEMPTS_PER_MINUTE
+    assert login(client, "hal").status_code == 429
+
+
+def test_a_browser_remembers_its_newest_accounts(client: Any) -> None:
+    names = ["ida", "jon", "kim", "lea", "max"]
+    for name in names:
+        register(client, name)
+        client.post("/api/account/logout")
+    assert login(client, "max").status_code == 200  # the newest four of five kept: max, lea, kim, jon
+    for name in names:
+        hammer(client, name, LOGIN_ATTEMPTS_PER_MINUTE)
+    assert [login(client, name).status_code for name in names] == [429, 200, 200, 200, 200]
+
+
+def test_the_device_cookie_is_secure_on_an_https_site(sqlite_url: str) -> None:
+    from fastapi.testclient import TestClient
+
+    settings = Settings(database_url=sqlite_url, bot_workers=0, public_url="https://luz.example")
+    with TestClient(create_app(settings), base_url="https://testserver") as secure:
+        made = register(secure, "ned")
+        assert made.status_code == 201
+        [device] = [c for c in made.headers.get_list("set-cookie") if c.startswith(f"{DEVICE_COOKIE}=")]
+        assert "Secure" in device and "HttpOnly" in device
 
 
 def test_a_guest_cannot_act_as_another(client: Any) -> None:

@@ -12,8 +12,11 @@ off cross-site POSTs. The header is never sent by a browser on its own, so heade
 check.
 
 Passwords are hashed with Argon2 (pwdlib), in a thread of their own, and never logged nor echoed: validation
-errors show where the input was wrong, not what it was. Login attempts are rate-limited per client address and
-per username with the ``limits`` library (in Redis when the server has one, so every process counts together).
+errors show where the input was wrong, not what it was. Login attempts are rate-limited with the ``limits``
+library (in Redis when the server has one, so every process counts together), with OWASP's device cookies
+(``api/identity.py``): a browser that logged in to an account before counts its attempts on its own device cookie,
+every other attempt is counted per username and per client address, so that an attacker slows the guessing of a
+password without locking its owner out.
 """
 
 from __future__ import annotations
@@ -41,8 +44,15 @@ NAME_LENGTH = 40
 RENAME_WINDOW = timedelta(days=7)
 """Renames are counted over this window (``Settings.renames_per_week``)."""
 
+DEVICE_COOKIE = "luz_device"
+"""The device cookie: the accounts this browser logged in to, each with a nonce, signed by the server."""
+DEVICE_ACCOUNTS = 4
+"""The most accounts one device cookie remembers (the newest)."""
 LOGIN_ATTEMPTS_PER_MINUTE = 10
-"""Failed or not, per client address and per username."""
+"""Login attempts without a device cookie for their username, failed or not, per client address and per username."""
+LOGIN_ATTEMPTS_PER_DEVICE = 5
+"""Login attempts a minute with one device cookie, failed or not; past them it is worth nothing for the minute
+(the attempts count per username and per address again)."""
 
 _ADJECTIVES = [
     "Amber",

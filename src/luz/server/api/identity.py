@@ -1,5 +1,5 @@
-"""Who a request comes from (cookies, the session header, CSRF checks, the login limiter) and the ``/api/me`` and
-``/api/account`` endpoints (docs/PROTOCOL.md, "Players")."""
+"""Who a request comes from (cookies, the session header, CSRF checks, the login limiter with its device cookies)
+and the ``/api/me`` and ``/api/account`` endpoints (docs/PROTOCOL.md, "Players")."""
 
 from __future__ import annotations
 
@@ -25,7 +25,10 @@ from starlette.requests import HTTPConnection
 from ..identity import (
     COOKIE,
     COOKIE_SECONDS,
+    DEVICE_ACCOUNTS,
+    DEVICE_COOKIE,
     HEADER,
+    LOGIN_ATTEMPTS_PER_DEVICE,
     LOGIN_ATTEMPTS_PER_MINUTE,
     USERNAME,
     BadName,
@@ -38,6 +41,9 @@ from ..identity import (
 from ..ratelimit import client_key
 from .deps import settings_of, tables_of
 from .schemas import NO_NUL
+
+DEVICE_PATH = "/api/account"
+"""Where the device cookie is sent: the account's routes only (the login reads it, it and the register renew it)."""
 
 
 class NameChange(BaseModel):
@@ -79,10 +85,13 @@ class Identities:
         self.trusted_proxies = trusted_proxies
         self.guest_rate = parse(guests_per_minute) if guests_per_minute else None
         self.signer = URLSafeSerializer(signing_key, salt="luz-session")
+        self.devices = URLSafeSerializer(signing_key, salt="luz-device")
+        """Signs the device cookies (OWASP's "Slow Down Online Guessing Attacks with Device Cookies")."""
         self.hasher = PasswordHash.recommended()
         self.hashing = ThreadPoolExecutor(2, thread_name_prefix="luz-argon2")
         self.limiter = MovingWindowRateLimiter(storage_from_string(limiter_storage))
         self.login_rate = RateLimitItemPerMinute(LOGIN_ATTEMPTS_PER_MINUTE)
+        self.device_rate = RateLimitItemPerMinute(LOGIN_ATTEMPTS_PER_DEVICE)
         self.secure_cookies = secure_cookies
         self._dummy_hash: str | None = None
 
@@ -205,11 +214,53 @@ class Identities:
         ok: bool = await self._run(self.hasher.verify, password, hashed)
         return ok
 
-    async def allow_login(self, client: str, username: str) -> bool:
-        """One login attempt more from ``client`` for ``username``; ``False`` past the limit of either."""
-        keys = (("login-client", self.scope, client), ("login-user", self.scope, username.lower()))
+    # -- the login limiter and the device cookies -----------------------------------------------------------------
+
+    async def allow_login(self, request: HTTPConnection, username: str) -> bool:
+        """One login attempt more for ``username``; ``False`` past a limit. A browser whose device cookie says it
+        logged in to that account before counts it on that cookie alone (an attacker hammering the username
+        elsewhere does not lock its owner out); any other attempt counts per client address and per username."""
+        username = username.lower()
+        nonce = self.devices_of(request).get(username)
+        if nonce is not None and await self._run(self.limiter.hit, self.device_rate, "login-device", self.scope, nonce):
+            return True
+        keys = (("login-client", self.scope, self.client(request)), ("login-user", self.scope, username))
         results = [await self._run(self.limiter.hit, self.login_rate, *key) for key in keys]
         return all(results)
+
+    async def allow_password_attempt(self, identity: Identity) -> bool:
+        """One more attempt of ``identity`` (signed in) at its current password; ``False`` past the limit. Counted
+        per account, apart from the logins: nobody else can spend it."""
+        return bool(await self._run(self.limiter.hit, self.login_rate, "password-player", self.scope, identity.player_id))
+
+    def devices_of(self, request: HTTPConnection) -> dict[str, str]:
+        """The accounts the request's device cookie says this browser logged in to: each username's nonce (none for
+        no cookie, or one the server did not sign)."""
+        signed = request.cookies.get(DEVICE_COOKIE)
+        if not signed:
+            return {}
+        try:
+            accounts = self.devices.loads(signed)
+        except BadSignature:
+            return {}
+        if not isinstance(accounts, dict):
+            return {}
+        return {u: n for u, n in accounts.items() if isinstance(u, str) and isinstance(n, str)}
+
+    def remember_device(self, request: HTTPConnection, response: Response, username: str) -> None:
+        """Set the device cookie after a login to ``username`` (or its registration): a new nonce for it, beside
+        the newest others the cookie remembers (``DEVICE_ACCOUNTS`` in all)."""
+        others = [(u, n) for u, n in self.devices_of(request).items() if u != username]
+        accounts = dict([*others[-(DEVICE_ACCOUNTS - 1) :], (username, secrets.token_urlsafe(16))])
+        response.set_cookie(
+            DEVICE_COOKIE,
+            self.devices.dumps(accounts),
+            max_age=COOKIE_SECONDS,
+            httponly=True,
+            samesite="strict",
+            secure=self.secure_cookies,
+            path=DEVICE_PATH,
+        )
 
 
 def identities_of(request: HTTPConnection) -> Identities:
@@ -297,19 +348,19 @@ async def register(request: Request, response: Response, body: Credentials) -> d
     await identities.account_registered(request)
     secret = await asyncio.to_thread(players.start_session, identity.player_id, identity.session_hash)
     identities.set_cookie(response, secret)
+    identities.remember_device(request, response, body.username.lower())
     return with_session(request, {**identity.public(), "username": body.username.lower(), "guest": False}, secret)
 
 
 @router.post("/api/account/login")
 async def login(request: Request, response: Response, body: Credentials) -> dict[str, Any]:
-    """Sign in to an account, with a new session (the one you had, a guest's, ends here)."""
+    """Sign in to an account, with a new session (the one you had, a guest's, ends here) and a device cookie."""
     identities, players = identities_of(request), identities_of(request).players
     identity, by_cookie = await identities.current(request)
     if by_cookie or HEADER.lower() not in request.headers:
         identities.check_same_site(request)
-    client = identities.client(request)
-    if not await identities.allow_login(client, body.username):
-        raise HTTPException(429, "too many login attempts: wait a minute")
+    if not await identities.allow_login(request, body.username):
+        raise HTTPException(429, "too many login attempts: wait a minute", {"Retry-After": "60"})
     account = await asyncio.to_thread(players.password_hash_of, body.username)
     hashed = account[1] if account else await identities.dummy_hash()
     valid = await identities.verify_password(body.password, hashed)
@@ -319,6 +370,7 @@ async def login(request: Request, response: Response, body: Credentials) -> dict
         players.start_session, account[0], identity.session_hash if identity is not None else None
     )
     identities.set_cookie(response, secret)
+    identities.remember_device(request, response, body.username.lower())
     signed_in = await asyncio.to_thread(players.identity, secret)
     assert signed_in is not None
     return with_session(request, signed_in.public(), secret)
@@ -351,9 +403,8 @@ async def change_password(request: Request, response: Response, body: PasswordCh
     identity = await identities.require(request, response, create=False, changes=True)
     if identity.username is None:
         raise HTTPException(409, "a guest has no password: register first")
-    client = identities.client(request)
-    if not await identities.allow_login(client, identity.username):
-        raise HTTPException(429, "too many password attempts: wait a minute")
+    if not await identities.allow_password_attempt(identity):
+        raise HTTPException(429, "too many password attempts: wait a minute", {"Retry-After": "60"})
     account = await asyncio.to_thread(players.password_hash_of, identity.username)
     if account is None or not await identities.verify_password(body.current, account[1]):
         raise HTTPException(403, "the current password is wrong")
