@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from luz.server import Settings, create_app
 from luz.server.tables.chat import CHAT_LENGTH
 from support.server import Message, Peer, Truth, create_table, guest, is_over, join_all, play, seats
 
@@ -139,6 +140,28 @@ def test_each_person_is_rate_limited_alone(client: Any, truth: Truth) -> None:
         assert limited["code"] == "rate_limited" and "chat" in limited["message"]
         assert say(bo, "my turn to talk")["type"] == "ack"  # another person is not held up
         assert texts(bo) == [f"message {n}" for n in range(5)] + ["my turn to talk"]
+
+
+def test_one_address_is_rate_limited_whatever_its_guests(database_url: str, truth: Truth) -> None:
+    """The reproduction of the issue: 12 guests of one address posted 60 spectator messages in 2 s, each within
+    its own limit. The address has a limit of its own too (every client of this test is one address)."""
+    from fastapi.testclient import TestClient
+
+    settings = Settings(database_url=database_url, bot_workers=0, messages_per_second=10_000, chat_per_address="8/minute")
+    with TestClient(create_app(settings)) as client:
+        table_id, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))  # waiting
+        watchers = [Peer(client, table_id, None, None, None, headers=guest(client)) for _ in range(4)]
+        for watcher in watchers:
+            watcher.__enter__()
+        try:
+            replies = [say(watcher, f"{n} of guest {i}")["type"] for n in range(3) for i, watcher in enumerate(watchers)]
+            assert replies == ["ack"] * 8 + ["error"] * 4  # 12 messages of 4 people, each within its own 5
+            limited = watchers[-1].check.messages[-1]
+            assert limited["code"] == "rate_limited" and "address" in limited["message"]
+            assert len(heard(watchers[0])) == 8
+        finally:
+            for watcher in watchers:
+                watcher.close()
 
 
 def test_chat_is_stored_with_the_table_and_shown_for_the_replay(client: Any, truth: Truth) -> None:

@@ -655,6 +655,7 @@ class ServerProcess:
         env["LUZ_RATED_MIN_ACCOUNT_HOURS"] = "0"
         env["LUZ_RATED_MIN_GAMES"] = "0"
         env["LUZ_ACCOUNTS_PER_ADDRESS"] = ""
+        env["LUZ_CHAT_PER_ADDRESS"] = ""
         env["LUZ_RENAMES_PER_WEEK"] = "1000"
         env.update(self.env)
         command = [str(LUZ), "serve", "--port", str(self.port), "--database-url", self.database_url]

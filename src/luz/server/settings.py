@@ -99,6 +99,10 @@ class Settings:
     guest's random name, is free."""
     rematch_seconds: float = 120.0
     """How long a rematch offer waits for every human's answer (``LUZ_REMATCH_SECONDS``)."""
+    chat_per_address: str | None = None
+    """Chat messages one client address may send, all its people together (a ``limits`` rate,
+    ``LUZ_CHAT_PER_ADDRESS``; ``luz serve``: ``"15/10 seconds"``, three people's worth of the limit per person);
+    more are refused (``rate_limited``). ``None``: no limit."""
 
     @classmethod
     def from_env(cls, database_url: str | None = None, redis_url: str | None = None) -> Settings:
@@ -131,4 +135,5 @@ class Settings:
             accounts_per_address=os.environ.get("LUZ_ACCOUNTS_PER_ADDRESS", "3/day") or None,
             renames_per_week=int(os.environ.get("LUZ_RENAMES_PER_WEEK", "3")),
             rematch_seconds=float(os.environ.get("LUZ_REMATCH_SECONDS", "120")),
+            chat_per_address=os.environ.get("LUZ_CHAT_PER_ADDRESS", "15/10 seconds") or None,
         )

@@ -87,7 +87,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.tables, app.state.engine = registry, engine
         app.state.friends = Friends(engine)  # follows, blocks, presence, invitations (friends.py)
         # The chat of the tables, across processes with Redis.
-        app.state.chat = Chat(engine, registry.live, registry.fanout, settings.redis_url, app.state.friends)
+        app.state.chat = Chat(
+            engine,
+            registry.live,
+            registry.fanout,
+            settings.redis_url,
+            app.state.friends,
+            per_address=settings.chat_per_address,
+            scope=deployment_scope(settings.database_url),
+        )
         await app.state.chat.start()
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
         app.state.notify = await notify.Notifications.start(engine, registry, settings)

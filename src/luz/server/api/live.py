@@ -80,7 +80,7 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
     )
     try:
         await session.send_state()
-        await chat.joined(table, seat, websocket, watcher)
+        await chat.joined(table, seat, websocket, watcher, client_of(websocket))
         if arrived:
             await tables.broadcast(table)  # the others see the seat connected
         replay = replay_message(table) if seat is None else None

@@ -8,7 +8,8 @@
   reader sees in their own language. The server writes nothing in the chat itself: no message of its own, and no
   error that echoes a text, so nothing in it can tell a seat its hidden cards.
 - Each person (an identity; a seat taken without one counts as its own person) sends at most
-  :data:`CHAT_RATE`, counted with the ``limits`` library (in Redis when the server has one, so every process
+  :data:`CHAT_RATE`, and each client address at most ``Settings.chat_per_address`` (its guests are many people
+  to the first limit), counted with the ``limits`` library (in Redis when the server has one, so every process
   counts together).
 - A message is stored, then sent to this process's connections of the table and, through Redis, to the other
   processes' (channel ``luz:table-chat``); a connection gets the recent messages it may read when it connects
@@ -28,14 +29,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from limits import parse
-from limits.storage import storage_from_string
-from limits.strategies import MovingWindowRateLimiter
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
 from ..db import ChatRow, PlayerRow, now
 from ..friends import Friends
+from ..ratelimit import SharedRateLimit
 from ..store import Status
 from .fanout import Fanout
 from .model import Connection, Refused, dumps
@@ -66,6 +65,8 @@ class Speaker:
     """The identity reading through this connection (a seat's player, a spectator's identity), if any."""
     blocked: frozenset[str] = frozenset()
     """The identities whose words ``reader`` blocked: never sent to it."""
+    address: str | None = None
+    """The client the connection comes from (``ratelimit.client_key``): its limit per address."""
 
     def seated(self, table: Table) -> bool:
         """Whether this is a seat, or a spectator connection of someone who holds a seat at the table now."""
@@ -154,15 +155,22 @@ class Chat:
     """The chat of every table of this process: who each connection speaks as, the limit, the relay."""
 
     def __init__(
-        self, engine: Engine, live: Mapping[str, Table], fanout: Fanout, redis_url: str | None, friends: Friends
+        self,
+        engine: Engine,
+        live: Mapping[str, Table],
+        fanout: Fanout,
+        redis_url: str | None,
+        friends: Friends,
+        per_address: str | None = None,
+        scope: str = "",
     ) -> None:
         self.live = live
         """This process's live tables, by id."""
         self.fanout = fanout
         self.friends = friends
         self.store = ChatStore(engine)
-        self.rate = parse(CHAT_RATE)
-        self.limiter = MovingWindowRateLimiter(storage_from_string(redis_url or "memory://"))
+        self.per_person = SharedRateLimit(CHAT_RATE, redis_url, scope)
+        self.per_address = SharedRateLimit(per_address, redis_url, scope) if per_address else None
         self.speakers: weakref.WeakKeyDictionary[Any, Speaker] = weakref.WeakKeyDictionary()
         self.redis: Any = None
         self._listener: asyncio.Task[None] | None = None
@@ -204,17 +212,19 @@ class Chat:
 
     # -- connections ---------------------------------------------------------------------------------------
 
-    async def joined(self, table: Table, seat: int | None, connection: Any, identity: Any) -> None:
-        """A connection opened: note who it speaks as (``identity``: the spectator's, if any) and send it the
-        recent messages it may read."""
+    async def joined(
+        self, table: Table, seat: int | None, connection: Any, identity: Any, address: str | None = None
+    ) -> None:
+        """A connection opened from client ``address``: note who it speaks as (``identity``: the spectator's, if
+        any) and send it the recent messages it may read."""
         reader = table.state.seats[seat].player if seat is not None else identity and identity.player_id
         blocked = await asyncio.to_thread(self.friends.blocked_by, reader) if reader else frozenset()
         if seat is not None:
-            speaker = Speaker(seat, None, None, reader, blocked)
+            speaker = Speaker(seat, None, None, reader, blocked, address)
         elif identity is None:
             speaker = Speaker(None, None, None)
         else:
-            speaker = Speaker(None, identity.player_id, identity.name, reader, blocked)
+            speaker = Speaker(None, identity.player_id, identity.name, reader, blocked, address)
         self.speakers[connection] = speaker
         await self.send_history(table, connection)
 
@@ -240,7 +250,8 @@ class Chat:
 
     async def say(self, table: Table, connection: Any, text: Any, preset: Any) -> None:
         """Store what ``connection`` says and send it to every connection that reads its channel, on every
-        process. :class:`Refused` for a bad text, a spectator without an identity, or a person over the limit."""
+        process. :class:`Refused` for a bad text, a spectator without an identity, or a person or a client address
+        over its limit."""
         speaker = self.speakers.get(connection)
         if speaker is None or (speaker.seat is None and speaker.player is None):
             raise Refused("spectator", "spectators chat under a name: open the site first to get one")
@@ -250,9 +261,11 @@ class Chat:
         state = table.state
         player = state.seats[speaker.seat].player if speaker.seat is not None else speaker.player
         person = player or f"seat:{state.id}:{speaker.seat}"
-        allowed = await asyncio.to_thread(self.limiter.hit, self.rate, "chat", person)
-        if not allowed:
+        if await self.per_person.hit(f"chat:{person}") is not None:
             raise Refused("rate_limited", "too many chat messages: wait a few seconds")
+        if self.per_address is not None and speaker.address is not None:
+            if await self.per_address.hit(f"chat-address:{speaker.address}") is not None:
+                raise Refused("rate_limited", "too many chat messages from your address: wait a few seconds")
         seated = speaker.seat is not None
         message = await asyncio.to_thread(
             self.store.add,
