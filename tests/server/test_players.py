@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from sqlalchemy import text
 from luz.server import Settings, create_app
 from luz.server.api.identity import DEVICE_PATH
 from luz.server.identity import COOKIE, DEVICE_COOKIE, HEADER, LOGIN_ATTEMPTS_PER_DEVICE, LOGIN_ATTEMPTS_PER_MINUTE
-from support.server import Peer, create_table, guest, migrate_to, seats
+from support.server import Peer, create_table, guest, migrate_to, seats, wait_for
 
 PASSWORD = "correct horse battery"
 
@@ -340,3 +341,55 @@ def test_the_migration_keeps_the_tables_and_records_stored_before(database_url: 
             assert connection.execute(text("SELECT name, version FROM tables")).one() == ("old", 4)
     finally:
         engine.dispose()
+
+
+def guests_stored(client: Any) -> set[str]:
+    with client.app.state.engine.connect() as connection:
+        return set(connection.execute(text("SELECT id FROM players WHERE username IS NULL")).scalars())
+
+
+def test_unused_guests_are_pruned_and_their_cookie_gets_a_new_guest(client: Any) -> None:
+    """Guests were stored rows never deleted: those nothing uses go once unseen for a while, a bounded batch at a
+    time; a seat, a block or an account keeps an identity."""
+    players = client.app.state.identities.players
+    me = client.get("/api/me").json()["id"]  # the cookie's guest: nothing uses it
+    seated, blocker, talker, account = (guest(client) for _ in range(4))
+    table_id, tokens, _ = create_table(client, players=3, public=False, seats=seats("human", "human", "random"))
+    assert join(client, table_id, 0, tokens[0], **seated).status_code == 200
+    seated_id = client.get("/api/me", headers=seated).json()["id"]
+    assert client.put(f"/api/players/{seated_id}/block", headers=blocker).status_code == 200
+    with cookies_apart(client):  # the register's answer sets the account's cookie too
+        made = register(client, "oli", **account)
+    assert made.status_code == 201
+    account = {HEADER: made.json()["session"]}  # a new session (the guest's ended)
+    assert client.post("/api/me/name", json={"name": "Talker"}, headers=talker).status_code == 200
+    with Peer(client, table_id, None, None, None, headers=talker) as spectator:
+        assert spectator.request({"type": "chat", "text": "hello"})["type"] == "ack"
+    unused = {me, client.get("/api/me", headers=talker).json()["id"]}
+    unused |= {client.get("/api/me", headers=guest(client)).json()["id"] for _ in range(3)}
+    kept = {seated_id, client.get("/api/me", headers=blocker).json()["id"]}
+    assert guests_stored(client) == unused | kept
+
+    assert players.prune_guests(datetime.now(UTC) - timedelta(days=1)) == 0  # all of them made just now
+    later = datetime.now(UTC) + timedelta(seconds=1)  # as if they had all been unseen since
+    assert players.prune_guests(later, limit=2) == 2
+    assert players.prune_guests(later) == len(unused) - 2
+    assert guests_stored(client) == kept
+    assert players.prune_guests(later) == 0
+    with client.app.state.engine.connect() as connection:
+        said = connection.execute(text("SELECT player_id, name, text FROM chat")).one()
+    assert tuple(said) == (None, "Talker", "hello")  # the words stay, under their name
+    again = client.get("/api/me")  # the pruned guest's cookie: a new guest
+    assert again.status_code == 200 and again.json()["id"] != me and COOKIE in again.headers["set-cookie"]
+    assert client.get("/api/me", headers=account).json()["username"] == "oli"
+
+
+def test_the_server_prunes_unused_guests_on_its_own(sqlite_url: str) -> None:
+    from fastapi.testclient import TestClient
+
+    settings = Settings(database_url=sqlite_url, bot_workers=0, guest_days=2 / 86400)  # two seconds
+    with TestClient(create_app(settings)) as client:
+        made = {client.get("/api/me", headers=guest(client)).json()["id"] for _ in range(3)}
+        assert made <= guests_stored(client)
+        wait_for(lambda: not made & guests_stored(client), timeout=60)
+        assert client.app.state.tables.pruned >= len(made)

@@ -152,7 +152,10 @@ class ChatRow(Base):
     channel: Mapped[str] = mapped_column(String(16))
     """``players`` or ``spectators``."""
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"), nullable=True)
+    player_id: Mapped[str | None] = mapped_column(
+        ForeignKey("players.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    """Indexed: a pruned guest's messages are found to keep without it (identity.py, ``prune_guests``)."""
     name: Mapped[str] = mapped_column(String(40))
     text: Mapped[str] = mapped_column(String(280))
     preset: Mapped[str | None] = mapped_column(String(16), nullable=True)
@@ -245,7 +248,7 @@ class InvitationRow(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, index=True)
     """The invited player."""
-    by_player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    by_player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 

@@ -4,7 +4,9 @@ the HTTP side: cookies, the session header, CSRF checks, the login limiter, the 
 A first visit gets a guest (a random display name) and a session; the session's secret travels in a signed,
 HttpOnly, SameSite=Lax cookie (``luz_session``) or, for clients that are not browsers, in the ``X-Luz-Session``
 header (the same signed value). The database keeps only a hash of each session's secret, so a session is
-revoked by deleting its row (log out, log out everywhere, a password change).
+revoked by deleting its row (log out, log out everywhere, a password change). Guests that were never used (no
+seat, no game, no follow, block or subscription) are deleted after ``Settings.guest_days`` unseen
+(:meth:`Players.prune_guests`): a pruned guest's cookie is nobody's, and its next visit gets a new guest.
 
 CSRF: a state change authenticated by the cookie is refused when the browser says it comes from another site
 (``Sec-Fetch-Site``) or when its ``Origin`` is not this server's; the cookie's SameSite=Lax already keeps it
@@ -25,15 +27,29 @@ import hashlib
 import secrets
 import unicodedata
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import CursorResult, delete, func, select
+from sqlalchemy import CursorResult, delete, exists, func, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .db import NameChangeRow, PlayerRow, ServerKeyRow, SessionRow, now
+from .db import (
+    BlockRow,
+    FollowRow,
+    InvitationRow,
+    NameChangeRow,
+    PlayerRow,
+    PushSubscriptionRow,
+    RatingChangeRow,
+    RatingRow,
+    ResultRow,
+    SeatRow,
+    ServerKeyRow,
+    SessionRow,
+    now,
+)
 
 COOKIE = "luz_session"
 HEADER = "X-Luz-Session"
@@ -53,6 +69,23 @@ LOGIN_ATTEMPTS_PER_MINUTE = 10
 LOGIN_ATTEMPTS_PER_DEVICE = 5
 """Login attempts a minute with one device cookie, failed or not; past them it is worth nothing for the minute
 (the attempts count per username and per address again)."""
+
+GUEST_PRUNE_BATCH = 1000
+"""The most guests one pruning deletes: one bounded DELETE a run (a backlog goes in several)."""
+USES = (
+    SeatRow.player_id,
+    ResultRow.player_id,
+    RatingRow.player_id,
+    RatingChangeRow.player_id,
+    FollowRow.follower_id,
+    FollowRow.followee_id,
+    BlockRow.blocker_id,
+    BlockRow.blocked_id,
+    InvitationRow.player_id,
+    PushSubscriptionRow.player_id,
+)
+"""What keeps a guest: a seat (at any table, over or not), a game's result, a rating, a follow, a block (either
+way), an invitation, a push subscription. Chat messages stay without their guest, under their name."""
 
 _ADJECTIVES = [
     "Amber",
@@ -291,6 +324,25 @@ class Players:
     def end_session(self, session_hash: str) -> None:
         with Session(self.engine) as session, session.begin():
             session.execute(delete(SessionRow).where(SessionRow.token_hash == session_hash))
+
+    def prune_guests(self, unused_since: datetime, limit: int = GUEST_PRUNE_BATCH) -> int:
+        """Delete at most ``limit`` guests made and last seen before ``unused_since`` that nothing uses (``USES``),
+        with their sessions and name changes; how many. One statement, bounded by ``limit``."""
+        seen_ms = int(unused_since.timestamp() * 1000)
+        unused = (
+            select(PlayerRow.id)
+            .where(
+                PlayerRow.username.is_(None),
+                PlayerRow.created_at < unused_since,
+                or_(PlayerRow.seen_at.is_(None), PlayerRow.seen_at < seen_ms),
+                *(~exists().where(column == PlayerRow.id) for column in USES),
+            )
+            .limit(limit)
+        )
+        with self.engine.begin() as connection:
+            deleted = connection.execute(delete(PlayerRow).where(PlayerRow.id.in_(unused)))
+        assert isinstance(deleted, CursorResult)
+        return deleted.rowcount
 
     def end_all_sessions(self, player_id: str) -> int:
         with Session(self.engine) as session, session.begin():

@@ -99,6 +99,9 @@ class Settings:
     guest's random name, is free."""
     rematch_seconds: float = 120.0
     """How long a rematch offer waits for every human's answer (``LUZ_REMATCH_SECONDS``)."""
+    guest_days: float = 0.0
+    """Days after which a guest nothing uses (no seat, no game, no follow, block or subscription) and not seen
+    since is deleted (``LUZ_GUEST_DAYS``; ``luz serve``: 30); 0: guests are kept."""
     chat_per_address: str | None = None
     """Chat messages one client address may send, all its people together (a ``limits`` rate,
     ``LUZ_CHAT_PER_ADDRESS``; ``luz serve``: ``"15/10 seconds"``, three people's worth of the limit per person);
@@ -135,5 +138,6 @@ class Settings:
             accounts_per_address=os.environ.get("LUZ_ACCOUNTS_PER_ADDRESS", "3/day") or None,
             renames_per_week=int(os.environ.get("LUZ_RENAMES_PER_WEEK", "3")),
             rematch_seconds=float(os.environ.get("LUZ_REMATCH_SECONDS", "120")),
+            guest_days=float(os.environ.get("LUZ_GUEST_DAYS", "30")),
             chat_per_address=os.environ.get("LUZ_CHAT_PER_ADDRESS", "15/10 seconds") or None,
         )

@@ -1,16 +1,19 @@
 """The registry of this process's live tables: loads a table on first use, resumes the games in progress after a
 start, and dispatches each change to its collaborators (the writer, the fan-out, presence, bots, clocks, the
-broker). It holds no rule of its own: each handler is a few lines that delegate and tell whom it concerns."""
+broker). It holds no rule of its own: each handler is a few lines that delegate and tell whom it concerns. Its
+background work also prunes the unused guests (identity.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections.abc import Awaitable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from luz.engine import Action
 
+from ..identity import Players
 from ..settings import Settings
 from ..store import SeatKind, Status, Store, build_game
 from ..timecontrol import is_turn_based, now_ms
@@ -26,6 +29,9 @@ from .table import Table, Writer
 from .watchers import Watchers
 
 log = logging.getLogger("luz.server")
+
+GUEST_PRUNE_SECONDS = 600.0
+"""The longest time between two prunings of the unused guests (less where ``Settings.guest_days`` is short)."""
 
 
 class Registry:
@@ -49,6 +55,8 @@ class Registry:
         """Tables found past their deadline in the database and loaded to play it (a count, for the bench)."""
         self.evicted = 0
         """Tables that left memory, idle (a count)."""
+        self.pruned = 0
+        """Unused guests deleted by this process (a count)."""
 
     # -- loading -----------------------------------------------------------------------------------------
 
@@ -88,8 +96,8 @@ class Registry:
 
     def start(self) -> None:
         """The background work of a running server: the database's deadlines, idle tables leaving memory, the
-        marks of the seats connected here."""
-        for loop in (self._watch_deadlines(), self._sweep_idle(), self._renew_seated()):
+        marks of the seats connected here, the unused guests pruned."""
+        for loop in (self._watch_deadlines(), self._sweep_idle(), self._renew_seated(), self._prune_guests()):
             self.spawn(loop)
 
     async def _watch_deadlines(self) -> None:
@@ -144,6 +152,18 @@ class Registry:
         while True:
             await asyncio.sleep(min(30.0, max(0.05, self.settings.idle_table_seconds / 2)))
             self.evict_idle()
+
+    async def _prune_guests(self) -> None:
+        """Delete, a bounded batch a round, the guests nothing used for ``guest_days`` (``Players.prune_guests``)."""
+        if self.settings.guest_days <= 0:
+            return
+        players, unused = Players(self.store.engine), timedelta(days=self.settings.guest_days)
+        while True:
+            await asyncio.sleep(min(GUEST_PRUNE_SECONDS, max(0.05, unused.total_seconds() / 4)))
+            try:
+                self.pruned += await asyncio.to_thread(players.prune_guests, datetime.now(UTC) - unused)
+            except Exception:  # the database unreachable for a moment: the next round prunes them
+                log.exception("guest pruning failed")
 
     async def _renew_seated(self) -> None:
         """Renew this process's marks of the seats it holds a connection of (other processes' notifiers ask)."""
