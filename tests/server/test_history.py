@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import text
 
 from luz.engine import replay
-from support.server import LUZ, Peer, Truth, create_table, guest, play, seats
+from luz.server import Settings, create_app
+from luz.server.history import finished_keys
+from support.server import LUZ, Peer, Truth, create_table, guest, play, seats, wait_for
 
 HEADER = "X-Luz-Session"
 
@@ -86,3 +89,42 @@ def test_export_refuses_a_bad_day_in_one_line() -> None:
     assert cli.returncode == 2 and cli.stderr.strip().splitlines() == [
         "error: --since must be a day as YYYY-MM-DD, not '1st of May'"
     ]
+
+
+def test_the_export_comes_in_pages_at_a_limited_rate(database_url: str) -> None:
+    """``/api/export`` gave the whole history in one answer to anyone, as often as asked: now pages of at most 100
+    games, each naming the next in its ``Link`` header, at most ``exports_per_minute`` pages per client."""
+    from fastapi.testclient import TestClient
+
+    settings = Settings(database_url=database_url, bot_workers=0, exports_per_minute="8/minute")
+    with TestClient(create_app(settings)) as client:
+        engine, epoch = client.app.state.engine, datetime(2000, 1, 1, tzinfo=UTC)
+        for _ in range(3):
+            create_table(client, players=3, seats=seats("random", "random", "random"))
+        wait_for(lambda: len(finished_keys(engine, epoch)) >= 3, timeout=120)
+        before = finished_keys(engine, epoch)[:3]
+        sites, url, pages = [], "/api/export?since=2000-01-01&limit=2", 0
+        while url:
+            page = client.get(url)
+            assert page.status_code == 200 and page.headers["content-type"].startswith("application/x-ndjson")
+            records = [json.loads(line) for line in page.text.splitlines()]
+            assert 1 <= len(records) <= 2 and all(replay(r).outcome() is not None for r in records)
+            sites += [(r["site"]["table"], r["site"]["game"]) for r in records]
+            link = page.headers.get("link")
+            url = link.removeprefix("<").split(">")[0] if link else ""
+            assert not link or link.endswith('>; rel="next"')
+            pages += 1
+        # Every game finished before the paging began, each once, in the order of the pages (games finished
+        # meanwhile, the bots playing on, come after them).
+        assert sites[:3] == [(t, g) for t, g, _ in before] and len(set(sites)) == len(sites) >= 3
+        assert pages >= 2
+        last = f"{sites[-1][0]}:{sites[-1][1]}"
+        assert client.get(f"/api/export?since=2000-01-01&after={last}").status_code == 200
+        for bad in ("limit=101", "limit=0", "after=nope", "after=abc:1:2"):
+            assert client.get(f"/api/export?since=2000-01-01&{bad}").status_code == 422, bad
+        unknown = client.get("/api/export?since=2000-01-01&after=0123456789abcdef:1")
+        assert unknown.status_code == 422 and "after" in unknown.json()["detail"]
+        answers = [client.get("/api/export?since=2000-01-01&limit=1") for _ in range(8)]
+        refused = [a for a in answers if a.status_code == 429]
+        assert refused and all(int(a.headers["retry-after"]) > 0 for a in refused)
+        assert refused[0].json()["detail"] == "too many export pages: wait a little"

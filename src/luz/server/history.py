@@ -1,15 +1,15 @@
 """Players' memory: each finished game's results (written with its last action, so exactly once, whichever
 process stores it), profiles with their games and statistics, and the export of finished games as JSON Lines of
-records (docs/RECORD.md).
+records (docs/RECORD.md), in pages: the games after a given one, oldest first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -22,6 +22,9 @@ from .store import Status, TableState, build_game
 
 PROFILE_GAMES = 50
 """Games listed on a profile page (the newest); the statistics count every game."""
+
+GameKey = tuple[str, int, datetime]
+"""A finished game: its table, its number at the table, when it finished."""
 
 
 def results_of(game: Game, state: TableState, names: list[str], bots: set[int]) -> list[dict[str, Any]]:
@@ -183,13 +186,41 @@ def former_names(session: Session, player_id: str, name: str) -> list[dict[str, 
 def finished_games(engine: Engine, since: datetime) -> Iterator[dict[str, Any]]:
     """The record (docs/RECORD.md) of every game finished at or after ``since``, oldest first, with each seat's
     name as its player chose it."""
+    return records_of(engine, finished_keys(engine, since))
+
+
+def finished_keys(
+    engine: Engine, since: datetime, after: tuple[str, int] | None = None, limit: int | None = None
+) -> list[GameKey]:
+    """The games finished at or after ``since``, oldest first (then by table and number), only those after the
+    game ``after`` (its table and number) when given, at most ``limit``. :class:`LookupError` when ``after`` is
+    no finished game."""
+    query = select(ResultRow.table_id, ResultRow.game_no, ResultRow.finished_at).where(
+        ResultRow.seat == 0, ResultRow.finished_at >= since
+    )
     with Session(engine) as session:
-        finished = session.execute(
-            select(ResultRow.table_id, ResultRow.game_no, ResultRow.finished_at)
-            .where(ResultRow.seat == 0, ResultRow.finished_at >= since)
-            .order_by(ResultRow.finished_at, ResultRow.table_id, ResultRow.game_no)
-        ).all()
-    for table_id, game_no, finished_at in finished:
+        if after is not None:
+            table_id, game_no = after
+            at = session.scalar(
+                select(ResultRow.finished_at).where(
+                    ResultRow.table_id == table_id, ResultRow.game_no == game_no, ResultRow.seat == 0
+                )
+            )
+            if at is None:
+                raise LookupError(f"no finished game {table_id}:{game_no}")
+            later = or_(ResultRow.table_id > table_id, and_(ResultRow.table_id == table_id, ResultRow.game_no > game_no))
+            query = query.where(
+                ResultRow.finished_at >= at,  # the index's range; the ties then in the order of the pages
+                or_(ResultRow.finished_at > at, later),
+            )
+        query = query.order_by(ResultRow.finished_at, ResultRow.table_id, ResultRow.game_no).limit(limit)
+        return [(row.table_id, row.game_no, row.finished_at) for row in session.execute(query)]
+
+
+def records_of(engine: Engine, keys: Iterable[GameKey]) -> Iterator[dict[str, Any]]:
+    """The record of each finished game of ``keys``, in their order, with each seat's name as its player chose
+    it (a game that cannot be replayed any more is left out)."""
+    for table_id, game_no, finished_at in keys:
         with Session(engine) as session:
             table = session.get(TableRow, table_id)
             game_row = session.get(GameRow, (table_id, game_no))

@@ -99,6 +99,10 @@ class Settings:
     guest's random name, is free."""
     rematch_seconds: float = 120.0
     """How long a rematch offer waits for every human's answer (``LUZ_REMATCH_SECONDS``)."""
+    exports_per_minute: str | None = None
+    """Pages of ``/api/export`` one client may get (a ``limits`` rate, ``LUZ_EXPORTS_PER_MINUTE``; ``luz serve``:
+    ``"10/minute"``: each page replays up to 100 games); more are refused with 429 and ``Retry-After``. ``None``: no
+    limit."""
     guest_days: float = 0.0
     """Days after which a guest nothing uses (no seat, no game, no follow, block or subscription) and not seen
     since is deleted (``LUZ_GUEST_DAYS``; ``luz serve``: 30); 0: guests are kept."""
@@ -138,6 +142,7 @@ class Settings:
             accounts_per_address=os.environ.get("LUZ_ACCOUNTS_PER_ADDRESS", "3/day") or None,
             renames_per_week=int(os.environ.get("LUZ_RENAMES_PER_WEEK", "3")),
             rematch_seconds=float(os.environ.get("LUZ_REMATCH_SECONDS", "120")),
+            exports_per_minute=os.environ.get("LUZ_EXPORTS_PER_MINUTE", "10/minute") or None,
             guest_days=float(os.environ.get("LUZ_GUEST_DAYS", "30")),
             chat_per_address=os.environ.get("LUZ_CHAT_PER_ADDRESS", "15/10 seconds") or None,
         )

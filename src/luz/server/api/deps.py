@@ -25,18 +25,21 @@ class Guards:
     table_creation: SharedRateLimit | None
     connection_rate: SharedRateLimit
     client_connections: Counter
+    export_rate: SharedRateLimit | None
+    """Pages of ``/api/export`` per client (``Settings.exports_per_minute``)."""
     bot_tables_creating: dict[str, int] = field(default_factory=dict)
     """Tables of bots only being created, per client (not yet counted by ``Registry.bot_tables_of``)."""
 
     @classmethod
     def of(cls, settings: Settings) -> Guards:
         scope = deployment_scope(settings.database_url)
-        per_minute = settings.tables_per_minute
+        per_minute, exports = settings.tables_per_minute, settings.exports_per_minute
         return cls(
             settings,
             SharedRateLimit(per_minute, settings.redis_url, scope) if per_minute else None,
             SharedRateLimit(settings.connections_per_second, settings.redis_url, scope),
             Counter(settings.max_connections_per_client),
+            SharedRateLimit(exports, settings.redis_url, scope) if exports else None,
         )
 
     @contextlib.contextmanager
