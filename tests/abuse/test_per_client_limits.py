@@ -65,7 +65,10 @@ async def guests_chat(http_url: str, ws_url: str, table_id: str, guests: int, ea
     async with attacker_http(http_url) as http:
         sessions = [(await http.post("/api/me/guest")).json()["session"] for _ in range(guests)]
     said = await asyncio.gather(
-        *(chat_as(ws_url, table_id, s, [f"spam {g}.{n}" for n in range(each)], ATTACKER) for g, s in enumerate(sessions))
+        *(
+            chat_as(ws_url, table_id, s, [f"spam {g}.{n}" for n in range(each)], ATTACKER)
+            for g, s in enumerate(sessions)
+        )
     )
     return [reply for replies in said for reply in replies]
 

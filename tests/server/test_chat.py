@@ -147,14 +147,18 @@ def test_one_address_is_rate_limited_whatever_its_guests(database_url: str, trut
     its own limit. The address has a limit of its own too (every client of this test is one address)."""
     from fastapi.testclient import TestClient
 
-    settings = Settings(database_url=database_url, bot_workers=0, messages_per_second=10_000, chat_per_address="8/minute")
+    settings = Settings(
+        database_url=database_url, bot_workers=0, messages_per_second=10_000, chat_per_address="8/minute"
+    )
     with TestClient(create_app(settings)) as client:
         table_id, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))  # waiting
         watchers = [Peer(client, table_id, None, None, None, headers=guest(client)) for _ in range(4)]
         for watcher in watchers:
             watcher.__enter__()
         try:
-            replies = [say(watcher, f"{n} of guest {i}")["type"] for n in range(3) for i, watcher in enumerate(watchers)]
+            replies = [
+                say(watcher, f"{n} of guest {i}")["type"] for n in range(3) for i, watcher in enumerate(watchers)
+            ]
             assert replies == ["ack"] * 8 + ["error"] * 4  # 12 messages of 4 people, each within its own 5
             limited = watchers[-1].check.messages[-1]
             assert limited["code"] == "rate_limited" and "address" in limited["message"]

@@ -208,7 +208,9 @@ def finished_keys(
             )
             if at is None:
                 raise LookupError(f"no finished game {table_id}:{game_no}")
-            later = or_(ResultRow.table_id > table_id, and_(ResultRow.table_id == table_id, ResultRow.game_no > game_no))
+            later = or_(
+                ResultRow.table_id > table_id, and_(ResultRow.table_id == table_id, ResultRow.game_no > game_no)
+            )
             query = query.where(
                 ResultRow.finished_at >= at,  # the index's range; the ties then in the order of the pages
                 or_(ResultRow.finished_at > at, later),

@@ -231,7 +231,9 @@ class Identities:
     async def allow_password_attempt(self, identity: Identity) -> bool:
         """One more attempt of ``identity`` (signed in) at its current password; ``False`` past the limit. Counted
         per account, apart from the logins: nobody else can spend it."""
-        return bool(await self._run(self.limiter.hit, self.login_rate, "password-player", self.scope, identity.player_id))
+        return bool(
+            await self._run(self.limiter.hit, self.login_rate, "password-player", self.scope, identity.player_id)
+        )
 
     def devices_of(self, request: HTTPConnection) -> dict[str, str]:
         """The accounts the request's device cookie says this browser logged in to: each username's nonce (none for

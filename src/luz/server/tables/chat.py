@@ -263,9 +263,9 @@ class Chat:
         person = player or f"seat:{state.id}:{speaker.seat}"
         if await self.per_person.hit(f"chat:{person}") is not None:
             raise Refused("rate_limited", "too many chat messages: wait a few seconds")
-        if self.per_address is not None and speaker.address is not None:
-            if await self.per_address.hit(f"chat-address:{speaker.address}") is not None:
-                raise Refused("rate_limited", "too many chat messages from your address: wait a few seconds")
+        by_address = self.per_address if speaker.address is not None else None
+        if by_address is not None and await by_address.hit(f"chat-address:{speaker.address}") is not None:
+            raise Refused("rate_limited", "too many chat messages from your address: wait a few seconds")
         seated = speaker.seat is not None
         message = await asyncio.to_thread(
             self.store.add,
