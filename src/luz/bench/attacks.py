@@ -20,8 +20,9 @@ import httpx
 ATTACKER = "127.0.0.2"
 """The attacker's source address."""
 
-KINDS = ("connections", "bots", "tables")
-"""In the order ``--attack all`` runs them (the table flood last: it uses up the address's creation budget)."""
+KINDS = ("connections", "bots", "tutorials", "tables")
+"""In the order ``--attack all`` runs them (the table and tutorial floods last: they use up the address's creation
+budget)."""
 
 
 def attacker_http(http_url: str) -> httpx.AsyncClient:
@@ -86,6 +87,21 @@ async def create_tables(http_url: str, ws_url: str, hold: float = 0.0, count: in
     return {"statuses": statuses, "retry_after": retry_after}
 
 
+async def create_tutorials(http_url: str, ws_url: str, hold: float = 0.0, count: int = 300) -> dict[str, Any]:
+    """Tutorial tables as fast as the server answers, each by a new guest (no cookie kept): its human seat's grace
+    ends and its three bots play on alone."""
+    statuses: dict[int, int] = {}
+    retry_after: list[str] = []
+    async with attacker_http(http_url) as http:
+        for _ in range(count):
+            http.cookies.clear()  # a new identity each time: one tutorial per identity is no limit to a flood
+            answer = await http.post("/api/tutorial", json={})
+            statuses[answer.status_code] = statuses.get(answer.status_code, 0) + 1
+            if answer.status_code == 429:
+                retry_after.append(answer.headers.get("retry-after", ""))
+    return {"statuses": statuses, "retry_after": retry_after}
+
+
 async def maximal_bots(http_url: str, ws_url: str, hold: float = 6.0) -> dict[str, Any]:
     """Bots with the largest parameters: refused above the caps, the most the caps allow otherwise."""
     statuses: dict[str, int] = {}
@@ -98,7 +114,12 @@ async def maximal_bots(http_url: str, ws_url: str, hold: float = 6.0) -> dict[st
     return {"statuses": statuses}
 
 
-ATTACKS = {"connections": flood_connections, "tables": create_tables, "bots": maximal_bots}
+ATTACKS = {
+    "connections": flood_connections,
+    "tables": create_tables,
+    "tutorials": create_tutorials,
+    "bots": maximal_bots,
+}
 
 
 ATTACKER_NICENESS = 10

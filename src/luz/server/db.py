@@ -79,6 +79,8 @@ class TableRow(Base):
     """When a quarter of the mover's time is left at a turn-based table: its reminder's time, cleared once sent."""
     show_hands: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """Whether spectators see every hand face up (only an unlisted, unrated table: friends who stream or teach)."""
+    tutorial: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Whether it is a tutorial's table (``POST /api/tutorial``): one unfinished per identity."""
     rematch: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """The rematch offered at game over: who offered, each human seat's answer, when it expires; ``None``: none."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

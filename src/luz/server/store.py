@@ -151,6 +151,8 @@ class TableState:
     """The rematch offered after the last game (tables/rematch.py), as stored; ``None``: none."""
     show_hands: bool = False
     """Whether spectators see every hand face up (an unlisted, unrated table only: fanout.py)."""
+    tutorial: bool = False
+    """Whether it is a tutorial's table: its bots play on alone once its one human has gone (a table of bots)."""
     unrated: dict[str, Any] | None = None
     """Why the current game of a rated table no longer counts (``{"reason": "left" | "timeout", "seat": n}``:
     in its first deal); ``None``: it counts, or the table is unrated."""
@@ -315,6 +317,7 @@ class Store:
         rated: bool = False,
         time_control: dict[str, int] | None = None,
         show_hands: bool = False,
+        tutorial: bool = False,
     ) -> tuple[str, dict[int, str]]:
         """Store a new table; returns its id and the secret token of each human seat."""
         table_id = secrets.token_hex(8)
@@ -332,6 +335,7 @@ class Store:
                     hints=hints,
                     rated=rated,
                     show_hands=show_hands,
+                    tutorial=tutorial,
                     time_control=time_control,
                     turn_based=is_turn_based(time_control),
                     status=Status.WAITING,
@@ -395,6 +399,7 @@ class Store:
             clock=row.clock,
             rematch=row.rematch,
             show_hands=row.show_hands,
+            tutorial=row.tutorial,
         )
         if row.game_no and actions:
             game = session.get(GameRow, (row.id, row.game_no))
@@ -520,6 +525,16 @@ class Store:
                 seat.name = name
             self._bump(session, row)
             return self._state(session, row)
+
+    def unfinished_tutorial(self, player_id: str) -> str | None:
+        """The tutorial's table where ``player_id`` holds a seat and whose game is not over, if any."""
+        with Session(self.engine) as session:
+            return session.scalars(
+                select(TableRow.id)
+                .join(SeatRow, SeatRow.table_id == TableRow.id)
+                .where(TableRow.tutorial, TableRow.status != Status.OVER, SeatRow.player_id == player_id)
+                .limit(1)
+            ).one_or_none()
 
     def player_seat(self, table_id: str, player_id: str) -> int | None:
         """The seat ``player_id`` holds at ``table_id``, if any."""

@@ -42,6 +42,13 @@ class Guards:
             SharedRateLimit(exports, settings.redis_url, scope) if exports else None,
         )
 
+    async def check_creation_rate(self, client: str) -> None:
+        """Count one table created by ``client`` (every way of creating one: a table, the tutorial's); 429 with
+        ``Retry-After`` past ``tables_per_minute``."""
+        wait = await self.table_creation.hit("create:" + client) if self.table_creation else None
+        if wait is not None:
+            raise HTTPException(429, "too many tables created: try again later", headers={"Retry-After": str(wait)})
+
     @contextlib.contextmanager
     def bot_table_place(self, tables: Registry, client: str, bots_only: bool) -> Iterator[None]:
         """Hold one of ``client``'s places for a table of bots only while it is created (429 when it has none

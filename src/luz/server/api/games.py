@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, HTTPException, Request
+from fastapi import APIRouter, Body, HTTPException, Request, Response
 
 from luz.engine import (
     DEFAULT_EDITION,
@@ -24,8 +24,8 @@ from luz.engine import (
 from ..store import SeatKind
 from ..tables import QUICK_BOT
 from ..tables.chat import PLAYERS, SPECTATORS, Chat
-from .deps import finished_game, tables_of
-from .identity import identities_of
+from .deps import client_of, finished_game, guards_of, tables_of
+from .identity import identities_of, set_name
 from .schemas import TutorialRequest
 
 router = APIRouter()
@@ -36,29 +36,52 @@ must play it when red is led) and two trumps."""
 
 
 @router.post("/api/tutorial", status_code=201)
-async def tutorial(request: Request, body: TutorialRequest) -> dict[str, Any]:
+async def tutorial(request: Request, response: Response, body: TutorialRequest) -> dict[str, Any]:
     """A private table for the tutorial: you at seat 0, bidding first, against three heuristic bots, on the prepared
-    deal (the real engine and server play it). The answer holds your seat's token, as a join would."""
-    tables = tables_of(request)
+    deal (the real engine and server play it). The seat is your identity's (a new guest's when the request has
+    none); the answer holds its token, as a join would. Your unfinished tutorial, if you have one, is answered
+    instead (``200``, ``"resumed": true``, no token: open it with your identity, ``?me=1``). Created like any
+    table: ``tables_per_minute`` per client, and counted among the client's ``bot_tables_per_client`` (its bots
+    play on alone once you have gone); 429 with ``Retry-After`` beyond."""
+    identities, tables = identities_of(request), tables_of(request)
+    identity, by_cookie = await identities.current(request)
+    if identity is not None:
+        if by_cookie:
+            identities.check_same_site(request)
+        held = await asyncio.to_thread(tables.store.unfinished_tutorial, identity.player_id)
+        if held is not None:
+            response.status_code = 200
+            return {"table_id": held, "seat": 0, "token": None, "resumed": True}
+    # The limits first, before anything is stored for the request (a flood's guests included).
+    client, guards = client_of(request), guards_of(request)
+    await guards.check_creation_rate(client)
     edition = get_edition(DEFAULT_EDITION)
-    table_id, tokens = await asyncio.to_thread(
-        tables.store.create_table,
-        name="Tutorial",
-        edition=edition.key,
-        players=4,
-        options=edition.options(4, first_player=0).to_json(),
-        public=False,
-        grace_seconds=300,
-        seats=[{"kind": SeatKind.HUMAN, "bot": None, "name": None}]
-        + [{"kind": SeatKind.BOT, "bot": QUICK_BOT, "name": None} for _ in range(3)],
-    )
-    table = await tables.get(table_id)
-    assert table is not None  # just created
-    async with table.lock:
-        token, state = await asyncio.to_thread(tables.store.join, table_id, 0, body.name.strip() or "You", tokens[0])
-        table.reload(state)
+    with guards.bot_table_place(tables, client, bots_only=True):
+        identity = await identities.require(request, response, create=True, changes=True)
+        if body.name.strip():  # your name, everywhere (the same rules as POST /api/me/name)
+            identity = await set_name(request, identity, body.name)
+        table_id, tokens = await asyncio.to_thread(
+            tables.store.create_table,
+            name="Tutorial",
+            edition=edition.key,
+            players=4,
+            options=edition.options(4, first_player=0).to_json(),
+            public=False,
+            grace_seconds=300,
+            tutorial=True,
+            seats=[{"kind": SeatKind.HUMAN, "bot": None, "name": None}]
+            + [{"kind": SeatKind.BOT, "bot": QUICK_BOT, "name": None} for _ in range(3)],
+        )
+        table = await tables.get(table_id)
+        assert table is not None  # just created
+        table.creator = client  # counted among the client's tables of bots; its bots share the client's share
+        async with table.lock:
+            token, state = await asyncio.to_thread(
+                tables.store.join, table_id, 0, identity.name, tokens[0], identity.player_id
+            )
+            table.reload(state)
     await tables.start_if_ready(table, seed=TUTORIAL_SEED)
-    return {"table_id": table_id, "seat": 0, "token": token}
+    return {"table_id": table_id, "seat": 0, "token": token, "resumed": False}
 
 
 @router.get("/api/tables/{table_id}/notes")

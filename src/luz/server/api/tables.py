@@ -60,9 +60,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
     """Create a table; the answer holds each human seat's secret invite (keep them: they are shown once).
     A client creates at most ``tables_per_minute`` (429 with ``Retry-After`` beyond)."""
     client, guards, settings = client_of(request), guards_of(request), settings_of(request)
-    wait = await guards.table_creation.hit("create:" + client) if guards.table_creation else None
-    if wait is not None:
-        raise HTTPException(429, "too many tables created: try again later", headers={"Retry-After": str(wait)})
+    await guards.check_creation_rate(client)
     try:
         edition = get_edition(spec.edition)
         options = edition.options(spec.players, **spec.options).to_json()

@@ -301,13 +301,14 @@ class Registry:
         self.rematch.arm(table)
 
     def bot_tables_of(self, creator: str) -> int:
-        """Tables of bots only that ``creator`` has playing (or about to) on this process."""
+        """Tables of bots only that ``creator`` has playing (or about to) on this process; a tutorial's table
+        counts among them: its bots play on alone once its one human has gone."""
         return sum(
             1
             for table in self.live.values()
             if table.creator == creator
             and table.state.status != Status.OVER
-            and all(seat.kind == SeatKind.BOT for seat in table.state.seats)
+            and (table.state.tutorial or all(seat.kind == SeatKind.BOT for seat in table.state.seats))
         )
 
     # -- background work ---------------------------------------------------------------------------------

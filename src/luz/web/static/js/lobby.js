@@ -65,11 +65,14 @@ async function submitName(event) {
 
 async function startTutorial() {
   try {
+    $("#tutorial-error").textContent = "";
     const answer = await api("/api/tutorial", { method: "POST", body: { name: playerName() } });
-    saved.set(`seat.${answer.table_id}`, { seat: answer.seat, token: answer.token });
+    // Your unfinished tutorial comes back without a token: this browser's token if it kept one, else your identity's.
+    const key = `seat.${answer.table_id}`;
+    if (answer.token || !saved.get(key)) saved.set(key, { seat: answer.seat, token: answer.token });
     location.href = `/t/${encodeURIComponent(answer.table_id)}?tutorial=1`;
   } catch (error) {
-    $("#create-error").textContent = error instanceof ApiError ? error.message : t("conn.failed");
+    $("#tutorial-error").textContent = error instanceof ApiError ? error.message : t("conn.failed");
   }
 }
 
