@@ -1,15 +1,15 @@
 """The tutorial's tables marked as such: one unfinished tutorial per identity, counted among its client's tables
 of bots.
 
-Revision ID: 0010t
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010t"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
