@@ -17,7 +17,7 @@ from websockets.asyncio.client import connect
 
 from luz.bench.attacks import attacker
 from support.abuse import percentile, victim_moves
-from support.server import ServerProcess, wait_for
+from support.server import ServerProcess, alive, children_of, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -72,27 +72,6 @@ def test_an_attacker_does_not_slow_another_table(server: ServerProcess, kind: st
         statuses = seen["statuses"]
         assert statuses["strong:seconds=600"] == statuses["strong:iters=1000000"] == 422, statuses
         assert statuses["strong:seconds=5"] == statuses["strong:iters=256"] == 201, statuses
-
-
-def children_of(pid: int) -> set[int]:
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.add(int(entry.name))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads processes from /proc")

@@ -32,6 +32,8 @@ DEFAULT_ITERS = 64
 """The strong bot's iterations when its spec names no budget (``luz.bots.strong.DEFAULT_ITERS``)."""
 SEARCH_MARGIN = 0.1
 """Seconds added to a ``seconds=`` budget for handing the view to a bot process and the move back."""
+STOP_GRACE = 1.0
+"""Seconds a bot process has to exit on SIGTERM, when the server stops, before it is killed."""
 
 
 def choose_for(bot: str, seen: View, seed: str) -> Action:
@@ -112,9 +114,19 @@ BOT_NICENESS = 10
 
 
 def _start_bot_process(parent: int) -> None:
-    """In a new bot process: yield the CPU to the server, and watch the server (:func:`_watch_parent`)."""
+    """In a new bot process: the default signals, yield the CPU to the server, and watch the server
+    (:func:`_watch_parent`)."""
+    _default_signals()
     _yield_cpu()
     _watch_parent(parent)
+
+
+def _default_signals() -> None:
+    """Let SIGTERM end a bot process (a forked one inherits the server's handler, which only asks the server to
+    stop: the process lived on), and leave SIGINT (a Ctrl-C reaches the terminal's whole process group) to the
+    server, which stops its bot processes itself."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _yield_cpu() -> None:
@@ -173,6 +185,7 @@ class BotPool:
         """The used time of the share whose computation started last: where a share that comes back starts."""
         self._running = 0
         self._generation = 0
+        self._stopped = False
         self._executor = self._new_executor()
         self._warm: Future[None] = self._warm_up()
 
@@ -220,6 +233,9 @@ class BotPool:
         meanwhile: call :meth:`recover`, then submit again."""
         job = _Job(share, Future(), fn, args)
         with self._lock:
+            if self._stopped:
+                job.future.set_exception(BrokenProcessPool("the bot processes are stopped"))
+                return job.future
             queue = self._waiting.get(share)
             if queue is None:
                 queue = self._waiting[share] = deque()
@@ -251,7 +267,7 @@ class BotPool:
     def recover(self) -> None:
         """Replace the pool if a worker died (the moves in flight failed; the new pool warms up first)."""
         with self._lock:
-            if not getattr(self._executor, "_broken", False):
+            if self._stopped or not getattr(self._executor, "_broken", False):
                 return
             log.error("a bot process died: replacing the bot pool")
             self._executor.shutdown(wait=False, cancel_futures=True)
@@ -261,13 +277,27 @@ class BotPool:
             self._executor = self._new_executor()
             self._warm = self._warm_up()
 
-    def shutdown(self) -> None:
+    def shutdown(self, grace: float = STOP_GRACE) -> None:
+        """Stop the bot processes at once, whatever they are doing (a search, compiling the fast core): the
+        waiting computations are withdrawn and the processes terminated, killed if still there after ``grace``
+        seconds. Nothing is lost: a bot process keeps no state, and the moves in flight were never played."""
         with self._lock:
+            self._stopped = True
             for queue in self._waiting.values():
                 for job in queue:
                     job.future.cancel()
             self._waiting.clear()
-        self._executor.shutdown(cancel_futures=True)
+            processes = list(self._executor._processes.values())
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        deadline = time.monotonic() + grace
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                log.warning("bot process %s still there %g s after SIGTERM: killed", process.pid, grace)
+                process.kill()
+                process.join()
 
 
 def _timed(fn: Any, *args: Any) -> tuple[float, Any]:
