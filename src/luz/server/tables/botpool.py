@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from luz.bots import BOTS, InvalidBotSpec, make_bot, parse_spec
+from luz.bots.fast import start_numba
 from luz.engine import DEFAULT_EDITION, Action, Game, View, view
 
 from ..settings import Settings
@@ -42,18 +43,23 @@ def choose_for(bot: str, seen: View, seed: str) -> Action:
 
 
 def warm_up() -> None:
-    """Make one strong decision, so that a bot process has compiled (or loaded) the fast core before a table
-    needs it: numba takes seconds the first time, more than a bot's time for a move."""
+    """Make one strong decision (of one world: the search is not the point), so that a bot process has compiled
+    (or loaded) the fast core before a table needs it: numba takes seconds the first time, more than a bot's time
+    for a move."""
     game = Game.new(DEFAULT_EDITION, players=4, seed=0)
-    choose_for("strong", view(game, game.current_player), "warm-up")
+    choose_for("strong:iters=1", view(game, game.current_player), "warm-up")
 
 
 def load_levels() -> None:
     """Import every bot level offered to tables, at the server's start: checking a new table's bot spec builds the
     bot, and the first search bot built imported its code (numba's included) in the event loop, holding every
-    table up 0.3 s to over a second (profiled under ``luz bench server --attack tables``)."""
+    table up 0.3 s to over a second (profiled under ``luz bench server --attack tables``). And start numba here,
+    once, for the bot processes forked later to inherit (:func:`luz.bots.fast.start_numba`): the replacement of a
+    dead one took 8 to 20 s to warm up on a busy machine, at the idle priority, most of its 0.54 s of CPU spent on
+    numba's own start-up."""
     for name in BOTS:
         make_bot(name)
+    start_numba()
 
 
 # -- caps and release times ---------------------------------------------------------------------------------
