@@ -609,6 +609,29 @@ def assert_log_has_no_gap(log: list[tuple[int, int, int, str]]) -> None:
 # -- real server processes -----------------------------------------------------------------------------------------
 
 
+def children_of(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (Linux ``/proc``): a server's bot processes."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -43,9 +43,10 @@ def serve(
 ) -> None:
     """Run the game server (HTTP API and WebSocket play; see docs/PROTOCOL.md)."""
     import uvicorn
+    from uvicorn.config import STARTUP_FAILURE
 
-    from luz.server import Settings, create_app
-    from luz.server.http import guarded_http
+    from luz.server import Settings, create_app, stopping
+    from luz.server.http import GRACEFUL_SECONDS, StoppingServer, guarded_http
 
     settings = replace(Settings.from_env(database_url, redis_url), bot_workers=bot_workers)
     if bot_seconds is not None:
@@ -59,8 +60,9 @@ def serve(
     for name in ("uvicorn.error", "uvicorn.access"):
         logging.getLogger(name).addFilter(RedactTokens())
     typer.echo(f"luz server on http://{host}:{port} (database: {settings.database_url.split('@')[-1]})")
-    uvicorn.run(
-        create_app(settings),
+    application = create_app(settings)
+    config = uvicorn.Config(
+        application,
         host=host,
         port=port,
         http=guarded_http(settings),
@@ -76,4 +78,11 @@ def serve(
         ws="websockets-sansio",
         proxy_headers=False,  # the client's address is the server's to work out, from trusted proxies only
         log_config=None,
+        # On SIGTERM (a restart): stop accepting, close the WebSockets with 1012 (the clients reconnect), give the
+        # requests in progress this long, then stop the application (its bot processes killed if busy).
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
+    server = StoppingServer(config, on_stop=lambda: stopping(application))
+    server.run()
+    if not server.started:  # as uvicorn.run: the sockets could not be opened, or a signal came first
+        raise typer.Exit(STARTUP_FAILURE)

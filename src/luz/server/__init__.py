@@ -3,7 +3,7 @@
 >>> from luz.server import create_app
 """
 
-from .api.app import create_app
+from .api.app import create_app, stopping
 from .settings import Settings
 
-__all__ = ["Settings", "create_app"]
+__all__ = ["Settings", "create_app", "stopping"]

@@ -6,13 +6,18 @@
   a burst of them held every other table up).
 - A request whose headers take over ``header_timeout`` to arrive is cut off (a client sending them a byte at a
   time would otherwise hold its socket for ever).
+
+And uvicorn's server, stopping promptly on SIGTERM or SIGINT (:class:`StoppingServer`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
+from collections.abc import Callable
 from typing import Any
 
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from .ratelimit import RateLimit, is_trusted
@@ -67,3 +72,22 @@ def guarded_http(settings: Settings) -> type[HttpToolsProtocol]:
                 self.transport.close()
 
     return Guarded
+
+
+GRACEFUL_SECONDS = 5
+"""On SIGTERM, how long the requests in progress have to finish before they are cancelled (uvicorn waits for ever
+by default): with the bot processes' second (``botpool.STOP_GRACE``), a server stops well within 10 s."""
+
+
+class StoppingServer(uvicorn.Server):
+    """uvicorn's server, which calls ``on_stop`` as soon as it stops accepting (the application ends what would
+    hold it up: its event streams), then closes the WebSockets (1012: service restart, the clients reconnect),
+    gives the requests in progress ``config.timeout_graceful_shutdown`` seconds and ends the application."""
+
+    def __init__(self, config: uvicorn.Config, on_stop: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.on_stop = on_stop
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.on_stop()
+        await super().shutdown(sockets)

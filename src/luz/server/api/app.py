@@ -50,6 +50,14 @@ class InlineExecutor(ThreadPoolExecutor):
         return future
 
 
+def stopping(app: FastAPI) -> None:
+    """The server stops accepting (SIGTERM, SIGINT): end the event streams now, which would hold its shutdown up
+    (it waits for the responses in progress, and an event stream never ends by itself)."""
+    tables_of_app: Registry | None = getattr(app.state, "tables", None)
+    if tables_of_app is not None:
+        tables_of_app.watchers.close()
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The server's ASGI application (``luz serve`` runs it with uvicorn)."""
     settings = settings or Settings.from_env()

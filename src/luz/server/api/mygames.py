@@ -55,7 +55,7 @@ async def my_events(request: Request) -> StreamingResponse:
     async def stream() -> AsyncIterator[str]:
         told, invitations_told = None, set[tuple[str, int, str]]()
         try:
-            while True:
+            while not tables.watchers.closed:
                 if friends.due(player):
                     await asyncio.to_thread(friends.seen, player)
                 count = await asyncio.to_thread(tables.store.your_turn_count, player)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from luz.bots import BOTS, InvalidBotSpec, make_bot, parse_spec
+from luz.bots.fast import start_numba
 from luz.engine import DEFAULT_EDITION, Action, Game, View, view
 
 from ..settings import Settings
@@ -32,6 +33,8 @@ DEFAULT_ITERS = 64
 """The strong bot's iterations when its spec names no budget (``luz.bots.strong.DEFAULT_ITERS``)."""
 SEARCH_MARGIN = 0.1
 """Seconds added to a ``seconds=`` budget for handing the view to a bot process and the move back."""
+STOP_GRACE = 1.0
+"""Seconds a bot process has to exit on SIGTERM, when the server stops, before it is killed."""
 
 
 def choose_for(bot: str, seen: View, seed: str) -> Action:
@@ -40,18 +43,23 @@ def choose_for(bot: str, seen: View, seed: str) -> Action:
 
 
 def warm_up() -> None:
-    """Make one strong decision, so that a bot process has compiled (or loaded) the fast core before a table
-    needs it: numba takes seconds the first time, more than a bot's time for a move."""
+    """Make one strong decision (of one world: the search is not the point), so that a bot process has compiled
+    (or loaded) the fast core before a table needs it: numba takes seconds the first time, more than a bot's time
+    for a move."""
     game = Game.new(DEFAULT_EDITION, players=4, seed=0)
-    choose_for("strong", view(game, game.current_player), "warm-up")
+    choose_for("strong:iters=1", view(game, game.current_player), "warm-up")
 
 
 def load_levels() -> None:
     """Import every bot level offered to tables, at the server's start: checking a new table's bot spec builds the
     bot, and the first search bot built imported its code (numba's included) in the event loop, holding every
-    table up 0.3 s to over a second (profiled under ``luz bench server --attack tables``)."""
+    table up 0.3 s to over a second (profiled under ``luz bench server --attack tables``). And start numba here,
+    once, for the bot processes forked later to inherit (:func:`luz.bots.fast.start_numba`): the replacement of a
+    dead one took 8 to 20 s to warm up on a busy machine, at the idle priority, most of its 0.54 s of CPU spent on
+    numba's own start-up."""
     for name in BOTS:
         make_bot(name)
+    start_numba()
 
 
 # -- caps and release times ---------------------------------------------------------------------------------
@@ -112,9 +120,19 @@ BOT_NICENESS = 10
 
 
 def _start_bot_process(parent: int) -> None:
-    """In a new bot process: yield the CPU to the server, and watch the server (:func:`_watch_parent`)."""
+    """In a new bot process: the default signals, yield the CPU to the server, and watch the server
+    (:func:`_watch_parent`)."""
+    _default_signals()
     _yield_cpu()
     _watch_parent(parent)
+
+
+def _default_signals() -> None:
+    """Let SIGTERM end a bot process (a forked one inherits the server's handler, which only asks the server to
+    stop: the process lived on), and leave SIGINT (a Ctrl-C reaches the terminal's whole process group) to the
+    server, which stops its bot processes itself."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _yield_cpu() -> None:
@@ -173,6 +191,7 @@ class BotPool:
         """The used time of the share whose computation started last: where a share that comes back starts."""
         self._running = 0
         self._generation = 0
+        self._stopped = False
         self._executor = self._new_executor()
         self._warm: Future[None] = self._warm_up()
 
@@ -220,6 +239,9 @@ class BotPool:
         meanwhile: call :meth:`recover`, then submit again."""
         job = _Job(share, Future(), fn, args)
         with self._lock:
+            if self._stopped:
+                job.future.set_exception(BrokenProcessPool("the bot processes are stopped"))
+                return job.future
             queue = self._waiting.get(share)
             if queue is None:
                 queue = self._waiting[share] = deque()
@@ -251,7 +273,7 @@ class BotPool:
     def recover(self) -> None:
         """Replace the pool if a worker died (the moves in flight failed; the new pool warms up first)."""
         with self._lock:
-            if not getattr(self._executor, "_broken", False):
+            if self._stopped or not getattr(self._executor, "_broken", False):
                 return
             log.error("a bot process died: replacing the bot pool")
             self._executor.shutdown(wait=False, cancel_futures=True)
@@ -261,13 +283,27 @@ class BotPool:
             self._executor = self._new_executor()
             self._warm = self._warm_up()
 
-    def shutdown(self) -> None:
+    def shutdown(self, grace: float = STOP_GRACE) -> None:
+        """Stop the bot processes at once, whatever they are doing (a search, compiling the fast core): the
+        waiting computations are withdrawn and the processes terminated, killed if still there after ``grace``
+        seconds. Nothing is lost: a bot process keeps no state, and the moves in flight were never played."""
         with self._lock:
+            self._stopped = True
             for queue in self._waiting.values():
                 for job in queue:
                     job.future.cancel()
             self._waiting.clear()
-        self._executor.shutdown(cancel_futures=True)
+            processes = list(self._executor._processes.values())
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        deadline = time.monotonic() + grace
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                log.warning("bot process %s still there %g s after SIGTERM: killed", process.pid, grace)
+                process.kill()
+                process.join()
 
 
 def _timed(fn: Any, *args: Any) -> tuple[float, Any]:

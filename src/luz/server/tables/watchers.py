@@ -16,6 +16,9 @@ class Watchers:
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
         self.streams: dict[str, set[asyncio.Event]] = {}
+        self.closed = False
+        """The server is stopping: every stream ends (an event stream never ends by itself, and the server waits
+        for its open responses before it stops)."""
 
     def watch(self, player_id: str) -> asyncio.Event:
         woken = asyncio.Event()
@@ -28,6 +31,13 @@ class Watchers:
             streams.discard(woken)
             if not streams:
                 del self.streams[player_id]
+
+    def close(self) -> None:
+        """End every stream (woken, each sees ``closed``), as the server stops."""
+        self.closed = True
+        for streams in self.streams.values():
+            for woken in streams:
+                woken.set()
 
     def count(self, player_id: str) -> int:
         """The streams ``player_id`` has open on this process."""
