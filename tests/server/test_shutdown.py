@@ -128,6 +128,7 @@ async def stop_while_playing(url: str, tmp_path: Path) -> None:
         for version, action in acked:
             assert_stored(store, table_id, version, action)
         assert_log_has_no_gap(action_log(store, table_id))
+        assert "Traceback" not in server.log() and "never retrieved" not in server.log(), server.log()[-3000:]
         print(f"stopped {took:.2f} s after SIGTERM with {len(acked)} actions acknowledged, all stored")
     finally:
         for peer in peers:
