@@ -69,7 +69,8 @@ def test_sigterm_while_the_bot_process_compiles_stops_the_server_within_10_s(tmp
     try:
         server.start()
         assert server.process is not None
-        workers = wait_for(lambda: children_of(server.process.pid), timeout=30)  # type: ignore[union-attr]
+        pid = server.process.pid
+        workers = wait_for(lambda: children_of(pid), timeout=30)
         health = httpx.get(f"{server.http}/healthz", timeout=10).json()
         assert health["bots"] == "starting", health  # still warming up: compiling
         took = stop_timed(server)
