@@ -69,7 +69,8 @@ def test_sigterm_while_the_bot_process_compiles_stops_the_server_within_10_s(tmp
     try:
         server.start()
         assert server.process is not None
-        workers = wait_for(lambda: children_of(server.process.pid), timeout=30)  # type: ignore[union-attr]
+        pid = server.process.pid
+        workers = wait_for(lambda: children_of(pid), timeout=30)
         health = httpx.get(f"{server.http}/healthz", timeout=10).json()
         assert health["bots"] == "starting", health  # still warming up: compiling
         took = stop_timed(server)
@@ -128,6 +129,7 @@ async def stop_while_playing(url: str, tmp_path: Path) -> None:
         for version, action in acked:
             assert_stored(store, table_id, version, action)
         assert_log_has_no_gap(action_log(store, table_id))
+        assert "Traceback" not in server.log() and "never retrieved" not in server.log(), server.log()[-3000:]
         print(f"stopped {took:.2f} s after SIGTERM with {len(acked)} actions acknowledged, all stored")
     finally:
         for peer in peers:
