@@ -220,7 +220,9 @@ def test_a_socket_from_another_site_with_the_cookie_is_refused(server: ServerPro
         base = f"{server.ws}/ws/tables/{table_id}"
         for query in ("?me=1", f"?token={token}", ""):
             with pytest.raises(InvalidStatus) as refused:  # another site's page, its visitor's cookie sent along
-                await connect(base + query, origin=Origin("https://evil.example"), additional_headers={"Cookie": cookie})
+                await connect(
+                    base + query, origin=Origin("https://evil.example"), additional_headers={"Cookie": cookie}
+                )
             assert refused.value.response.status_code == 403, query
         # This site's page (the browser sends its own origin) plays, and chats, as its visitor.
         async with connect(f"{base}?me=1", origin=Origin(server.http), additional_headers={"Cookie": cookie}) as ws:
