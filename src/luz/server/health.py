@@ -26,6 +26,7 @@ class DatabaseHealth:
     def __init__(self, engine: Engine, interval: float = INTERVAL, stale_after: float = STALE_AFTER) -> None:
         self.engine, self.interval, self.stale_after = engine, interval, stale_after
         self._answered = time.monotonic()  # the server has just migrated the database: it answered
+        self.pings = 0  # answered so far
         self._stopped = threading.Event()
         self._thread = threading.Thread(target=self._run, name="luz-database-health", daemon=True)
         self._thread.start()
@@ -44,6 +45,7 @@ class DatabaseHealth:
             try:
                 self._ping()
                 self._answered = time.monotonic()
+                self.pings += 1
                 if failing:
                     log.warning("database answers again")
                 failing = False
