@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -14,6 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidStatus
+from websockets.typing import Origin
 
 from luz.bench.attacks import attacker
 from support.abuse import percentile, victim_moves
@@ -26,6 +29,7 @@ SERVER_ENV = {
     "LUZ_BOT_TABLES_PER_CLIENT": "3",
     "LUZ_CONNECTIONS_PER_CLIENT": "100",
     "LUZ_CONNECTIONS_PER_SECOND": "30/second",
+    "LUZ_SEAT_CONNECTIONS_PER_MINUTE": "30/minute",
     "LUZ_HEADER_TIMEOUT": "1",
     "LUZ_BOT_PACE": "0.2",
 }
@@ -42,28 +46,59 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
     assert "Traceback" not in process.log(), process.log()[-3000:]
 
 
-@pytest.mark.parametrize("kind", ["connections", "tables", "tutorials", "bots"])
+async def victim_and_health(server: ServerProcess) -> tuple[list[float], list[float]]:
+    """The victim's ack times, and meanwhile the answer times of ``/healthz`` asked every 0.2 s (each a 200)."""
+    health: list[float] = []
+
+    async def poll() -> None:
+        async with httpx.AsyncClient(base_url=server.http, timeout=30) as http:
+            while True:
+                started = time.perf_counter()
+                answer = await http.get("/healthz")
+                health.append(time.perf_counter() - started)
+                assert answer.status_code == 200, answer.text
+                await asyncio.sleep(0.2)
+
+    poller = asyncio.create_task(poll())
+    try:
+        moves = await victim_moves(server.http, server.ws)
+    finally:
+        poller.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await poller  # (an answer other than 200 fails the test here)
+    return moves, health
+
+
+@pytest.mark.parametrize("kind", ["connections", "churn", "tables", "tutorials", "bots"])
 def test_an_attacker_does_not_slow_another_table(server: ServerProcess, kind: str) -> None:
     alone = percentile(asyncio.run(victim_moves(server.http, server.ws)), 0.99)
     with attacker(kind, server.http, server.ws) as seen:
-        during = asyncio.run(victim_moves(server.http, server.ws))
-        health = time.perf_counter()
-        assert httpx.get(f"{server.http}/healthz", timeout=10).status_code == 200
-        health = time.perf_counter() - health
+        during, health = asyncio.run(victim_and_health(server))
     p99 = percentile(during, 0.99)
-    print(f"{kind}: victim's ack p99 {p99 * 1000:.1f} ms attacked, {alone * 1000:.1f} ms alone")
+    print(
+        f"{kind}: victim's ack p99 {p99 * 1000:.1f} ms attacked, {alone * 1000:.1f} ms alone; /healthz "
+        f"p50 {percentile(health, 0.5) * 1000:.1f} ms, max {max(health) * 1000:.1f} ms of {len(health)}; {seen}"
+    )
     # Unprotected, these attacks took the victim's acks to seconds (p50 1.8 s under a connection flood, over a
-    # second under the first strong-bot table). The bound is the issue's 100 ms, or three times the victim's p99
-    # alone where the machine itself is that slow: a p99 of 150 moves is their second slowest, and a CI machine
-    # (2 cores, this suite alone on it) has stalls of its own. Measured with other suites running on the same
-    # 2 cores (load average 6 to 9): 21-110 ms attacked, 20-82 ms alone.
-    limit = max(0.1, 3 * alone)
+    # second under the first strong-bot table). The bound is issue 25's: twice the victim's p99 alone, or 250 ms
+    # where that is more (a p99 of 150 moves is their second slowest, and a loaded machine has stalls of its own).
+    limit = max(0.25, 2 * alone)
     assert p99 < limit, f"victim's ack p99 {p99 * 1000:.0f} ms while attacked ({kind}), {alone * 1000:.0f} ms alone"
-    assert health < 1.0
+    # /healthz under 500 ms all through (a load balancer's health check must never time out): its median, and
+    # nine in ten of its answers, one slow answer left to the machine's own stalls. Unprotected, seat churn took
+    # its median to seconds.
+    assert len(health) >= 5, health
+    assert percentile(health, 0.9) < 0.5, sorted(health)
     if kind == "connections":
         codes = seen["codes"]
         # Beyond the address's rate of new sockets: closed as they open.
         assert codes.get("refused", 0) + codes.get("403", 0) >= 400, codes
+    elif kind == "churn":
+        codes = seen["codes"]
+        # 30 new connections a minute on the seat (from any address), the others refused before the handshake (a
+        # few dropped by the loaded server before its answer: InvalidMessage).
+        assert seen["attempts"] >= 1000 and codes.get("accepted", 0) <= 30, seen
+        assert codes.get("403", 0) >= 0.9 * seen["attempts"], seen
     elif kind in ("tables", "tutorials"):
         # Three tables of bots playing at once per client (LUZ_BOT_TABLES_PER_CLIENT), then 429s: a tutorial's
         # bots play on alone once its guest has gone (before, 300 tutorials in 20 s took a victim to 1 ack in 40 s).
@@ -175,3 +210,31 @@ def test_protocol_details_over_the_wire(server: ServerProcess) -> None:
                 if slow.recv(1, socket.MSG_DONTWAIT | socket.MSG_PEEK) == b"":
                     raise ConnectionResetError("closed by the server")
         assert time.monotonic() - started < 3
+
+
+def test_a_socket_from_another_site_with_the_cookie_is_refused(server: ServerProcess) -> None:
+    async def check() -> None:
+        async with httpx.AsyncClient(base_url=server.http, timeout=10) as http:
+            created = (await http.post("/api/tables", json={"players": 3, "public": False})).json()
+            table_id, token = created["table"]["id"], created["invites"][0]["token"]
+            joined = await http.post(f"/api/tables/{table_id}/seats/0/join", json={"token": token})
+            assert joined.status_code == 200, joined.text  # the cookie's guest holds seat 0
+            cookie = "; ".join(f"{name}={value}" for name, value in http.cookies.items())
+        base = f"{server.ws}/ws/tables/{table_id}"
+        for query in ("?me=1", f"?token={token}", ""):
+            with pytest.raises(InvalidStatus) as refused:  # another site's page, its visitor's cookie sent along
+                await connect(
+                    base + query, origin=Origin("https://evil.example"), additional_headers={"Cookie": cookie}
+                )
+            assert refused.value.response.status_code == 403, query
+        # This site's page (the browser sends its own origin) plays, and chats, as its visitor.
+        async with connect(f"{base}?me=1", origin=Origin(server.http), additional_headers={"Cookie": cookie}) as ws:
+            state = json.loads(await ws.recv())
+            assert state["type"] == "state" and state["seat"] == 0, state
+            await ws.send(json.dumps({"type": "chat", "id": 1, "text": "hello"}))
+            while (message := json.loads(await ws.recv()))["type"] != "ack":
+                assert message["type"] != "error", message
+        async with connect(f"{base}?token={token}") as ws:  # no Origin (the CLI, scripts): allowed
+            assert json.loads(await ws.recv())["seat"] == 0
+
+    asyncio.run(check())

@@ -10,7 +10,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import text
+from starlette.websockets import WebSocketDisconnect
 
 from luz.server import Settings, create_app
 from luz.server.api.identity import DEVICE_PATH
@@ -167,6 +169,26 @@ def test_cross_site_state_changes_by_cookie_are_refused(client: Any) -> None:
         assert login(client, "nobody", **headers).status_code == 403
     assert not client.get(f"/api/tables/{table_id}").json()["seats"][0]["joined"]
     assert join(client, table_id, 0, Origin="http://testserver").status_code == 200
+
+
+def test_a_socket_from_another_site_is_refused_before_the_handshake(sqlite_url: str) -> None:
+    # With LUZ_PUBLIC_URL set, the site is that origin, whatever the Host header says (a proxy may rewrite it).
+    settings = Settings(database_url=sqlite_url, bot_workers=0, public_url="https://luz.example")
+    with TestClient(create_app(settings), base_url="https://testserver") as client:
+        table_id, tokens, _ = create_table(client, players=3)
+        assert join(client, table_id, 0, tokens[0]).status_code == 200  # the cookie's guest holds seat 0
+        for origin in ("https://evil.example", "https://testserver", "http://luz.example", "null"):
+            for query in ("?me=1", f"?token={tokens[0]}", ""):
+                with (
+                    pytest.raises(WebSocketDisconnect) as refused,
+                    client.websocket_connect(f"/ws/tables/{table_id}{query}", headers={"origin": origin}),
+                ):
+                    pass
+                assert refused.value.code == 4403, (origin, query)
+        cookie = {"cookie": f"{COOKIE}={client.cookies[COOKIE]}"}  # (the test client's sockets leave Secure ones)
+        for origin in ({"origin": "https://luz.example"}, {"origin": "HTTPS://LUZ.EXAMPLE"}, {}):
+            with client.websocket_connect(f"/ws/tables/{table_id}?me=1", headers=origin | cookie) as socket:
+                assert socket.receive_json()["seat"] == 0
 
 
 def test_a_password_is_never_logged_nor_answered(client: Any, caplog: pytest.LogCaptureFixture) -> None:

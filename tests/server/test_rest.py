@@ -6,8 +6,10 @@ import json
 from typing import Any
 
 import pytest
+from sqlalchemy import create_engine
 
 from luz.engine import EDITIONS, replay
+from luz.server.health import DatabaseHealth
 from support.server import create_table, guest, join_all, seats, wait_for
 
 
@@ -15,6 +17,26 @@ def test_healthz(client: Any) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
+
+
+def test_healthz_says_when_the_database_stops_answering(client: Any) -> None:
+    app = client.app
+    answering = DatabaseHealth(app.state.engine, interval=0.05, stale_after=0.5)
+    # A database that never answers: nothing listens on port 9.
+    silent = create_engine("postgresql+psycopg://luz@127.0.0.1:9/luz", connect_args={"connect_timeout": 1})
+    down = DatabaseHealth(silent, interval=0.05, stale_after=0.5)
+    kept = app.state.database_health
+    try:
+        app.state.database_health = answering
+        wait_for(lambda: answering.pings > 20, timeout=30)  # past its first 0.5 s: its pings keep it fresh
+        assert client.get("/healthz").json() == {"status": "ok"}
+        app.state.database_health = down
+        refused = wait_for(lambda: (answer := client.get("/healthz")).status_code == 503 and answer, timeout=30)
+        assert refused.json() == {"status": "unavailable", "database": "unreachable"}
+    finally:
+        app.state.database_health = kept
+        answering.stop()
+        down.stop()
 
 
 def test_editions(client: Any) -> None:

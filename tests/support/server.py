@@ -673,6 +673,7 @@ class ServerProcess:
         env["LUZ_GUESTS_PER_MINUTE"] = ""
         env["LUZ_BOT_TABLES_PER_CLIENT"] = "1000000"
         env["LUZ_CONNECTIONS_PER_SECOND"] = "100000/second"
+        env["LUZ_SEAT_CONNECTIONS_PER_MINUTE"] = ""
         # Every test client comes from 127.0.0.1: the policies per address are on only where a test says so.
         env["LUZ_SEATS_PER_ADDRESS"] = "0"
         env["LUZ_RATED_MIN_ACCOUNT_HOURS"] = "0"

@@ -19,8 +19,10 @@ import httpx
 
 ATTACKER = "127.0.0.2"
 """The attacker's source address."""
+CHURNERS = tuple(f"127.0.0.{n}" for n in range(2, 10))
+"""The seat churn's source addresses, eight: no limit per address alone stops it."""
 
-KINDS = ("connections", "bots", "tutorials", "tables")
+KINDS = ("connections", "churn", "bots", "tutorials", "tables")
 """In the order ``--attack all`` runs them (the table and tutorial floods last: they use up the address's creation
 budget)."""
 
@@ -73,6 +75,46 @@ async def flood_connections(http_url: str, ws_url: str, hold: float = 3.0, count
     return {"codes": codes, "seconds": time.monotonic() - started}
 
 
+async def churn_seat(http_url: str, ws_url: str, hold: float = 10.0, per_second: float = 25.0) -> dict[str, Any]:
+    """New connections on one seat's token, over and over for ``hold`` seconds, from each of the eight ``CHURNERS``
+    ``per_second`` (under ``luz serve``'s 30 a second per address, so that every one reaches the seat's checks):
+    each reads its first message (the seat's state) and leaves. What each got: ``accepted``, a status refused
+    before the handshake (``403``), a close code."""
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+    async with attacker_http(http_url) as http:
+        table_id, tokens = await open_table(http)
+    url = f"{ws_url}/ws/tables/{table_id}?token={tokens[0]}"
+    codes: dict[str, int] = {}
+
+    async def one(address: str) -> None:
+        try:
+            async with connect(url, local_addr=(address, 0), open_timeout=30) as ws:
+                await ws.recv()
+            key = "accepted"
+        except InvalidStatus as refused:
+            key = str(refused.response.status_code)
+        except ConnectionClosed as closed:
+            key = str(closed.rcvd.code if closed.rcvd else "none")
+        except Exception as failed:  # reset as it opened, or timed out
+            key = type(failed).__name__
+        codes[key] = codes.get(key, 0) + 1
+
+    async def churn(address: str) -> None:
+        loop = asyncio.get_running_loop()
+        started, opened, attempts = loop.time(), 0, []
+        while loop.time() - started < hold:  # at a steady pace, whether the server keeps up or not
+            attempts.append(asyncio.create_task(one(address)))
+            opened += 1
+            await asyncio.sleep(max(0.0, started + opened / per_second - loop.time()))
+        await asyncio.gather(*attempts)
+
+    started = time.monotonic()
+    await asyncio.gather(*(churn(address) for address in CHURNERS))
+    return {"codes": codes, "attempts": sum(codes.values()), "seconds": time.monotonic() - started}
+
+
 async def create_tables(http_url: str, ws_url: str, hold: float = 0.0, count: int = 60) -> dict[str, Any]:
     """All-bot tables as fast as the server answers (they go on playing in the server after the attacker left)."""
     statuses: dict[int, int] = {}
@@ -116,6 +158,7 @@ async def maximal_bots(http_url: str, ws_url: str, hold: float = 6.0) -> dict[st
 
 ATTACKS = {
     "connections": flood_connections,
+    "churn": churn_seat,
     "tables": create_tables,
     "tutorials": create_tutorials,
     "bots": maximal_bots,

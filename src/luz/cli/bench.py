@@ -136,9 +136,9 @@ def server(
     ),
     attack: str | None = typer.Option(
         None,
-        help="Measure again while one attacker of this kind runs: connections, tables, tutorials, bots, or all (one "
-        "after the other). The server then keeps its per-client limits; each honest table comes from its own loopback "
-        "address.",
+        help="Measure again while one attacker of this kind runs: connections, churn (new connections on one seat, "
+        "from eight addresses), tables, tutorials, bots, or all (one after the other). The server then keeps its "
+        "per-client limits; each honest table comes from its own loopback address.",
     ),
     clock: str | None = typer.Option(
         None, help="Time every table with this clock preset (minutes + seconds per move): 1+5, 3+10 or 5+15."

@@ -44,6 +44,10 @@ class Settings:
     connections_per_second: str = "1000/second"
     """Sockets one client address may open (a ``limits`` rate; ``luz serve``: ``"30/second"``): more are closed
     as they open (from a trusted proxy: the WebSocket connections of each forwarded address, refused with 403)."""
+    seat_connections_per_minute: str | None = None
+    """New WebSocket connections one seat may get, from any address (a ``limits`` rate, counted by every process
+    with Redis; ``luz serve``: ``"30/minute"``): more are refused before the handshake (403), before any other
+    work, so churning connections on one seat's token costs the other tables nothing. ``None``: no limit."""
     tables_per_minute: str | None = None
     """Tables one client may create (a ``limits`` rate; ``luz serve``: ``"10/minute"``); more are refused with
     429 and ``Retry-After``. ``None``: no limit."""
@@ -124,6 +128,7 @@ class Settings:
             bot_tables_per_client=int(os.environ.get("LUZ_BOT_TABLES_PER_CLIENT", "3")),
             max_connections_per_client=int(os.environ.get("LUZ_CONNECTIONS_PER_CLIENT", "256")),
             connections_per_second=os.environ.get("LUZ_CONNECTIONS_PER_SECOND", "30/second"),
+            seat_connections_per_minute=os.environ.get("LUZ_SEAT_CONNECTIONS_PER_MINUTE", "30/minute") or None,
             header_timeout=float(os.environ.get("LUZ_HEADER_TIMEOUT", "10")),
             trusted_proxies=tuple(p for p in os.environ.get("LUZ_TRUSTED_PROXIES", "").replace(",", " ").split() if p),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),

@@ -13,13 +13,13 @@ from typing import Any, TypeVar
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy import text
 
 from luz.web import install as install_web_client
 
 from .. import checkpoints, collector
 from ..db import make_engine, migrate
 from ..friends import Blocked, Friends
+from ..health import DatabaseHealth
 from ..identity import Players
 from ..ratelimit import deployment_scope
 from ..settings import Settings
@@ -93,6 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await registry.resume()
         registry.start()  # deadlines found in the database, idle tables leaving memory
         app.state.tables, app.state.engine = registry, engine
+        database_health = app.state.database_health = DatabaseHealth(engine)  # /healthz's pings, in a thread
         app.state.friends = Friends(engine)  # follows, blocks, presence, invitations (friends.py)
         # The chat of the tables, across processes with Redis.
         app.state.chat = Chat(
@@ -121,6 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 pool.shutdown()
             if wal is not None:
                 wal.stop()
+            database_health.stop()
             engine.dispose()
             if stall_watch is not None:
                 stall_watch.stop()
@@ -155,16 +157,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.error("unexpected %s on %s", type(error).__name__, request.url.path)
         return JSONResponse({"detail": "internal error"}, status_code=500)
 
-    @app.get("/healthz")
-    async def healthz(request: Request) -> dict[str, Any]:
-        """Liveness and database reachability; ``degraded`` while the bot processes are being replaced (a worker
-        died) or warming up: bots move meanwhile, the quick fallback bot for them."""
-
-        def ping() -> None:
-            with request.app.state.engine.connect() as connection:
-                connection.execute(text("SELECT 1"))
-
-        await asyncio.to_thread(ping)
+    @app.get("/healthz", response_model=None, responses={503: {"description": "the database does not answer"}})
+    async def healthz(request: Request) -> dict[str, Any] | JSONResponse:
+        """Liveness and database reachability (a ping of the last few seconds, made in a thread: this answer waits
+        for nothing); 503 while the database does not answer; ``degraded`` while the bot processes are being
+        replaced (a worker died) or warming up: bots move meanwhile, the quick fallback bot for them."""
+        if not request.app.state.database_health.reachable:
+            return JSONResponse({"status": "unavailable", "database": "unreachable"}, status_code=503)
         pool = tables_of(request).bots.pool
         if pool is None:
             return {"status": "ok"}

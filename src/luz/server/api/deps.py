@@ -24,6 +24,7 @@ class Guards:
     settings: Settings
     table_creation: SharedRateLimit | None
     connection_rate: SharedRateLimit
+    seat_connection_rate: SharedRateLimit | None
     client_connections: Counter
     export_rate: SharedRateLimit | None
     """Pages of ``/api/export`` per client (``Settings.exports_per_minute``)."""
@@ -33,11 +34,13 @@ class Guards:
     @classmethod
     def of(cls, settings: Settings) -> Guards:
         scope = deployment_scope(settings.database_url)
-        per_minute, exports = settings.tables_per_minute, settings.exports_per_minute
+        per_minute, per_seat = settings.tables_per_minute, settings.seat_connections_per_minute
+        exports = settings.exports_per_minute
         return cls(
             settings,
             SharedRateLimit(per_minute, settings.redis_url, scope) if per_minute else None,
             SharedRateLimit(settings.connections_per_second, settings.redis_url, scope),
+            SharedRateLimit(per_seat, settings.redis_url, scope) if per_seat else None,
             Counter(settings.max_connections_per_client),
             SharedRateLimit(exports, settings.redis_url, scope) if exports else None,
         )
@@ -48,6 +51,15 @@ class Guards:
         wait = await self.table_creation.hit("create:" + client) if self.table_creation else None
         if wait is not None:
             raise HTTPException(429, "too many tables created: try again later", headers={"Retry-After": str(wait)})
+
+    async def admits_connection(self, client: str, seat_key: str | None) -> bool:
+        """Whether a new WebSocket connection of ``client`` (asking for the seat of ``seat_key``, if any) is within
+        the rates of new connections per client and per seat (each allowed one is counted)."""
+        if await self.connection_rate.hit("connect:" + client) is not None:
+            return False
+        if seat_key is None or self.seat_connection_rate is None:
+            return True
+        return await self.seat_connection_rate.hit("seat-connect:" + seat_key) is None
 
     @contextlib.contextmanager
     def bot_table_place(self, tables: Registry, client: str, bots_only: bool) -> Iterator[None]:

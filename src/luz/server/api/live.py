@@ -4,12 +4,14 @@ after every change, and sends messages (``messages.py``)."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from ..identity import COOKIE, HEADER
 from ..ratelimit import TokenBucket
 from ..store import SecondSeat
 from ..tables import Refused
@@ -28,9 +30,15 @@ router = APIRouter()
 async def play(websocket: WebSocket, table_id: str, token: str | None = None, me: bool = False) -> None:
     """Live play: a seat (with its token, or ``me=1``: the seat the connection's identity holds) or a spectator
     (without) receives its view after every change."""
+    # Refusals before the handshake (HTTP 403) and before any database read: the cheapest answers, to another
+    # site's page and to a flood of connections (from one address, or on one seat from many).
+    if not same_site(websocket):
+        await websocket.close(code=4403)
+        return
     client, guards = client_of(websocket), guards_of(websocket)
-    if await guards.connection_rate.hit("connect:" + client) is not None or not guards.client_connections.take(client):
-        # Refused before the handshake (HTTP 403), the cheapest answer to a flood of connections.
+    if not await guards.admits_connection(
+        client, seat_key(websocket, table_id, token, me)
+    ) or not guards.client_connections.take(client):
         await websocket.close(code=4429)
         return
     try:
@@ -41,6 +49,29 @@ async def play(websocket: WebSocket, table_id: str, token: str | None = None, me
         log.warning("connection to table failed: %s", type(failure).__name__)
     finally:
         guards.client_connections.give_back(client)
+
+
+def same_site(websocket: WebSocket) -> bool:
+    """Whether the connection comes from this site's pages (its ``Origin`` is ``public_url``'s, or the host the
+    request was sent to when that is unset), or from no page at all (no ``Origin``: the CLI, scripts). Another
+    site's page must not play, chat or watch with its visitor's cookie."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    public = settings_of(websocket).public_url
+    if public:
+        site = urlsplit(public)
+        return origin.lower() == f"{site.scheme}://{site.netloc}".lower()
+    return urlsplit(origin).netloc == websocket.headers.get("host", "")
+
+
+def seat_key(websocket: WebSocket, table_id: str, token: str | None, me: bool) -> str | None:
+    """What the seat asked for is counted under, before it is looked up: a hash of the table and the token (or, for
+    ``me=1``, the identity's header or cookie); ``None`` for a spectator."""
+    secret = token or ((websocket.headers.get(HEADER) or websocket.cookies.get(COOKIE)) if me else None)
+    if not secret:
+        return None
+    return hashlib.sha256(f"{table_id}\0{secret}".encode()).hexdigest()[:32]
 
 
 async def connected(websocket: WebSocket, table_id: str, token: str | None, me: bool = False) -> None:
@@ -99,11 +130,8 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
 
 
 async def own_seat(websocket: WebSocket, table_id: str) -> int | None:
-    """The seat the connection's identity holds at the table (its token stays on the server), if the connection
-    comes from this site: another site's page must not play with its visitor's cookie."""
-    origin = websocket.headers.get("origin")
-    if origin is not None and urlsplit(origin).netloc != websocket.headers.get("host", ""):
-        return None
+    """The seat the connection's identity holds at the table (its token stays on the server; the connection's
+    ``Origin`` was checked before the handshake: ``same_site``)."""
     identity, _ = await identities_of(websocket).current(websocket)
     if identity is None:
         return None
