@@ -252,15 +252,20 @@ def register(player: Player, username: str) -> str:
     return str(made["id"])
 
 
-def register_on_account_page(player: Player, base: str, username: str) -> None:
-    """Register this browser's guest as an account through the account page's form."""
+def submit_account_form(player: Player, base: str, form: str, username: str) -> None:
+    """Submit the account page's ``form`` ("register" or "login") with ``username`` and :data:`PASSWORD`."""
     page = player.page
     page.goto(f"{base}/account")
-    page.wait_for_selector("#register-form")
-    page.fill("#register-username", username)
-    page.fill("#register-password", PASSWORD)
-    page.click("#register-form button[type=submit]")
-    page.wait_for_selector("#signed-in:not([hidden])")
+    page.wait_for_selector(f"#{form}-form")
+    page.fill(f"#{form}-username", username)
+    page.fill(f"#{form}-password", PASSWORD)
+    page.click(f"#{form}-form button[type=submit]")
+
+
+def register_on_account_page(player: Player, base: str, username: str) -> None:
+    """Register this browser's guest as an account through the account page's form."""
+    submit_account_form(player, base, "register", username)
+    player.page.wait_for_selector("#signed-in:not([hidden])")
 
 
 def follow_from_profile(player: Player, server: ServerProcess, other: str, label: str) -> None:

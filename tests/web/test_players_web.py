@@ -14,7 +14,13 @@ from luz.bench.attacks import ATTACKER
 from luz.server.api.identity import DEVICE_PATH
 from luz.server.identity import DEVICE_COOKIE
 from support.server import ServerProcess
-from support.web import PASSWORD, Player, open_player, play_together_to_end, register_on_account_page
+from support.web import (
+    Player,
+    open_player,
+    play_together_to_end,
+    register_on_account_page,
+    submit_account_form,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -55,12 +61,7 @@ def test_a_guest_plays_with_no_form_and_finds_the_game_on_its_profile(browser: A
 
 def sign_in_on_account_page(player: Player, base: str, username: str) -> None:
     """Submit the account page's sign-in form (the answer shows as signed in, or as an error)."""
-    page = player.page
-    page.goto(f"{base}/account")
-    page.wait_for_selector("#login-form")
-    page.fill("#login-username", username)
-    page.fill("#login-password", PASSWORD)
-    page.click("#login-form button[type=submit]")
+    submit_account_form(player, base, "login", username)
 
 
 def log_out(player: Player) -> None:

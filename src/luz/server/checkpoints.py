@@ -21,6 +21,8 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from .db import execute_raw
+
 log = logging.getLogger("luz.server.checkpoints")
 
 INTERVAL = 0.05
@@ -45,12 +47,7 @@ class Checkpointer:
         try:
             while not self._stopped.wait(self.interval):
                 try:
-                    cursor = connection.cursor()
-                    try:
-                        cursor.execute("PRAGMA wal_checkpoint(PASSIVE)")
-                        cursor.fetchall()
-                    finally:
-                        cursor.close()
+                    execute_raw(connection, "PRAGMA wal_checkpoint(PASSIVE)")
                     self.checkpoints += 1
                 except Exception as error:  # e.g. the database file went away: the writers' checkpoints remain
                     if not failed:

@@ -339,6 +339,17 @@ def to_json(data: Any) -> str:
         return json.dumps(data)
 
 
+def execute_raw(connection: Any, statement: str) -> None:
+    """Run ``statement`` on a DB-API connection (``engine.raw_connection()``: no SQLAlchemy transaction, whose
+    ``BEGIN IMMEDIATE`` would take SQLite's write lock), its rows read and dropped."""
+    cursor = connection.cursor()
+    try:
+        cursor.execute(statement)
+        cursor.fetchall()
+    finally:
+        cursor.close()
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets its folder created, WAL and foreign keys."""
     if url.startswith("postgresql://"):

@@ -11,6 +11,8 @@ import time
 
 from sqlalchemy.engine import Engine
 
+from .db import execute_raw
+
 log = logging.getLogger("luz.server")
 
 INTERVAL = 1.0
@@ -56,14 +58,8 @@ class DatabaseHealth:
             self._stopped.wait(self.interval)
 
     def _ping(self) -> None:
-        # A DB-API connection: no SQLAlchemy transaction, whose BEGIN IMMEDIATE would take SQLite's write lock.
         connection = self.engine.raw_connection()
         try:
-            cursor = connection.cursor()
-            try:
-                cursor.execute("SELECT 1")
-                cursor.fetchall()
-            finally:
-                cursor.close()
+            execute_raw(connection, "SELECT 1")
         finally:
             connection.close()
