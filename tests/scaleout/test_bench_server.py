@@ -68,7 +68,8 @@ def test_bench_server_attack_of_an_unknown_kind_is_one_line() -> None:
     command = [*luz_command(), "bench", "server", "--attack", "sockets"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "--attack must be one of connections, bots, tables, all" in done.stderr
+    kinds = "connections, churn, bots, tutorials, tables, all"
+    assert done.stderr.count("\n") == 1 and f"--attack must be one of {kinds}" in done.stderr
 
 
 def test_bench_server_with_clocks() -> None:
