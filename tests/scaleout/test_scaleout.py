@@ -433,7 +433,12 @@ def test_chat_crosses_processes_and_spectators_chat_stays_with_spectators(server
             async for raw in ws:
                 message = json.loads(raw)
                 if message["type"] == "chat":
-                    heard[name] += message["messages"]
+                    # As the web client does: a message that a connection's history and the live stream both
+                    # bring (said while it was joining) counts once, and the list is in the order said.
+                    known = {m["id"] for m in heard[name]}
+                    heard[name] = sorted(
+                        heard[name] + [m for m in message["messages"] if m["id"] not in known], key=lambda m: m["id"]
+                    )
                 elif message["type"] in ("ack", "error"):
                     replies[name].append(message)
 

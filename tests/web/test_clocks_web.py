@@ -28,10 +28,10 @@ def take_invite(browser: Any, link: str, viewport: dict[str, int]) -> Player:
 
 
 def clocks(player: Player) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = player.page.eval_on_selector_all(
-        ".clock[data-seat]",
-        "nodes => nodes.map(n => ({seat: Number(n.dataset.seat), text: n.textContent,"
-        " running: n.classList.contains('running'), mine: Boolean(n.closest('#me'))}))",
+    # One evaluation, so that no clock is read after the table was drawn again (it would be detached).
+    found: list[dict[str, Any]] = player.page.evaluate(
+        "() => [...document.querySelectorAll('.clock[data-seat]')].map(n => ({seat: Number(n.dataset.seat),"
+        " text: n.textContent, running: n.classList.contains('running'), mine: Boolean(n.closest('#me'))}))",
     )
     return found
 

@@ -37,10 +37,11 @@ def move(page: Any) -> None:
 
 def my_games(player: Player) -> list[dict[str, Any]]:
     player.page.wait_for_selector(".game-card")
-    cards: list[dict[str, Any]] = player.page.eval_on_selector_all(
-        ".game-card",
-        "cards => cards.map(c => ({mine: c.classList.contains('mine'), href: c.getAttribute('href'),"
-        " turn: c.querySelector('.game-card-turn').textContent,"
+    # One evaluation reads the cards and their contents: the list may be drawn again between two (a change told
+    # by the event stream), and a card read after that would be detached.
+    cards: list[dict[str, Any]] = player.page.evaluate(
+        "() => [...document.querySelectorAll('.game-card')].map(c => ({mine: c.classList.contains('mine'),"
+        " href: c.getAttribute('href'), turn: c.querySelector('.game-card-turn').textContent,"
         " left: c.querySelector('.game-card-left')?.textContent || '', group: c.closest('section').id}))",
     )
     return cards
