@@ -189,6 +189,16 @@ def test_a_socket_from_another_site_is_refused_before_the_handshake(sqlite_url: 
         for origin in ({"origin": "https://luz.example"}, {"origin": "HTTPS://LUZ.EXAMPLE"}, {}):
             with client.websocket_connect(f"/ws/tables/{table_id}?me=1", headers=origin | cookie) as socket:
                 assert socket.receive_json()["seat"] == 0
+        with (
+            pytest.raises(WebSocketDisconnect) as refused,
+            client.websocket_connect(f"/ws/tables/{table_id}?me=1", headers={"sec-fetch-site": "cross-site"} | cookie),
+        ):
+            pass
+        assert refused.value.code == 4403
+        # The HTTP changes follow the same rule (one function): the public origin, not the Host header.
+        assert client.post("/api/me/name", json={"name": "Pat"}, headers={"Origin": "https://luz.example"}).is_success
+        refused_http = client.post("/api/me/name", json={"name": "Eve"}, headers={"Origin": "https://testserver"})
+        assert refused_http.status_code == 403 and client.get("/api/me").json()["name"] == "Pat"
 
 
 def test_a_password_is_never_logged_nor_answered(client: Any, caplog: pytest.LogCaptureFixture) -> None:

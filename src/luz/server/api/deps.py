@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import HTTPException, Request, WebSocket
+from starlette.requests import HTTPConnection
 
 from ..ratelimit import Counter, SharedRateLimit, client_key, deployment_scope
 from ..settings import Settings
@@ -82,7 +83,7 @@ class Guards:
                 self.bot_tables_creating[client] = left
 
 
-def settings_of(request: Request | WebSocket) -> Settings:
+def settings_of(request: HTTPConnection) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 

@@ -63,6 +63,23 @@ class PasswordChange(BaseModel):
     new: str = Field(..., min_length=8, max_length=200, pattern=NO_NUL)
 
 
+def from_this_site(connection: HTTPConnection) -> bool:
+    """Whether a request or a WebSocket comes from this site's pages, or from no page at all (no ``Origin``: the
+    CLI, scripts). This site is ``public_url``'s origin, or the host the request was sent to when that is unset; a
+    browser's ``Sec-Fetch-Site`` saying another site is believed too. Another site's page must not act, chat or
+    watch with its visitor's cookie (CSRF, cross-site WebSocket hijacking)."""
+    if connection.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+        return False
+    origin = connection.headers.get("origin")
+    if origin is None:
+        return True
+    public = settings_of(connection).public_url
+    if public:
+        site = urlsplit(public)
+        return origin.lower() == f"{site.scheme}://{site.netloc}".lower()
+    return urlsplit(origin).netloc == connection.headers.get("host", "")
+
+
 class Identities:
     """Who a request comes from, with cookies, CSRF checks and the login limiter; one per app."""
 
@@ -195,10 +212,7 @@ class Identities:
     @staticmethod
     def check_same_site(request: Request) -> None:
         """Refuse a cookie-authenticated change that a browser says comes from another site (CSRF)."""
-        fetch_site = request.headers.get("sec-fetch-site")
-        origin = request.headers.get("origin")
-        host = request.headers.get("host", "")
-        if fetch_site in ("cross-site", "same-site") or (origin is not None and urlsplit(origin).netloc != host):
+        if not from_this_site(request):
             raise HTTPException(403, "refused: this request comes from another site (CSRF protection)")
 
     # -- passwords -----------------------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ import asyncio
 import hashlib
 import json
 import logging
-from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
@@ -18,7 +17,7 @@ from ..tables import Refused
 from ..tables.fanout import replay_message
 from ..tables.model import dumps
 from .deps import client_of, close_all, guards_of, settings_of, tables_of
-from .identity import identities_of
+from .identity import from_this_site, identities_of
 from .messages import Session, error, handle
 
 log = logging.getLogger("luz.server")
@@ -32,7 +31,7 @@ async def play(websocket: WebSocket, table_id: str, token: str | None = None, me
     (without) receives its view after every change."""
     # Refusals before the handshake (HTTP 403) and before any database read: the cheapest answers, to another
     # site's page and to a flood of connections (from one address, or on one seat from many).
-    if not same_site(websocket):
+    if not from_this_site(websocket):
         await websocket.close(code=4403)
         return
     client, guards = client_of(websocket), guards_of(websocket)
@@ -49,20 +48,6 @@ async def play(websocket: WebSocket, table_id: str, token: str | None = None, me
         log.warning("connection to table failed: %s", type(failure).__name__)
     finally:
         guards.client_connections.give_back(client)
-
-
-def same_site(websocket: WebSocket) -> bool:
-    """Whether the connection comes from this site's pages (its ``Origin`` is ``public_url``'s, or the host the
-    request was sent to when that is unset), or from no page at all (no ``Origin``: the CLI, scripts). Another
-    site's page must not play, chat or watch with its visitor's cookie."""
-    origin = websocket.headers.get("origin")
-    if origin is None:
-        return True
-    public = settings_of(websocket).public_url
-    if public:
-        site = urlsplit(public)
-        return origin.lower() == f"{site.scheme}://{site.netloc}".lower()
-    return urlsplit(origin).netloc == websocket.headers.get("host", "")
 
 
 def seat_key(websocket: WebSocket, table_id: str, token: str | None, me: bool) -> str | None:
@@ -131,7 +116,7 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
 
 async def own_seat(websocket: WebSocket, table_id: str) -> int | None:
     """The seat the connection's identity holds at the table (its token stays on the server; the connection's
-    ``Origin`` was checked before the handshake: ``same_site``)."""
+    ``Origin`` was checked before the handshake: ``from_this_site``)."""
     identity, _ = await identities_of(websocket).current(websocket)
     if identity is None:
         return None
