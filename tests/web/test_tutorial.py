@@ -89,21 +89,23 @@ def test_the_tutorial_can_be_finished(browser: Any, server: ServerProcess, size:
     shoot(player, "tutorial" if size == "phone" else f"tutorial-{size}", full_page=False)
     assert page.inner_text("#table-name") == "Tutorial"
     figure: dict[str, Any] = {}
-    bids = 0
+    bids, lesson_done = 0, False
     deadline = time.monotonic() + 240
     while offered(player) != "over":
         assert time.monotonic() < deadline, "the tutorial did not end"
         step = page.get_attribute("#coach", "data-step")
-        if step == "deck" and size == "laptop" and not page.locator("#lesson-dialog").count():
+        if step == "deck" and size == "laptop" and not lesson_done:
             page.click("#coach-lesson")  # the puzzle, from its step
             page.wait_for_selector("#lesson-dialog[open]")
             answer_the_lesson(page)
             shoot(player, f"tutorial-lesson-{size}", full_page=False)
             page.click("#lesson-close")
+            page.wait_for_selector("#lesson-dialog", state="detached")
+            lesson_done = True
         if page.locator("#coach-next").is_visible():
             if step in ("welcome", "deck", "safety", "cap"):
-                assert_bid_controls_on_first_screen(page, f"{size}, step {step}")
                 shoot(player, f"tutorial-{step}-{size}", full_page=False)
+                assert_bid_controls_on_first_screen(page, f"{size}, step {step}")
             page.click("#coach-next")
             taps += bids == 0
             continue
@@ -111,8 +113,8 @@ def test_the_tutorial_can_be_finished(browser: Any, server: ServerProcess, size:
             page.click("#summary-close")
         kind = offered(player)
         if kind == "bid":
-            assert_bid_controls_on_first_screen(page, f"{size}, bid {bids + 1}, step {step}")
             shoot(player, f"tutorial-bid{bids + 1}-{size}", full_page=False)
+            assert_bid_controls_on_first_screen(page, f"{size}, bid {bids + 1}, step {step}")
             if bids == 0:
                 figure = {"taps": taps + 1, "seconds": round(time.monotonic() - started, 1)}
             page.locator("#bid-buttons button:not(:disabled)").first.click()

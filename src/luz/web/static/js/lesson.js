@@ -2,7 +2,7 @@
 // card components, a question about one of your hidden cards, feedback, then that card's exact probabilities.
 // The verdicts and probabilities are the server's (the engine's beliefs): nothing here computes a rule.
 
-import { $, api, colourName, colourOf, editions, el } from "./common.js";
+import { api, colourName, colourOf, editions, el } from "./common.js";
 import { renderHand } from "./board.js";
 import { t } from "./i18n.js";
 
@@ -120,25 +120,23 @@ export async function renderLesson(box, { onAnswer = null } = {}) {
   );
 }
 
-/** The lesson in a dialog over the page (the tutorial's table); ``onClose`` once it is closed. */
-export function openLessonDialog({ onClose = null } = {}) {
-  let dialog = $("#lesson-dialog");
-  if (!dialog) {
-    const body = el("div", { class: "lesson", id: "lesson-body" });
-    dialog = el(
-      "dialog",
-      { id: "lesson-dialog", class: "lesson-dialog", "aria-labelledby": "lesson-title" },
-      el(
-        "div",
-        { class: "help-bar" },
-        el("h2", { id: "lesson-title" }, t("lesson.title")),
-        el("button", { type: "button", class: "secondary small", id: "lesson-close", text: t("help.close"), on: { click: () => dialog.close() } }),
-      ),
-      body,
-    );
-    document.body.append(dialog);
-  }
-  dialog.onclose = () => onClose?.();
+/** The lesson in a dialog over the page (the tutorial's table), removed once closed: the table's page then holds
+ * no card but its game's. */
+export function openLessonDialog() {
+  const body = el("div", { class: "lesson", id: "lesson-body" });
+  const dialog = el(
+    "dialog",
+    { id: "lesson-dialog", class: "lesson-dialog", "aria-labelledby": "lesson-title" },
+    el(
+      "div",
+      { class: "help-bar" },
+      el("h2", { id: "lesson-title" }, t("lesson.title")),
+      el("button", { type: "button", class: "secondary small", id: "lesson-close", text: t("help.close"), on: { click: () => dialog.close() } }),
+    ),
+    body,
+  );
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.append(dialog);
   dialog.showModal();
-  renderLesson($("#lesson-body"));
+  renderLesson(body);
 }

@@ -21,8 +21,9 @@ const STEPS = [
   { key: "follow", when: (view, me) => myPlay(view, me) && view.trick?.plays.length > 0, next: true },
   { key: "trump", when: (view) => view.phase === "play", next: true },
   { key: "watch", when: (view) => view.phase === "play", until: (view) => view.results.length > 0 },
-  { key: "score", when: (view) => view.results.length > 0, next: true },
-  { key: "done", when: () => true, lesson: true },
+  // The steps after the first deal wait while you bid: the bid buttons and the safety keep the first screen.
+  { key: "score", when: (view, me) => view.results.length > 0 && !myBid(view, me), next: true },
+  { key: "done", when: (view, me) => !myBid(view, me), lesson: true },
 ];
 
 const guide = { step: 0, view: null, me: null, edition: null, collapsed: false };
