@@ -23,7 +23,7 @@ function deckTable(byKey) {
   );
   return el(
     "div",
-    { class: "deck-scroll" },
+    { class: "deck-scroll", role: "region", tabindex: 0, "aria-label": t("howto.deck_title") }, // scrolls on a phone
     el(
       "table",
       { class: "deck-table" },
