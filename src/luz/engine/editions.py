@@ -214,6 +214,11 @@ class Edition:
             "values": {str(p): list(v) for p, v in self.values.items()},
             "deals": {str(p): d for p, d in self.deal_counts.items()},
             "bid_cap": self.default_bid_cap,
+            "hand_size": HAND_SIZE,
+            "aside": {str(p): self.aside_size(p) for p in self.player_counts},
+            "value_names": {
+                str(p): [self.value_name(v) for v in range(low, high + 1)] for p, (low, high) in self.values.items()
+            },
         }
 
 

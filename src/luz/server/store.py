@@ -170,6 +170,7 @@ class TableState:
             "hints": self.hints,
             "rated": self.rated,
             "show_hands": self.show_hands,
+            "tutorial": self.tutorial,
             "unrated": self.unrated,
             "time_control": self.time_control,
             "turn_based": is_turn_based(self.time_control),

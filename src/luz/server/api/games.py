@@ -21,6 +21,7 @@ from luz.engine import (
     sheet_from_json,
 )
 
+from ..lesson import lesson_json
 from ..store import SeatKind
 from ..tables import QUICK_BOT
 from ..tables.chat import PLAYERS, SPECTATORS, Chat
@@ -29,6 +30,9 @@ from .identity import identities_of, set_name
 from .schemas import TutorialRequest
 
 router = APIRouter()
+
+LESSON = lesson_json()
+"""The deduction lesson's answer: the same for everyone, so computed once."""
 
 TUTORIAL_SEED = 1
 """The tutorial's deal (IELLO 2024, 4 players, you bid first): a hand of all five colours, a lone red card (you
@@ -82,6 +86,15 @@ async def tutorial(request: Request, response: Response, body: TutorialRequest) 
             table.reload(state)
     await tables.start_if_ready(table, seed=TUTORIAL_SEED)
     return {"table_id": table_id, "seat": 0, "token": token, "resumed": False}
+
+
+@router.get("/api/tutorial/lesson")
+async def tutorial_lesson() -> dict[str, Any]:
+    """The tutorial's deduction lesson: a prepared position as its learner sees it, the question ("what is your
+    3rd card?"), each candidate value's verdict (``seen`` in another hand, ruled out by the hand's ``order``,
+    ``possible``, the ``likeliest``) and the exact marginal of each hidden slot, from the engine's beliefs. A
+    prepared position, never a live game's: its probabilities hide nothing."""
+    return LESSON
 
 
 @router.get("/api/tables/{table_id}/notes")

@@ -150,6 +150,7 @@ export function botName(bot) {
 
 /** A table's name: the server's default name ("IELLO 2024 table") in the page's language. */
 export function tableName(table, edition) {
+  if (table.tutorial) return t("tutorial.table_name"); // stored as "Tutorial", shown in the reader's language
   return edition && table.name === `${edition.name} table` ? t("table.default_name", { edition: edition.name }) : table.name;
 }
 

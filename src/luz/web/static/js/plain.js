@@ -1,5 +1,5 @@
 // A page with nothing of its own to do (not found, how to play): the header, translations, and the parts of the
-// page written in the chosen language shown (``article[data-lang]``).
+// page written in the chosen language shown (``article[data-lang]``). ``ready``: once they are.
 
 import { startPage } from "./common.js";
 import { language, onLanguageChange } from "./i18n.js";
@@ -16,4 +16,4 @@ async function start() {
   onLanguageChange(showLanguage);
 }
 
-start();
+export const ready = start();
