@@ -39,7 +39,10 @@ BOXES = """(kind) => {
 
 OTHER_HANDS = """() => [...document.querySelectorAll('#seats .seat .hand .card')].map((card) => {
   let box = card.getBoundingClientRect();
-  if (box.top < 0 || box.bottom > innerHeight) { card.scrollIntoView({block: 'nearest'}); box = card.getBoundingClientRect(); }
+  if (box.top < 0 || box.bottom > innerHeight) {
+    card.scrollIntoView({block: 'nearest'});
+    box = card.getBoundingClientRect();
+  }
   const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
   return {seat: card.closest('.seat').dataset.seat, covered: !(hit && card.contains(hit)),
           by: hit ? `${hit.tagName}#${hit.id}.${hit.className}` : null};
