@@ -131,6 +131,7 @@ def test_a_whole_game_fits_each_turn(browser: Any, server: ServerProcess, player
             legible = page.evaluate(LEGIBLE)
             assert legible["digits"] and min(legible["digits"]) >= 14, f"others' digits: {legible['digits']}"
             assert not any(name["cut"] for name in legible["names"]), legible["names"]
+        assert page.inner_text("#me-badges .badge.turn") == ("to bid" if kind == "bid" else "to play")
         if kind == "bid":
             assert not seen["safetyTicked"], "the safety starts unticked in each deal"
             if turns["bid"] == 1 and page.locator("#summary").is_visible():

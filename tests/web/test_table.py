@@ -63,8 +63,8 @@ def test_a_whole_game_against_bots_by_clicking(browser: Any, server: ServerProce
     outcome = record["outcome"]
     ranking = page.locator("#ranking li")
     assert ranking.count() == 4
-    # Bots are named as at the table, in the ranking and in the replay: "Random bot 2".
-    names = ["Ana"] + [f"{level.capitalize()} bot {seat + 1}" for seat, level in enumerate(record["names"]) if seat]
+    # Bots are named as at the table, in the ranking and in the replay: "Random 2" (their level and seat).
+    names = ["Ana"] + [f"{level.capitalize()} {seat + 1}" for seat, level in enumerate(record["names"]) if seat]
     assert ranking.first.inner_text().startswith(names[outcome["winner"]])
     for seat, total in enumerate(outcome["totals"]):
         assert page.locator(f"#sheet tfoot td[data-seat='{seat}']").inner_text() == str(total)
