@@ -237,3 +237,19 @@ def test_between_deals_the_next_first_player_is_the_one_to_deal() -> None:
     assert game.phase is Phase.DEAL
     data = view(game, None).to_json()
     assert data["next_first_player"] == game.first_player == 2 and data["first_player_is_leader"] is False
+
+
+def test_the_view_says_the_whole_range_of_bids_that_the_cap_narrows() -> None:
+    """``max_bid`` lets a client show the bids the cap rules out (disabled) without knowing the rules: a capped
+    seat's legal bids are those up to its beads left, all within 0..max_bid."""
+    game = Game("iello-2024", 3, get_edition("iello-2024").options(3, bid_cap=12), seed=4)
+    while game.phase is Phase.DEAL:
+        game.apply(game.legal_actions()[0])
+    for _ in range(2):  # two bids of 6: 0 beads left for the third bidder
+        game.apply(next(a for a in game.legal_actions() if getattr(a, "tricks", None) == 6))
+    seat = game.current_player
+    assert seat is not None
+    data = view(game, seat).to_json()
+    assert data["max_bid"] == 10 and data["beads_left"] == 0
+    assert {a["tricks"] for a in data["legal_actions"]} == {0}
+    assert view(game, None).to_json()["max_bid"] == 10, "public: a spectator's view says it too"

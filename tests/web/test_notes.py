@@ -25,6 +25,15 @@ BAD_NOTE = """([table, token]) => new Promise(done => {
 
 NOTE = "low?zq"
 """A note no view, name or message would hold by chance."""
+LONG_NOTE = "maybe7zqhigh"
+"""The longest note (12 characters), with no space to wrap at."""
+
+NOTES_SHOWN = """() => [...document.querySelectorAll('#my-hand .slot')].filter(s => s.querySelector('.note')).map(s => {
+  const note = s.querySelector('.note'), card = s.querySelector('.card').getBoundingClientRect();
+  const box = note.getBoundingClientRect();
+  return {text: note.textContent, cut: note.scrollWidth > note.clientWidth + 0.5,
+          inside: box.left >= card.left - 1 && box.right <= card.right + 1};
+})"""
 
 
 def test_notes_reach_their_seat_alone_and_the_replay(browser: Any, server: ServerProcess) -> None:
@@ -46,6 +55,20 @@ def test_notes_reach_their_seat_alone_and_the_replay(browser: Any, server: Serve
     shoot(ana, "notes", full_page=False)
     page.reload()  # kept by the server: back after a reload
     page.wait_for_selector(f"#my-hand .note:text('{NOTE}')")
+
+    # On a phone the longest note is shown whole, wrapped under its narrow card.
+    page.set_viewport_size({"width": 375, "height": 667})
+    page.click("#note-mode")
+    page.locator("#my-hand button.card").nth(5).click()
+    page.fill("#note-text", LONG_NOTE)
+    page.click("#note-save")
+    page.wait_for_selector(f"#my-hand .note:text('{LONG_NOTE}')")
+    page.click("#note-mode")
+    shown = page.evaluate(NOTES_SHOWN)
+    assert sorted(note["text"] for note in shown) == sorted([NOTE, LONG_NOTE])
+    assert all(not note["cut"] and note["inside"] for note in shown), shown
+    shoot(ana, "notes-phone", full_page=False)
+    page.set_viewport_size({"width": 1280, "height": 860})
 
     # A bad note is refused with a typed error, nothing kept.
     page.evaluate(BAD_NOTE, [table_id, tokens[0]])
@@ -69,7 +92,10 @@ def test_notes_reach_their_seat_alone_and_the_replay(browser: Any, server: Serve
         assert not any(NOTE in frame for _, frame in other.frames), "a note reached another seat or a spectator"
         assert NOTE not in other.page.content()
     notes = httpx.get(f"{server.http}/api/tables/{table_id}/notes").json()["notes"]
-    assert notes == [{"deal": 1, "seat": 0, "slot": 2, "text": NOTE}]
+    assert notes == [
+        {"deal": 1, "seat": 0, "slot": 2, "text": NOTE},
+        {"deal": 1, "seat": 0, "slot": 5, "text": LONG_NOTE},
+    ]
     for seat, player in ((0, ana), (1, bo)):
         assert check_hidden(player, server, table_id, seat) > 0
 

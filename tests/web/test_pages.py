@@ -127,7 +127,7 @@ def test_french_and_english(browser: Any, server: ServerProcess) -> None:
     assert page.inner_text("#status") == "À vous : pariez."
     assert page.inner_text("#table-name").startswith("Table "), "the default table name in French"
     names = page.locator("#seats .seat-name").all_inner_texts()
-    assert names == ["Robot Hasard 2", "Robot Hasard 3"], "bots named in French, each distinctly"
+    assert names == ["Hasard 2", "Hasard 3"], "bots named in French, each distinctly"
     assert page.inner_text("#me-title") == "Élise (vous)"
     assert page.get_attribute("#my-hand button.card", "aria-label").startswith("position 1 sur 10 : ")
     assert page.inner_text("#sheet-title") == "Feuille de score"

@@ -63,8 +63,8 @@ def test_a_whole_game_against_bots_by_clicking(browser: Any, server: ServerProce
     outcome = record["outcome"]
     ranking = page.locator("#ranking li")
     assert ranking.count() == 4
-    # Bots are named as at the table, in the ranking and in the replay: "Random bot 2".
-    names = ["Ana"] + [f"{level.capitalize()} bot {seat + 1}" for seat, level in enumerate(record["names"]) if seat]
+    # Bots are named as at the table, in the ranking and in the replay: "Random 2" (their level and seat).
+    names = ["Ana"] + [f"{level.capitalize()} {seat + 1}" for seat, level in enumerate(record["names"]) if seat]
     assert ranking.first.inner_text().startswith(names[outcome["winner"]])
     for seat, total in enumerate(outcome["totals"]):
         assert page.locator(f"#sheet tfoot td[data-seat='{seat}']").inner_text() == str(total)
@@ -341,4 +341,41 @@ def test_hints_show_the_odds_of_each_hidden_slot(browser: Any, server: ServerPro
         for value, probability in zip(slot["possible"], slot["probabilities"], strict=True):
             assert f"{value} ({round(probability * 100)}%)" in text
     shoot(player, "hints")
+    assert not player.errors, player.errors
+
+
+@pytest.mark.parametrize("size", ["phone", "laptop"])
+def test_a_bid_the_cap_rules_out_is_shown_disabled_with_the_reason(
+    browser: Any, server: ServerProcess, size: str
+) -> None:
+    """Under a cap of 3 beads the bids over the beads left stay on the row, disabled, and say why (from the view's
+    max_bid, legal actions and beads left: the page holds no rule); the others can be bid."""
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
+    table_id, tokens = create_table(server, players=3, seats=seats, options={"bid_cap": 3})
+    viewport = {"phone": {"width": 375, "height": 667}, "laptop": {"width": 1280, "height": 800}}[size]
+    player = open_player(browser, f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}", viewport)
+    page = player.page
+    page.fill("#join-name", "Cy")
+    page.click("#join-button")
+    assert next_move(player) == "bid"
+    view = player.states()[-1]["view"]
+    left = view["beads_left"]
+    buttons = page.evaluate(
+        """() => [...document.querySelectorAll('#bid-buttons button')].map(b => ({n: Number(b.dataset.tricks),
+             disabled: b.disabled, capped: b.classList.contains('capped'), label: b.getAttribute('aria-label')}))"""
+    )
+    assert [b["n"] for b in buttons] == list(range(view["max_bid"] + 1)), "every bid is on the row"
+    capped = [b for b in buttons if b["capped"]]
+    assert [b["n"] for b in capped] == list(range(left + 1, 11)) and all(b["disabled"] for b in capped)
+    assert all(f"the cap leaves {left} of 3 bet beads" in b["label"] for b in capped)
+    assert not any(b["disabled"] for b in buttons if not b["capped"]), "the bids under the cap can be made"
+    note = page.inner_text("#bid-capped")
+    assert note == f"{left + 1}–10 ruled out: the cap leaves {left} of 3 bet beads."
+    shoot(player, f"{size}-cap-disabled-bid", full_page=False)
+    page.click(".lang button[data-lang='fr']")
+    page.wait_for_function("document.querySelector('#bid-capped').textContent.includes('plafond')")
+    page.click(".lang button[data-lang='en']")
+    page.locator("#bid-buttons button:not(:disabled)").first.click()
+    assert next_move(player) == "play"
+    assert page.locator("#bid-capped").is_hidden()
     assert not player.errors, player.errors

@@ -23,7 +23,7 @@ def test_turn_alerts_badges_and_keys(browser: Any, server: ServerProcess) -> Non
     assert next_move(player) == "bid"
     assert page.title().startswith("● Your turn"), page.title()
     badges = page.locator("#me-badges .badge:not(.guest-tag)").all_inner_texts()  # the guest mark is a name's
-    assert badges == ["to play", "first"], "your own seat shows the same badges as the others"
+    assert badges == ["to bid", "first"], "your own seat shows the same badges as the others (bidding: to bid)"
     box = page.locator("#safety").bounding_box()
     label = page.locator("label.safety-choice span").bounding_box()
     assert box and label and abs((box["y"] + box["height"] / 2) - (label["y"] + label["height"] / 2)) < 12

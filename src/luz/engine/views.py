@@ -26,7 +26,7 @@ from typing import Any
 
 from .actions import Action, Bid, action_to_json
 from .cards import Card
-from .editions import Edition, TableOptions
+from .editions import MAX_BID, Edition, TableOptions
 from .game import Deal, Game, Phase, Trick
 from .scoring import DealResult, Outcome
 
@@ -108,6 +108,8 @@ class View:
             "hands": [_hand_json(edition, hand) for hand in self.hands],
             "bids": [None if b is None else {"tricks": b.tricks, "safety": b.safety} for b in self.bids],
             "beads_left": self.beads_left,
+            # Every bid names 0 to this many tricks, a cap aside: the bids the cap rules out can be shown, disabled.
+            "max_bid": MAX_BID,
             "trick": trick_json(self.trick),
             "last_trick": trick_json(self.last_trick),
             "closing_trick": trick_json(self.closing_trick),

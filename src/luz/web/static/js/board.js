@@ -159,10 +159,10 @@ export function guestTag() {
   return el("span", { class: "badge guest-tag", title: t("names.guest_explain") }, t("names.guest"));
 }
 
-/** A name short enough for a narrow column: itself up to 10 characters, else its initials ("R2"), the whole
- * label in the column's tooltip and accessible name (``name``: the person's name, for the initials). */
-export function shortName(label, name = label) {
-  return label.length <= 10 ? label : el("abbr", { title: label, "aria-label": label }, initials(name));
+/** A name short enough for a narrow column: itself up to ``longest`` characters, else its initials ("R2"), the
+ * whole label in the column's tooltip and accessible name (``name``: the person's name, for the initials). */
+export function shortName(label, name = label, longest = 10) {
+  return label.length <= longest ? label : el("abbr", { title: label, "aria-label": label }, initials(name));
 }
 
 /** A seat's panel: avatar, name and badges, bid, tricks won, and the hand (face up where the view shows values). */
@@ -251,7 +251,8 @@ export function beadsText(view) {
 export function renderSheet(view, nameOf, labelOf = nameOf) {
   const seats = [...Array(view.players).keys()];
   const head = el("tr", {}, el("th", { scope: "col" }, t("sheet.deal")));
-  for (const seat of seats) head.append(el("th", { scope: "col", title: labelOf(seat) }, shortName(labelOf(seat), nameOf(seat))));
+  const longest = view.players > 4 ? 6 : 10; // five columns fit a phone with short names
+  for (const seat of seats) head.append(el("th", { scope: "col", title: labelOf(seat) }, shortName(labelOf(seat), nameOf(seat), longest)));
   const body = el("tbody");
   view.results.forEach((result, index) => {
     const row = el("tr", {}, el("th", { scope: "row" }, String(index + 1)));

@@ -1,7 +1,7 @@
 // Table chat (docs/PROTOCOL.md, "chat"): the seated players' channel, and the spectators' own, which the players
 // never see during the game. Every text is put on the page as text (el() and textContent), never as HTML.
 //
-// A side panel on wide screens (foldable), a drawer opened from a round button on phones; both count the messages
+// A side panel on wide screens (foldable), a drawer opened from a round button in the table's head on phones; both count the messages
 // not yet seen. Muting a speaker hides them on this screen only; the choice is kept by this browser.
 
 import { initials } from "./board.js";
@@ -124,7 +124,8 @@ function build() {
       el("p", { id: "chat-error", class: "chat-error", role: "alert" }),
     ),
   );
-  document.body.append(toggle);
+  // In the table's head line, not floating over the page: a fixed button would cover a control somewhere.
+  ($(".table-head") || document.body).append(toggle);
   return panel;
 }
 

@@ -88,7 +88,7 @@ function drawGames() {
   );
 }
 
-/** A player of a past game as the table named them: a person by name, a bot as "Random bot 3" (players come in
+/** A player of a past game as the table named them: a person by name, a bot as "Random 3" (players come in
  * seat order). */
 function playerName(player, seat) {
   return player.kind === "bot" ? t("seat.bot_name", { bot: botName(player.name), n: seat + 1 }) : player.name;

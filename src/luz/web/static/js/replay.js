@@ -28,7 +28,7 @@ function notesOf(deal, seat) {
 }
 let editionList = {};
 
-/** A seat's name as the table shows it (bots as "Random bot 2") when the game was played here; else the record's
+/** A seat's name as the table shows it (bots as "Random 2") when the game was played here; else the record's
  * name, with the seat number where several seats share it. */
 function nameOf(seat) {
   if (replay.table?.seats?.[seat]) return seatName(replay.table, seat);

@@ -73,6 +73,7 @@ const page = {
   safetyDeal: null, // the deal the safety box was last reset for (it starts unticked each deal)
   summarised: null, // how many deals were scored when the page first saw the game (older ones get no summary)
   summaryClosed: 0, // the number of scored deals whose summary was closed
+  summaryReopened: null, // the number of scored deals when "Last deal" opened the summary again
   notes: null, // this seat's notes on its cards this deal: {deal, notes: {slot: text}} from the server
   noteMode: false, // tapping a hidden card edits its note instead of playing it
   noteSlot: null,
@@ -569,7 +570,7 @@ const placeAt = (view) => (seat) => placeOf(view.players, page.me?.seat ?? 0, se
 function seatBadges(view, seat) {
   const info = page.table.seats[seat] || {};
   const badges = [];
-  if (view.current_player === seat) badges.push(el("span", { class: "badge turn" }, t("seat.turn")));
+  if (view.current_player === seat) badges.push(el("span", { class: "badge turn" }, t(view.phase === "bid" ? "seat.turn_bid" : "seat.turn")));
   if (view.first_player === seat && view.phase !== "game_over") badges.push(el("span", { class: "badge first" }, t("seat.first")));
   if (info.kind === "bot") return badges;
   if (info.guest) badges.push(guestTag());
@@ -635,13 +636,16 @@ function drawMe(edition, view) {
   if (hints) $("#hints-list").replaceChildren(renderHints(edition, view.hands[seat], hints));
 }
 
-/** The summary of the deal just scored, until it is closed or the next deal's first card is played. */
+/** The summary of the deal just scored, in the trick's place (the hands stay in sight), until it is closed or the
+ * next deal's first card is played; while the deal is bid, "Last deal" opens it again. */
 function drawSummary(view) {
   const scored = view.results.length;
   if (page.summarised === null) page.summarised = scored;
   const started = view.tricks_won.some(Boolean) || Boolean(view.trick?.plays.length);
-  const open = scored > page.summarised && scored > page.summaryClosed && !(started && view.phase !== "game_over");
+  const fresh = scored > page.summarised && scored > page.summaryClosed;
+  const open = (fresh || page.summaryReopened === scored) && !(started && view.phase !== "game_over");
   $("#summary").hidden = !open;
+  $("#summary-open").hidden = open || !scored || view.phase !== "bid";
   if (!open) return;
   const result = view.results.at(-1);
   $("#summary-title").textContent = t("summary.title", { n: scored });
@@ -689,6 +693,17 @@ function drawControls() {
   drawBidding(view, legal);
 }
 
+/** Numbers in order as runs: "1, 3–10". */
+function runsText(numbers) {
+  const runs = [];
+  for (const n of numbers) {
+    const run = runs.at(-1);
+    if (run && n === run[1] + 1) run[1] = n;
+    else runs.push([n, n]);
+  }
+  return runs.map(([a, b]) => (a === b ? String(a) : `${a}–${b}`)).join(", ");
+}
+
 function drawBidding(view, legal) {
   const bids = legal.filter((a) => a.type === "bid");
   const fieldset = $("#bidding");
@@ -698,18 +713,26 @@ function drawBidding(view, legal) {
   if (!bidding) return;
   const safety = $("#safety").checked;
   const hadFocus = fieldset.contains(document.activeElement) ? document.activeElement.dataset.tricks : undefined;
-  const counts = [...new Set(view.legal_actions.filter((a) => a.type === "bid").map((a) => a.tricks))].sort((a, b) => a - b);
+  // Every bid from 0 to the view's max_bid; one missing from the legal actions is ruled out by the cap, shown
+  // disabled with the beads left (public: the view's beads_left and the table's cap).
+  const legalCounts = new Set(view.legal_actions.filter((a) => a.type === "bid").map((a) => a.tricks));
+  const counts = [...Array(view.max_bid + 1).keys()];
+  const capped = counts.filter((tricks) => !legalCounts.has(tricks));
+  const cap = { left: view.beads_left, cap: view.options.bid_cap };
+  $("#bid-capped").textContent = capped.length ? t("bid.capped", { ...cap, bids: runsText(capped) }) : "";
   const box = $("#bid-buttons");
   box.replaceChildren();
   for (const tricks of counts) {
     const allowed = bids.some((a) => a.tricks === tricks && a.safety === safety);
-    const label = t(safety ? "bid.button_safety" : "bid.button", { n: tricks });
+    const out = capped.includes(tricks);
+    const label = t(out ? "bid.button_capped" : safety ? "bid.button_safety" : "bid.button", { ...cap, n: tricks });
     const button = el("button", {
       type: "button",
       text: String(tricks),
       "aria-label": label,
       title: label,
       disabled: !allowed,
+      class: out ? "capped" : null,
       dataset: { tricks },
       on: { click: () => act({ type: "bid", tricks, safety: $("#safety").checked }) },
     });
@@ -901,7 +924,14 @@ async function start() {
   $("#rematch-decline").addEventListener("click", () => answerRematch(false));
   $("#summary-close").addEventListener("click", () => {
     page.summaryClosed = page.shown?.view?.results.length ?? 0;
-    $("#summary").hidden = true;
+    page.summaryReopened = null;
+    if (page.shown?.view) drawSummary(page.shown.view);
+  });
+  $("#summary-open").addEventListener("click", () => {
+    if (!page.shown?.view) return;
+    page.summaryReopened = page.shown.view.results.length;
+    drawSummary(page.shown.view);
+    $("#summary-close").focus();
   });
   $("#help-button").addEventListener("click", openHelp);
   $("#note-mode").addEventListener("click", () => setNoteMode(!page.noteMode));
