@@ -23,6 +23,7 @@ def main() -> None:
         "js/tablepage.js",
         "js/connection.js",
         "js/controls.js",
+        "js/render.js",
         "js/board.js",
         "js/common.js",
         "js/i18n.js",

@@ -26,7 +26,7 @@ const SHELL = [
   ...[
     "account", "alerts", "board", "chat", "clock", "common", "connection", "controls", "friends", "games", "i18n",
     "identity", "invitations", "leaderboard", "lobby", "motion", "notifications", "offline", "plain", "profile",
-    "ratings", "replay", "score", "table", "tablepage", "tutorial",
+    "ratings", "render", "replay", "score", "table", "tablepage", "tutorial",
   ].map((name) => `/static/js/${name}.js`),
 ];
 

@@ -5,6 +5,7 @@ import { renderHand } from "./board.js";
 import { $, el } from "./common.js";
 import { isOpen, send } from "./connection.js";
 import { t } from "./i18n.js";
+import { morph } from "./render.js";
 import { page, refuse } from "./tablepage.js";
 
 // -- acting -----------------------------------------------------------------------------------------------
@@ -30,6 +31,13 @@ function act(action) {
 
 function playSlot(slot) {
   act({ type: "play", slot });
+}
+
+/** A tap on a hidden card of mine: its note in notes mode, else playing it (read at the tap: a kept card's
+ * listener outlives the view it was drawn for). */
+function tapSlot(slot) {
+  if (page.noteMode) chooseNoteSlot(slot);
+  else playSlot(slot);
 }
 
 // -- notes on your own cards ------------------------------------------------------------------------------
@@ -90,13 +98,13 @@ export function drawControls() {
   const hand = renderHand(edition, mine, {
     mine: true,
     legal: plays,
-    onPlay: page.noteMode ? chooseNoteSlot : playSlot,
+    onPlay: tapSlot,
     hints: view.hints,
     seat: page.me.seat,
     notes: notes ? page.notes.notes : null,
   });
   hand.addEventListener("keydown", handKeys);
-  $("#my-hand").replaceChildren(hand);
+  morph($("#my-hand"), hand);
   if (hadFocus) focusSlot(focused === undefined ? null : Number(focused));
   drawBidding(view, legal);
 }

@@ -44,6 +44,7 @@ import {
 } from "./common.js";
 import { language, onLanguageChange, t } from "./i18n.js";
 import { ratingBadge, ratingBeforeAfter } from "./ratings.js";
+import { morph } from "./render.js";
 import { fragment, nameOf, page, query, refuse, tableId, youOr } from "./tablepage.js";
 
 // -- seats and invites ------------------------------------------------------------------------------------
@@ -257,7 +258,7 @@ function draw() {
   drawClocks(state, page.me?.seat, state.received);
   drawControls();
   drawSummary(view);
-  $("#sheet").replaceChildren(renderSheet(view, nameOf, youOr));
+  morph($("#sheet"), renderSheet(view, nameOf, youOr));
   drawHistory(edition, view);
   drawOver(view);
   animateFrom(before, $("#game"), motionTime());
@@ -419,7 +420,8 @@ function drawSeats(edition, view) {
   // Seated: the others around the table; watching: every seat, the first at the bottom.
   const shown = page.me ? seatOrder(view).filter((seat) => page.me.seat !== seat) : seatOrder(view);
   const place = placeAt(view);
-  $("#seats").replaceChildren(
+  morph(
+    $("#seats"),
     ...shown.map((seat) => renderSeat(edition, view, seat, nameOf(seat), seatBadges(view, seat), { place: place(seat) })),
   );
 }
@@ -433,7 +435,7 @@ function drawTrick(edition, view) {
   const key = previousDeal ? `${view.deal_number - 1}:last` : `${view.deal_number}:${number}`;
   const area = renderTrick(edition, trick, nameOf, previousDeal, { place: placeAt(view), key });
   area.dataset.players = String(view.players);
-  $("#trick-cards").replaceChildren(area);
+  morph($("#trick-cards"), area);
   $("#beads").textContent = beadsText(view);
 }
 
@@ -446,12 +448,12 @@ function drawMe(edition, view) {
   const section = $("#me");
   section.classList.toggle("turn", view.current_player === seat);
   $("#me-title").textContent = t("seat.you", { name: nameOf(seat) });
-  $("#me-badges").replaceChildren(...seatBadges(view, seat));
-  $("#me-bid").replaceChildren(renderBid(view.bids[seat]));
+  morph($("#me-badges"), ...seatBadges(view, seat));
+  morph($("#me-bid"), renderBid(view.bids[seat]));
   $("#me-tricks").textContent = t("seat.tricks", { n: view.tricks_won[seat] });
   const hints = view.hints;
   $("#hints").hidden = !hints;
-  if (hints) $("#hints-list").replaceChildren(renderHints(edition, view.hands[seat], hints));
+  if (hints) morph($("#hints-list"), renderHints(edition, view.hands[seat], hints));
 }
 
 /** The summary of the deal just scored, until it is closed or the next deal's first card is played. */
@@ -464,7 +466,7 @@ function drawSummary(view) {
   if (!open) return;
   const result = view.results.at(-1);
   $("#summary-title").textContent = t("summary.title", { n: scored });
-  $("#summary-body").replaceChildren(renderDealSummary(view, result, nameOf, youOr));
+  morph($("#summary-body"), renderDealSummary(view, result, nameOf, youOr));
   let next = "";
   if (view.phase !== "game_over") {
     // The view is the next deal's already: its first player, and whether the leader on score opens it.
@@ -480,15 +482,11 @@ function drawHistory(edition, view) {
   const history = view.trick_history;
   $("#history").hidden = !history;
   if (!history) return;
-  const list = $("#history-list");
-  list.replaceChildren();
-  if (!history.length) list.append(el("p", { class: "muted" }, t("history.none")));
-  history.forEach((trick, index) => {
-    list.append(
-      el("h3", {}, t("history.trick", { n: index + 1, name: youOr(trick.winner) })),
-      renderTrick(edition, trick, nameOf, false, { labelOf: youOr }),
-    );
-  });
+  const tricks = history.map((trick, index) => [
+    el("h3", {}, t("history.trick", { n: index + 1, name: youOr(trick.winner) })),
+    renderTrick(edition, trick, nameOf, false, { labelOf: youOr }),
+  ]);
+  morph($("#history-list"), history.length ? tricks : el("p", { class: "muted" }, t("history.none")));
 }
 
 function drawOver(view) {
@@ -497,7 +495,7 @@ function drawOver(view) {
   if (!outcome) return;
   const last = view.results.at(-1)?.scores;
   $("#over-text").textContent = outcomeText(outcome, last, youOr);
-  $("#ranking").replaceChildren(renderRanking(outcome, youOr));
+  morph($("#ranking"), renderRanking(outcome, youOr));
   drawRematch();
   drawRatingChanges(outcome);
   const game = page.table.game_no;
