@@ -482,7 +482,7 @@ function drawHistory(edition, view) {
   const history = view.trick_history;
   $("#history").hidden = !history;
   if (!history) return;
-  const tricks = history.map((trick, index) => [
+  const tricks = history.flatMap((trick, index) => [
     el("h3", {}, t("history.trick", { n: index + 1, name: youOr(trick.winner) })),
     renderTrick(edition, trick, nameOf, false, { labelOf: youOr }),
   ]);
