@@ -170,7 +170,7 @@ export function renderSeat(edition, view, seat, name, badges = [], { place = nul
   const turn = view.current_player === seat;
   return el(
     "section",
-    { class: `seat${turn ? " turn" : ""}${place ? ` pos-${place}` : ""}`, dataset: { seat }, "aria-label": name },
+    { class: `seat${turn ? " turn" : ""}${place ? ` pos-${place}` : ""}`, dataset: { seat, key: `seat:${seat}` }, "aria-label": name },
     el(
       "div",
       { class: "seat-head" },
@@ -255,7 +255,7 @@ export function renderSheet(view, nameOf, labelOf = nameOf) {
   for (const seat of seats) head.append(el("th", { scope: "col", title: labelOf(seat) }, shortName(labelOf(seat), nameOf(seat), longest)));
   const body = el("tbody");
   view.results.forEach((result, index) => {
-    const row = el("tr", {}, el("th", { scope: "row" }, String(index + 1)));
+    const row = el("tr", { dataset: { key: `deal:${index + 1}` } }, el("th", { scope: "row" }, String(index + 1)));
     for (const seat of seats) {
       const bid = `${result.bids[seat]}${result.safety[seat] ? "+" : ""}`;
       const detail = t("sheet.detail", { bid, tricks: result.tricks[seat] });

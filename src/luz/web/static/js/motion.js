@@ -1,6 +1,8 @@
 // Motion as a consequence of the diff (as chessground does): before a view is drawn the boxes of its keyed
-// elements are taken; after, an element whose key is new but whose origin was on screen flies from there, and a
-// completed trick that left the table flies to its winner. Nothing waits on an animation: input is never held.
+// elements are taken; after (render.js kept, moved, created and removed them by key), an element whose key is new
+// but whose origin was on screen flies from there (FLIP: its first box, its last, a transform between), and the
+// cards of a completed trick that the view removed fly to their winner: the very elements, no copies. Nothing
+// waits on an animation: input is never held.
 
 /** The box of every keyed element under ``root`` (hand slots by "seat:slot", trick cards by "deal:trick:seat"),
  * and the completed trick on the table (its cards and its winner). */
@@ -13,7 +15,7 @@ export function boxesOf(root) {
         winner: area.dataset.winner,
         cards: [...area.querySelectorAll(".trick-play")].map((node) => ({
           key: node.dataset.key,
-          node: node.cloneNode(true),
+          node,
           box: node.getBoundingClientRect(),
         })),
       }
@@ -41,17 +43,18 @@ export function animateFrom(before, root, duration) {
     if (origin) fly(node, origin, node.getBoundingClientRect(), duration);
   }
   const trick = before.trick;
-  if (!trick || trick.cards.some((card) => root.querySelector(`[data-key="${card.key}"]`))) return;
+  if (!trick || trick.cards.some((card) => card.node.isConnected)) return;
   const seat = root.querySelector(`.seat[data-seat="${trick.winner}"]`) || root.querySelector("#me:not([hidden])");
   if (!seat) return;
   const target = seat.getBoundingClientRect();
   for (const card of trick.cards) {
-    const ghost = card.node;
-    ghost.removeAttribute("data-key");
-    ghost.querySelectorAll("[data-card]").forEach((face) => face.removeAttribute("data-card"));
-    ghost.classList.add("ghost");
-    ghost.setAttribute("aria-hidden", "true");
-    Object.assign(ghost.style, {
+    // The removed card itself, out of the table's flow and of its names (a leaving card is no longer shown).
+    const leaving = card.node;
+    leaving.removeAttribute("data-key");
+    leaving.querySelectorAll("[data-card]").forEach((face) => face.removeAttribute("data-card"));
+    leaving.classList.add("leaving");
+    leaving.setAttribute("aria-hidden", "true");
+    Object.assign(leaving.style, {
       position: "fixed",
       left: `${target.left + target.width / 2 - card.box.width / 2}px`,
       top: `${target.top + target.height / 2 - card.box.height / 2}px`,
@@ -60,9 +63,9 @@ export function animateFrom(before, root, duration) {
       margin: "0",
       transform: "none",
     });
-    document.body.append(ghost);
-    const flight = fly(ghost, card.box, ghost.getBoundingClientRect(), duration, { fade: true });
-    if (flight) flight.finished.then(() => ghost.remove(), () => ghost.remove());
-    else ghost.remove();
+    document.body.append(leaving);
+    const flight = fly(leaving, card.box, leaving.getBoundingClientRect(), duration, { fade: true });
+    if (flight) flight.finished.then(() => leaving.remove(), () => leaving.remove());
+    else leaving.remove();
   }
 }

@@ -14,7 +14,6 @@ import {
   rematchStatus,
   renderBid,
   renderDealSummary,
-  renderHand,
   renderHints,
   renderRanking,
   renderSeat,
@@ -24,6 +23,8 @@ import {
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
 import { drawClocks, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
+import { connect, hasSocket, openConnection, reconnect, retryNow, send } from "./connection.js";
+import { drawControls, myTurn, startControls } from "./controls.js";
 import { animateFrom, boxesOf } from "./motion.js";
 import {
   $,
@@ -38,53 +39,13 @@ import {
   identity,
   inviteLink,
   saved,
-  seatName,
   startPage,
   tableName,
 } from "./common.js";
 import { language, onLanguageChange, t } from "./i18n.js";
 import { ratingBadge, ratingBeforeAfter } from "./ratings.js";
-
-const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
-const query = new URLSearchParams(location.search);
-const fragment = new URLSearchParams(location.hash.slice(1));
-
-const page = {
-  editions: {},
-  me: saved.get(`seat.${tableId}`), // {seat, token} once this browser holds a seat here; {seat, token: null}: the
-  // seat this browser's identity holds (its cookie), opened with ?me=1 (My games on another device)
-  invite: null, // {seat, token} from an invite link, until the seat is taken
-  table: null, // the latest table summary
-  shown: null, // the state on screen
-  queue: [], // states received, not yet shown
-  holdUntil: 0,
-  timer: null,
-  socket: null,
-  connectedOnce: false,
-  attempts: 0,
-  retryTimer: null,
-  countdown: null,
-  lastHeard: 0,
-  heartbeat: null,
-  ids: 0,
-  pending: null, // the id of the action or request awaiting its reply
-  status: "",
-  gone: false, // the table does not exist
-  safetyDeal: null, // the deal the safety box was last reset for (it starts unticked each deal)
-  summarised: null, // how many deals were scored when the page first saw the game (older ones get no summary)
-  summaryClosed: 0, // the number of scored deals whose summary was closed
-  summaryReopened: null, // the number of scored deals when "Last deal" opened the summary again
-  notes: null, // this seat's notes on its cards this deal: {deal, notes: {slot: text}} from the server
-  noteMode: false, // tapping a hidden card edits its note instead of playing it
-  noteSlot: null,
-  serverOffset: 0, // the server's clock minus this device's (a turn-based deadline is the server's time)
-  deadlineTimer: null,
-  rematchTimer: null, // redraws the rematch offer's countdown each second
-  rematchSeen: undefined, // the rematch offer of the last state drawn (its changes are told)
-};
-
-let pace = Number(query.get("pace") ?? saved.get("pace", 500));
-if (query.has("pace")) saved.set("pace", pace);
+import { morph } from "./render.js";
+import { fragment, nameOf, page, query, refuse, tableId, youOr } from "./tablepage.js";
 
 // -- seats and invites ------------------------------------------------------------------------------------
 
@@ -131,109 +92,38 @@ async function join(seat, token, name) {
   }
 }
 
-// -- the connection ---------------------------------------------------------------------------------------
+// -- the connection: the address, the messages, the closes the page handles ------------------------------
 
-function connect() {
-  clearTimeout(page.retryTimer);
-  clearInterval(page.countdown);
+function address() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   let token = "";
   if (page.me?.token) token = `?token=${encodeURIComponent(page.me.token)}`;
   else if (page.me) token = "?me=1"; // the seat of the identity's cookie
-  const socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}${token}`);
-  page.socket = socket;
-  socket.addEventListener("open", () => {
-    if (page.socket !== socket) return;
-    page.attempts = 0;
-    page.lastHeard = performance.now();
-    showBanner(null);
-    if (page.connectedOnce) send({ type: "sync" });
-    page.connectedOnce = true;
-    startHeartbeat();
-  });
-  socket.addEventListener("message", (event) => {
-    if (page.socket !== socket) return;
-    page.lastHeard = performance.now();
-    receive(JSON.parse(event.data));
-  });
-  socket.addEventListener("close", (event) => {
-    if (page.socket !== socket) return;
-    page.socket = null;
-    page.pending = null;
-    stopHeartbeat();
-    if (event.code === 4404) {
-      notFound();
-      return;
-    }
-    if (event.code === 4401) {
-      if (page.me && !page.me.token) {
-        // The identity holds no seat here any more: watch.
-        page.me = null;
-        connect();
-        return;
-      }
-      forgetSeat();
-      refuse(t("conn.seat_lost"));
+  return `${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}${token}`;
+}
+
+/** A close the page handles (true), or one to retry later (false). */
+function closed(code) {
+  page.pending = null;
+  if (code === 4404) {
+    notFound();
+    return true;
+  }
+  if (code === 4401) {
+    if (page.me && !page.me.token) {
+      // The identity holds no seat here any more: watch.
+      page.me = null;
       connect();
-      return;
+      return true;
     }
-    retryLater();
-  });
+    forgetSeat();
+    refuse(t("conn.seat_lost"));
+    connect();
+    return true;
+  }
+  return false;
 }
 
-function reconnect() {
-  const old = page.socket;
-  page.socket = null;
-  old?.close();
-  connect();
-}
-
-function retryLater() {
-  stopHeartbeat();
-  const delay = Math.min(15000, 500 * 2 ** page.attempts) * (0.8 + 0.4 * Math.random());
-  page.attempts += 1;
-  const due = performance.now() + delay;
-  const tick = () => {
-    const seconds = Math.max(0, Math.ceil((due - performance.now()) / 1000));
-    showBanner(t("conn.lost", { seconds }));
-  };
-  tick();
-  clearInterval(page.countdown);
-  page.countdown = setInterval(tick, 1000);
-  clearTimeout(page.retryTimer);
-  page.retryTimer = setTimeout(connect, delay);
-}
-
-function startHeartbeat() {
-  stopHeartbeat();
-  // A dropped network often closes nothing: no word from the server for a while means the line is dead.
-  page.heartbeat = setInterval(() => {
-    const quiet = performance.now() - page.lastHeard;
-    if (quiet > 25000) {
-      const dead = page.socket;
-      page.socket = null;
-      dead?.close();
-      retryLater();
-    } else if (quiet > 10000) {
-      send({ type: "ping", id: `ping-${++page.ids}` });
-    }
-  }, 5000);
-}
-
-function stopHeartbeat() {
-  clearInterval(page.heartbeat);
-}
-
-function send(message) {
-  if (page.socket?.readyState !== WebSocket.OPEN) return false;
-  page.socket.send(JSON.stringify(message));
-  return true;
-}
-
-function showBanner(text) {
-  $("#banner").hidden = !text;
-  $("#banner-text").textContent = text || "";
-}
 
 function receive(message) {
   if (chatReceive(message)) return; // the chat's own messages (chat.js)
@@ -272,8 +162,8 @@ function completedTrickShown(view) {
 
 function holdAfter(state) {
   const view = state.view;
-  if (!pace || !view || !["bid", "play", "game_over"].includes(view.phase)) return 0;
-  return completedTrickShown(view) ? pace * 3 : pace;
+  if (!page.pace || !view || !["bid", "play", "game_over"].includes(view.phase)) return 0;
+  return completedTrickShown(view) ? page.pace * 3 : page.pace;
 }
 
 function pump() {
@@ -296,78 +186,7 @@ function pump() {
   }
 }
 
-// -- acting -----------------------------------------------------------------------------------------------
-
-function myTurn() {
-  const state = page.shown;
-  return Boolean(state?.view && page.me && state.view.current_player === page.me.seat && state.view.legal_actions.length);
-}
-
-function canAct() {
-  return myTurn() && page.pending === null && page.queue.length === 0 && page.socket?.readyState === WebSocket.OPEN;
-}
-
-function act(action) {
-  if (!canAct()) return;
-  const id = ++page.ids;
-  page.pending = id;
-  // The player has seen this state and acted: their own card shows as soon as it comes back, without the pause.
-  page.holdUntil = 0;
-  send({ type: "action", id, version: page.shown.version, action });
-  drawControls();
-}
-
-function playSlot(slot) {
-  act({ type: "play", slot });
-}
-
-// -- notes on your own cards ------------------------------------------------------------------------------
-
-function setNoteMode(on) {
-  page.noteMode = on;
-  page.noteSlot = null;
-  $("#note-mode").setAttribute("aria-pressed", String(on));
-  $("#note-editor").hidden = true;
-  drawControls();
-}
-
-function chooseNoteSlot(slot) {
-  page.noteSlot = slot;
-  $("#note-editor").hidden = false;
-  $("#note-label").textContent = t("notes.label", { n: slot + 1 });
-  $("#note-text").value = page.notes?.notes?.[slot] || "";
-  $("#note-text").focus();
-}
-
-function saveNote(text) {
-  if (page.noteSlot === null) return;
-  if (!send({ type: "note", id: `note-${++page.ids}`, slot: page.noteSlot, text })) refuse(t("conn.not_connected"));
-  $("#note-editor").hidden = true;
-  page.noteSlot = null;
-}
-
-/** Offer or accept (``accept``) a rematch, or decline it; at a table of one human, the next game at once. */
-function answerRematch(accept) {
-  const id = ++page.ids;
-  page.pending = id;
-  if (!send({ type: "rematch", id, accept })) {
-    page.pending = null;
-    refuse(t("conn.not_connected"));
-  }
-}
-
-function refuse(text) {
-  $("#refusal").textContent = text;
-  if (text) announce(text, { urgent: true });
-}
-
 // -- drawing ----------------------------------------------------------------------------------------------
-
-const nameOf = (seat) => seatName(page.table, seat);
-
-function youOr(seat) {
-  return page.me?.seat === seat ? t("seat.you", { name: nameOf(seat) }) : nameOf(seat);
-}
 
 function setStatus(text, mine) {
   const box = $("#status");
@@ -439,7 +258,7 @@ function draw() {
   drawClocks(state, page.me?.seat, state.received);
   drawControls();
   drawSummary(view);
-  $("#sheet").replaceChildren(renderSheet(view, nameOf, youOr));
+  morph($("#sheet"), renderSheet(view, nameOf, youOr));
   drawHistory(edition, view);
   drawOver(view);
   animateFrom(before, $("#game"), motionTime());
@@ -474,8 +293,8 @@ function drawDeadline() {
 
 /** How long a card's flight lasts: part of the pace, none when motion is off. */
 function motionTime() {
-  if (!pace || matchMedia("(prefers-reduced-motion: reduce)").matches) return 0;
-  return Math.min(450, Math.round(pace * 0.6));
+  if (!page.pace || matchMedia("(prefers-reduced-motion: reduce)").matches) return 0;
+  return Math.min(450, Math.round(page.pace * 0.6));
 }
 
 function drawJoin(table) {
@@ -601,7 +420,8 @@ function drawSeats(edition, view) {
   // Seated: the others around the table; watching: every seat, the first at the bottom.
   const shown = page.me ? seatOrder(view).filter((seat) => page.me.seat !== seat) : seatOrder(view);
   const place = placeAt(view);
-  $("#seats").replaceChildren(
+  morph(
+    $("#seats"),
     ...shown.map((seat) => renderSeat(edition, view, seat, nameOf(seat), seatBadges(view, seat), { place: place(seat) })),
   );
 }
@@ -615,7 +435,7 @@ function drawTrick(edition, view) {
   const key = previousDeal ? `${view.deal_number - 1}:last` : `${view.deal_number}:${number}`;
   const area = renderTrick(edition, trick, nameOf, previousDeal, { place: placeAt(view), key });
   area.dataset.players = String(view.players);
-  $("#trick-cards").replaceChildren(area);
+  morph($("#trick-cards"), area);
   $("#beads").textContent = beadsText(view);
 }
 
@@ -628,12 +448,12 @@ function drawMe(edition, view) {
   const section = $("#me");
   section.classList.toggle("turn", view.current_player === seat);
   $("#me-title").textContent = t("seat.you", { name: nameOf(seat) });
-  $("#me-badges").replaceChildren(...seatBadges(view, seat));
-  $("#me-bid").replaceChildren(renderBid(view.bids[seat]));
+  morph($("#me-badges"), ...seatBadges(view, seat));
+  morph($("#me-bid"), renderBid(view.bids[seat]));
   $("#me-tricks").textContent = t("seat.tricks", { n: view.tricks_won[seat] });
   const hints = view.hints;
   $("#hints").hidden = !hints;
-  if (hints) $("#hints-list").replaceChildren(renderHints(edition, view.hands[seat], hints));
+  if (hints) morph($("#hints-list"), renderHints(edition, view.hands[seat], hints));
 }
 
 /** The summary of the deal just scored, in the trick's place (the hands stay in sight), until it is closed or the
@@ -649,7 +469,7 @@ function drawSummary(view) {
   if (!open) return;
   const result = view.results.at(-1);
   $("#summary-title").textContent = t("summary.title", { n: scored });
-  $("#summary-body").replaceChildren(renderDealSummary(view, result, nameOf, youOr));
+  morph($("#summary-body"), renderDealSummary(view, result, nameOf, youOr));
   let next = "";
   if (view.phase !== "game_over") {
     // The view is the next deal's already: its first player, and whether the leader on score opens it.
@@ -660,148 +480,16 @@ function drawSummary(view) {
   $("#summary-next").textContent = next;
 }
 
-/** My hand and the bid buttons: enabled only for the legal actions of the newest state, mine to play. */
-function drawControls() {
-  const state = page.shown;
-  const view = state?.view;
-  if (!view || !page.me || !view.hands.length) {
-    $("#bidding").hidden = true;
-    if (view && page.me) $("#my-hand").replaceChildren();
-    return;
-  }
-  const edition = page.editions[state.table.edition];
-  const ready = canAct();
-  const legal = ready ? view.legal_actions : [];
-  const focused = document.activeElement?.dataset?.slot;
-  const hadFocus = $("#my-hand").contains(document.activeElement);
-  const mine = view.hands[page.me.seat];
-  const plays = page.noteMode
-    ? new Set(mine.filter((slot) => !slot.played).map((slot) => slot.slot))
-    : new Set(legal.filter((a) => a.type === "play").map((a) => a.slot));
-  const notes = page.notes && page.notes.deal === view.deal_number && page.notes.game_no === state.table.game_no;
-  const hand = renderHand(edition, mine, {
-    mine: true,
-    legal: plays,
-    onPlay: page.noteMode ? chooseNoteSlot : playSlot,
-    hints: view.hints,
-    seat: page.me.seat,
-    notes: notes ? page.notes.notes : null,
-  });
-  hand.addEventListener("keydown", handKeys);
-  $("#my-hand").replaceChildren(hand);
-  if (hadFocus) focusSlot(focused === undefined ? null : Number(focused));
-  drawBidding(view, legal);
-}
-
-/** Numbers in order as runs: "1, 3–10". */
-function runsText(numbers) {
-  const runs = [];
-  for (const n of numbers) {
-    const run = runs.at(-1);
-    if (run && n === run[1] + 1) run[1] = n;
-    else runs.push([n, n]);
-  }
-  return runs.map(([a, b]) => (a === b ? String(a) : `${a}–${b}`)).join(", ");
-}
-
-function drawBidding(view, legal) {
-  const bids = legal.filter((a) => a.type === "bid");
-  const fieldset = $("#bidding");
-  const bidding = view.phase === "bid" && view.current_player === page.me.seat;
-  fieldset.hidden = !bidding;
-  $("#keys-help").hidden = bidding;
-  if (!bidding) return;
-  const safety = $("#safety").checked;
-  const hadFocus = fieldset.contains(document.activeElement) ? document.activeElement.dataset.tricks : undefined;
-  // Every bid from 0 to the view's max_bid; one missing from the legal actions is ruled out by the cap, shown
-  // disabled with the beads left (public: the view's beads_left and the table's cap).
-  const legalCounts = new Set(view.legal_actions.filter((a) => a.type === "bid").map((a) => a.tricks));
-  const counts = [...Array(view.max_bid + 1).keys()];
-  const capped = counts.filter((tricks) => !legalCounts.has(tricks));
-  const cap = { left: view.beads_left, cap: view.options.bid_cap };
-  $("#bid-capped").textContent = capped.length ? t("bid.capped", { ...cap, bids: runsText(capped) }) : "";
-  const box = $("#bid-buttons");
-  box.replaceChildren();
-  for (const tricks of counts) {
-    const allowed = bids.some((a) => a.tricks === tricks && a.safety === safety);
-    const out = capped.includes(tricks);
-    const label = t(out ? "bid.button_capped" : safety ? "bid.button_safety" : "bid.button", { ...cap, n: tricks });
-    const button = el("button", {
-      type: "button",
-      text: String(tricks),
-      "aria-label": label,
-      title: label,
-      disabled: !allowed,
-      class: out ? "capped" : null,
-      dataset: { tricks },
-      on: { click: () => act({ type: "bid", tricks, safety: $("#safety").checked }) },
-    });
-    box.append(button);
-  }
-  if (hadFocus !== undefined) box.querySelector(`[data-tricks="${hadFocus}"]`)?.focus();
-}
-
-function enabledSlots() {
-  return [...$("#my-hand").querySelectorAll("button.card:not(:disabled)")];
-}
-
-function focusSlot(slot) {
-  const buttons = enabledSlots();
-  if (!buttons.length) {
-    $("#my-hand").querySelector("button.card")?.focus();
-    return;
-  }
-  const exact = buttons.find((b) => Number(b.dataset.slot) === slot);
-  const after = buttons.find((b) => Number(b.dataset.slot) > (slot ?? -1));
-  (exact || after || buttons.at(-1)).focus();
-}
-
-function handKeys(event) {
-  const buttons = enabledSlots();
-  if (!buttons.length) return;
-  const index = buttons.indexOf(document.activeElement);
-  let target = null;
-  if (event.key === "ArrowRight" || event.key === "ArrowDown") target = buttons[(index + 1) % buttons.length];
-  else if (event.key === "ArrowLeft" || event.key === "ArrowUp") target = buttons[(index - 1 + buttons.length) % buttons.length];
-  else if (event.key === "Home") target = buttons[0];
-  else if (event.key === "End") target = buttons.at(-1);
-  if (target) {
-    event.preventDefault();
-    target.focus();
-  }
-}
-
-/** Number keys choose a card anywhere on the page (1 is the first slot, 0 the tenth); Enter then plays it. A key
- * for a card that cannot be played now says so. */
-function digitKeys(event) {
-  if (!/^[0-9]$/.test(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
-  if (event.target.closest?.("input, select, textarea")) return;
-  const slot = event.key === "0" ? 9 : Number(event.key) - 1;
-  const button = $("#my-hand").querySelector(`button.card[data-slot="${slot}"]`);
-  event.preventDefault();
-  if (button && !button.disabled) {
-    button.focus();
-    return;
-  }
-  const reason = !button ? "hand.no_card" : canAct() && page.shown.view.phase === "play" ? "hand.not_playable" : "hand.not_now";
-  refuse(t(reason, { n: slot + 1 }));
-  button?.classList.remove("nope");
-  requestAnimationFrame(() => button?.classList.add("nope"));
-}
 
 function drawHistory(edition, view) {
   const history = view.trick_history;
   $("#history").hidden = !history;
   if (!history) return;
-  const list = $("#history-list");
-  list.replaceChildren();
-  if (!history.length) list.append(el("p", { class: "muted" }, t("history.none")));
-  history.forEach((trick, index) => {
-    list.append(
-      el("h3", {}, t("history.trick", { n: index + 1, name: youOr(trick.winner) })),
-      renderTrick(edition, trick, nameOf, false, { labelOf: youOr }),
-    );
-  });
+  const tricks = history.flatMap((trick, index) => [
+    el("h3", {}, t("history.trick", { n: index + 1, name: youOr(trick.winner) })),
+    renderTrick(edition, trick, nameOf, false, { labelOf: youOr }),
+  ]);
+  morph($("#history-list"), history.length ? tricks : el("p", { class: "muted" }, t("history.none")));
 }
 
 function drawOver(view) {
@@ -810,7 +498,7 @@ function drawOver(view) {
   if (!outcome) return;
   const last = view.results.at(-1)?.scores;
   $("#over-text").textContent = outcomeText(outcome, last, youOr);
-  $("#ranking").replaceChildren(renderRanking(outcome, youOr));
+  morph($("#ranking"), renderRanking(outcome, youOr));
   drawRematch();
   drawRatingChanges(outcome);
   const game = page.table.game_no;
@@ -913,15 +601,11 @@ function notFound() {
 async function start() {
   await startPage();
   takeInviteFromUrl();
-  $("#pace").value = String([900, 500, 150, 0].includes(pace) ? pace : 500);
+  $("#pace").value = String([900, 500, 150, 0].includes(page.pace) ? page.pace : 500);
   $("#pace").addEventListener("change", (event) => {
-    pace = Number(event.target.value);
-    saved.set("pace", pace);
+    page.pace = Number(event.target.value);
+    saved.set("pace", page.pace);
   });
-  $("#safety").addEventListener("change", drawControls);
-  $("#rematch").addEventListener("click", () => answerRematch(true));
-  $("#rematch-accept").addEventListener("click", () => answerRematch(true));
-  $("#rematch-decline").addEventListener("click", () => answerRematch(false));
   $("#summary-close").addEventListener("click", () => {
     page.summaryClosed = page.shown?.view?.results.length ?? 0;
     page.summaryReopened = null;
@@ -934,29 +618,17 @@ async function start() {
     $("#summary-close").focus();
   });
   $("#help-button").addEventListener("click", openHelp);
-  $("#note-mode").addEventListener("click", () => setNoteMode(!page.noteMode));
-  $("#note-save").addEventListener("click", () => saveNote($("#note-text").value));
-  $("#note-clear").addEventListener("click", () => saveNote(""));
-  $("#note-text").addEventListener("keydown", (event) => {
-    if (event.key === "Enter") saveNote($("#note-text").value);
-  });
   $("#help-close").addEventListener("click", () => $("#help").close());
+  startControls();
   alertsStart();
   startChat(send);
-  $("#reconnect-now").addEventListener("click", () => {
-    page.attempts = 0;
-    reconnect();
-  });
+  $("#reconnect-now").addEventListener("click", retryNow);
   $("#join-form").addEventListener("submit", (event) => {
     event.preventDefault();
     if (page.invite) join(page.invite.seat, page.invite.token, $("#join-name").value);
   });
-  document.addEventListener("keydown", digitKeys);
   window.addEventListener("online", () => {
-    if (!page.socket && !page.gone) {
-      page.attempts = 0;
-      connect();
-    }
+    if (!hasSocket() && !page.gone) retryNow();
   });
   onLanguageChange(() => {
     page.status = "";
@@ -979,7 +651,7 @@ async function start() {
     const mine = me && page.table.seats.find((seat) => seat.kind === "human" && seat.joined && seat.player === me.id);
     if (mine) page.me = { seat: mine.seat, token: null };
   }
-  connect();
+  openConnection({ address, receive, closed });
 }
 
 start();

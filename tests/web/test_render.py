@@ -1,0 +1,113 @@
+"""The table keeps what stayed (render.js): a view moves, updates, creates and removes only what changed, so
+the hand's and the trick's card elements, and the focus on a hand card, survive the views of a real game
+against bots (``?pace=0``). A MutationObserver counts the element nodes each view adds and removes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from support.server import ServerProcess
+from support.web import create_table, move_once, next_move, open_player
+
+pytestmark = pytest.mark.browser
+
+# Installed once: after each drawn view (``#main``'s data-version changes first in draw(); the observer's callback
+# runs once the whole draw is done) the identity of every hand and trick card element, by key, and the element
+# nodes added and removed under #game since the view before (each added or removed subtree counted whole).
+WATCH = """() => {
+  const ids = new WeakMap();
+  let next = 0;
+  const idOf = (node) => { if (!ids.has(node)) ids.set(node, ++next); return ids.get(node); };
+  const size = (node) => node.nodeType === 1 ? 1 + node.querySelectorAll('*').length : 0;
+  const watch = { views: [], added: 0, removed: 0, blurs: 0 };
+  window.__watch = watch;
+  new MutationObserver((records) => {
+    for (const r of records) {
+      r.addedNodes.forEach((n) => { watch.added += size(n); });
+      r.removedNodes.forEach((n) => { watch.removed += size(n); });
+    }
+  }).observe(document.querySelector('#game'), { childList: true, subtree: true });
+  new MutationObserver(() => {
+    const main = document.querySelector('#main');
+    watch.views.push({
+      version: Number(main.dataset.version),
+      added: watch.added,
+      removed: watch.removed,
+      hand: [...document.querySelectorAll('#my-hand button.card')].map((b) => [b.dataset.slot, idOf(b)]),
+      trick: [...document.querySelectorAll('#trick-cards .trick-play')].map((p) => [p.dataset.key, idOf(p)]),
+      focused: document.activeElement?.matches?.('#my-hand button.card') ? idOf(document.activeElement) : null,
+    });
+    watch.added = 0;
+    watch.removed = 0;
+  }).observe(document.querySelector('#main'), { attributes: true, attributeFilter: ['data-version'] });
+  document.querySelector('#my-hand').addEventListener('focusout', () => { watch.blurs += 1; });
+}"""
+
+VIEWS = "() => window.__watch.views"
+
+
+def stable(views: list[dict[str, Any]], part: str) -> list[str]:
+    """The keys of ``part`` ("hand" or "trick") whose element was replaced between two views showing it."""
+    seen: dict[str, int] = {}
+    replaced = []
+    for view in views:
+        for key, node in view[part]:
+            if seen.setdefault(key, node) != node:
+                replaced.append(f"{key} in view {view['version']}")
+                seen[key] = node
+    return replaced
+
+
+def test_views_keep_the_hand_the_trick_and_the_focus(browser: Any, server: ServerProcess) -> None:
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
+    table_id, tokens = create_table(server, players=3, seats=seats, name="Render", options={"first_player": 0})
+    httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Ren", "token": tokens[0]})
+    player = open_player(browser, f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
+    page = player.page
+    assert next_move(player) == "bid"
+    page.evaluate(WATCH)
+    move_once(player, "bid")
+    moves = 0
+    while next_move(player) == "play" and moves < 6:
+        move_once(player, "play")
+        moves += 1
+    views = page.evaluate(VIEWS)
+    plays = [v for v in views if v["trick"] or v["hand"]]
+    assert len(plays) >= 12, f"a game of several tricks was watched: {len(views)} views"
+    added = [view["added"] for view in views[1:]]
+    removed = [view["removed"] for view in views[1:]]
+    print(f"\nnodes added per view: mean {sum(added) / len(added):.1f}, max {max(added)}, views {len(added)}")
+    assert stable(views, "hand") == [], "a hand card that stayed kept its element"
+    assert stable(views, "trick") == [], "a trick card that stayed kept its element"
+    # A view adds the card played (its face in the trick, its gap in the hand), the turn badges and the texts
+    # that changed: a few dozen nodes at most, where rebuilding every section added 150 or more.
+    assert max(added) <= 60, added
+    assert sum(added) / len(added) <= 30, added
+    assert max(removed) <= 60, removed
+
+    # Notes mode enables every unplayed card whoever's turn it is: the focus stays on one while the bots play.
+    assert next_move(player) == "play"
+    page.evaluate("window.__watch.views = []")
+    before = int(page.evaluate("document.querySelector('#main').dataset.version"))
+    # One evaluation plays a card, turns notes on and focuses another card: no view comes in between.
+    page.evaluate(
+        """() => {
+          const cards = [...document.querySelectorAll('#my-hand button.card:not(:disabled)')];
+          cards[0].click();
+          document.querySelector('#note-mode').click();
+          cards.at(-1).focus();
+          window.__watch.blurs = 0;
+        }"""
+    )
+    page.wait_for_function(
+        f"Number(document.querySelector('#main').dataset.version) > {before}"
+        " && document.querySelector('#status').classList.contains('mine')"
+    )
+    views = page.evaluate(VIEWS)
+    focused = {view["focused"] for view in views}
+    assert views and len(focused) == 1 and None not in focused, views
+    assert page.evaluate("window.__watch.blurs") == 0, "the focused card was never replaced"
+    assert not player.errors, player.errors
