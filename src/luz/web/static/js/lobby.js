@@ -132,6 +132,13 @@ async function playNow() {
   button.textContent = t("play_now.button");
 }
 
+/** Change: to the form (its first choice focused), the settings of Play now already chosen in it. */
+function changeQuickSettings(event) {
+  event.preventDefault();
+  $("#create-title").scrollIntoView({ block: "start" });
+  $("#edition").focus({ preventScroll: true });
+}
+
 /** The form opened with the settings of Play now, so that changing them starts from them. */
 function formFromQuick() {
   const quick = quickSettings();
@@ -516,7 +523,7 @@ async function start() {
   showQuickSettings();
   $("#play-now").addEventListener("click", playNow);
   $("#play-now").disabled = false;
-  $("#play-now-change").addEventListener("click", () => $("#edition").focus({ preventScroll: true }));
+  $("#play-now-change").addEventListener("click", changeQuickSettings);
   $("#edition").addEventListener("change", fillPlayers);
   $("#players").addEventListener("change", fillSeats);
   $("#clock").addEventListener("change", showCustomClock);
