@@ -345,12 +345,16 @@ async function createTable(event) {
 
 // -- the lobby ----------------------------------------------------------------------------------------------
 
+let lobbyUnreachable = false; // the lobby's error box says so (and a refusal to join stays there)
+
 async function refreshLobby() {
   try {
     [lobbyTables, playingTables] = await Promise.all([api("/api/tables"), api("/api/tables?status=playing")]);
-    $("#lobby-error").textContent = "";
+    if (lobbyUnreachable) $("#lobby-error").textContent = "";
+    lobbyUnreachable = false;
   } catch {
     $("#lobby-error").textContent = t("conn.failed");
+    lobbyUnreachable = true;
     return;
   }
   drawLobby();
@@ -505,6 +509,7 @@ async function joinOpenSeat(tableId, seat) {
   } catch (error) {
     if (error instanceof ApiError && error.code === "account_required") $("#lobby-error").replaceChildren(...accountNeeded());
     else $("#lobby-error").textContent = error instanceof ApiError ? t("join.refused", { detail: error.message }) : t("conn.failed");
+    lobbyUnreachable = !(error instanceof ApiError);
     refreshLobby();
   }
 }
