@@ -265,6 +265,9 @@ def test_every_page_shows_your_name_and_the_sign_in_link(browser: Any, server: S
                        text: document.querySelector('#account-link').textContent})"""
         )
         assert header == {"name": me["name"], "account": "/account", "text": "Sign in"}, path
+        if path.startswith("/u/"):  # the profile's statistics: every header cell names its row or column
+            page.wait_for_selector("#stats th[scope=row]")
+            assert page.evaluate("[...document.querySelectorAll('#stats th')].every((th) => th.textContent.trim())")
     assert not [error for error in player.errors if error.startswith("page error")], player.errors
 
 
