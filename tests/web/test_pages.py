@@ -243,7 +243,7 @@ def test_every_checkbox_sits_beside_its_label(browser: Any, server: ServerProces
     # The table's: the safety of a bid, the alerts of your turn.
     page.goto(f"{server.http}/?lang={lang}")
     page.click("#play-now")
-    page.wait_for_url(re.compile(r"/t/[^/?#]+"), wait_until="commit")
+    page.wait_for_url(re.compile(r"/t/[^/?#]+"), wait_until="domcontentloaded")
     assert next_move(player) == "bid"
     assert page.evaluate(CHECKBOXES_OFF_THEIR_LINE) == [], f"the table at {size} in {lang}"
     assert seen >= 8, "the home page's and the account page's checkboxes were measured"

@@ -45,7 +45,7 @@ def play_now_to_a_bid(player: Any) -> float:
     page = player.page
     start = time.monotonic()
     page.click("#play-now")
-    page.wait_for_url(re.compile(r"/t/[^/?#]+"), wait_until="commit")
+    page.wait_for_url(re.compile(r"/t/[^/?#]+"), wait_until="domcontentloaded")
     assert next_move(player) == "bid", "the first move offered at a new table is a bid"
     return time.monotonic() - start
 
@@ -78,7 +78,7 @@ def test_play_now_reaches_a_bid_in_one_tap(browser: Any, server: ServerProcess, 
     for seat in (1, 2):
         page.select_option(f"#seat-{seat}", "bot:random")
     page.click("#create-button")
-    page.wait_for_url(re.compile(r"/t/[^/?#]+"), wait_until="commit")
+    page.wait_for_url(re.compile(r"/t/[^/?#]+"), wait_until="domcontentloaded")
     # ...and Play now uses them the next time, saying so beside the button.
     page.goto(f"{server.http}/")
     assert ready(page) == "LUZ (IELLO, 2024) · 3 players · Beginner bots"
