@@ -28,6 +28,7 @@ function chosenLanguage() {
 
 /** ``{n|pli|plis}``: the first form when ``n`` is singular in the current language (French: 0 and 1), else the second. */
 const PLURAL = /\{(\w+)\|([^|{}]*)\|([^|{}]*)\}/g;
+const plurals = {}; // each language's Intl.PluralRules, made once
 
 /**
  * The text of ``key`` in the current language, with ``{name}`` placeholders filled from ``params`` and the
@@ -35,11 +36,11 @@ const PLURAL = /\{(\w+)\|([^|{}]*)\|([^|{}]*)\}/g;
  */
 export function t(key, params = {}) {
   const text = strings[key] ?? fallback[key] ?? key;
-  const rules = new Intl.PluralRules(current);
   return text
     .replace(PLURAL, (whole, name, one, other) => {
       if (!(name in params)) return whole;
-      return rules.select(Number(params[name])) === "one" ? one : other;
+      plurals[current] ??= new Intl.PluralRules(current);
+      return plurals[current].select(Number(params[name])) === "one" ? one : other;
     })
     .replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
