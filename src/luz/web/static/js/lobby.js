@@ -132,6 +132,17 @@ async function playNow() {
   button.textContent = t("play_now.button");
 }
 
+/** Back to this page from the table (the browser's back-forward cache): the buttons usable, the settings new. */
+function pageShown(event) {
+  if (!event.persisted) return;
+  for (const button of [$("#play-now"), $("#create-button")]) {
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+  }
+  $("#play-now").textContent = t("play_now.button");
+  showQuickSettings();
+}
+
 /** Change: to the form (its first choice focused), the settings of Play now already chosen in it. */
 function changeQuickSettings(event) {
   event.preventDefault();
@@ -529,6 +540,7 @@ async function start() {
   $("#play-now").addEventListener("click", playNow);
   $("#play-now").disabled = false;
   $("#play-now-change").addEventListener("click", changeQuickSettings);
+  window.addEventListener("pageshow", pageShown);
   $("#edition").addEventListener("change", fillPlayers);
   $("#players").addEventListener("change", fillSeats);
   $("#clock").addEventListener("change", showCustomClock);
