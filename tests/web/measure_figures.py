@@ -1,6 +1,6 @@
-"""Figures of the web table: home -> first bid against bots (clicks, seconds), the table page's weight, click ->
-your card shown on the table (median over a game). Not a test: run ``.venv/bin/python tests/web/measure_figures.py``
-(needs Debian's chromium)."""
+"""Figures of the web table: home -> first bid against bots (clicks, seconds: the tutorial, the form, Play
+now), the table page's weight, click -> your card shown on the table (median over a game). Not a test: run
+``.venv/bin/python tests/web/measure_figures.py`` (needs Debian's chromium)."""
 
 import gzip
 import statistics
@@ -41,7 +41,7 @@ def main() -> None:
     try:
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-            for route in ("tutorial", "create"):
+            for route in ("tutorial", "create", "play-now"):
                 page = b.new_page(viewport={"width": 375, "height": 667})
                 start = time.monotonic()
                 page.goto(f"{srv.http}/")
@@ -49,6 +49,9 @@ def main() -> None:
                 clicks = 0
                 if route == "tutorial":
                     page.click("#tutorial-button")
+                    clicks += 1
+                elif route == "play-now":
+                    page.click("#play-now")
                     clicks += 1
                 else:
                     page.fill("#player-name", "Ana")

@@ -4,6 +4,10 @@ as text, and what keyboard and screen-reader users rely on (labels, lang, live r
 
 from __future__ import annotations
 
+import json
+import re
+import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,6 +17,8 @@ from support.server import ServerProcess
 from support.web import LAPTOP, PHONE, create_table, next_move, open_player, shoot
 
 pytestmark = pytest.mark.browser
+
+STATIC = Path(__file__).parents[2] / "src" / "luz" / "web" / "static"
 
 UNLABELLED = """() => [...document.querySelectorAll('button, input, select, a[href]')]
   .filter(e => e.offsetParent !== null || e.type === 'file')
@@ -204,6 +210,147 @@ def test_labels_language_and_live_regions(browser: Any, server: ServerProcess, v
         assert outline != "none", "focus is visible"
         assert not player.errors, player.errors
         page.context.close()
+
+
+FIRST_SCREEN = {"phone": {"width": 375, "height": 667}, "laptop": {"width": 1280, "height": 800}}
+
+CHECKBOXES_OFF_THEIR_LINE = """() => [...document.querySelectorAll('input[type=checkbox]')]
+  .filter(box => box.offsetParent !== null)
+  .map(box => {
+    const label = box.closest('label') || (box.id && document.querySelector(`label[for="${box.id}"]`));
+    const text = label && [...label.children].find(child => child !== box && child.textContent.trim());
+    if (!text) return null;  // a checkbox named by aria-label only (the score-keeper's safeties)
+    const b = box.getBoundingClientRect(), s = text.getClientRects()[0];
+    const middle = (b.top + b.bottom) / 2;
+    return middle >= s.top && middle <= s.bottom && b.right <= s.left + 1 ? null : `${box.id}: ${text.textContent}`;
+  }).filter(Boolean)"""
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("size", ["phone", "laptop"])
+def test_every_checkbox_sits_beside_its_label(browser: Any, server: ServerProcess, size: str, lang: str) -> None:
+    player = open_player(browser, f"{server.http}/?lang={lang}", FIRST_SCREEN[size])
+    page = player.page
+    seen = 0
+    for path in ("/", "/account", "/score", "/games", "/friends", "/leaderboard", "/how-to-play"):
+        page.goto(f"{server.http}{path}?lang={lang}")
+        page.wait_for_function("document.querySelector('.lang button[aria-pressed=true]') !== null")
+        if path == "/":
+            page.wait_for_selector("#play-now:not([disabled])")
+            page.uncheck("#public")  # "Spectators see every hand" shows at an unlisted table
+        seen += page.evaluate("document.querySelectorAll('input[type=checkbox]').length")
+        assert page.evaluate(CHECKBOXES_OFF_THEIR_LINE) == [], f"{path} at {size} in {lang}"
+    # The table's: the safety of a bid, the alerts of your turn.
+    page.goto(f"{server.http}/?lang={lang}")
+    page.click("#play-now")
+    page.wait_for_url(re.compile(r"/t/[^/?#]+"), wait_until="domcontentloaded")
+    assert next_move(player) == "bid"
+    assert page.evaluate(CHECKBOXES_OFF_THEIR_LINE) == [], f"the table at {size} in {lang}"
+    assert seen >= 8, "the home page's and the account page's checkboxes were measured"
+
+
+def test_every_page_shows_your_name_and_the_sign_in_link(browser: Any, server: ServerProcess) -> None:
+    seats = [{"kind": "human"}] + [{"kind": "bot", "bot": "random"}] * 2
+    table_id, _ = create_table(server, edition="iello-2024", players=3, seats=seats)
+    player = open_player(browser, f"{server.http}/", FIRST_SCREEN["phone"])
+    page = player.page
+    me = page.evaluate("fetch('/api/me').then((r) => r.json())")
+    paths = ("/", "/how-to-play", "/account", "/replay", "/score", "/games", "/friends", "/leaderboard")
+    for path in (*paths, f"/u/{me['id']}", f"/t/{table_id}", "/no-such-page"):
+        page.goto(f"{server.http}{path}")
+        page.wait_for_selector("header.top nav #account-link[href]", state="attached")
+        header = page.evaluate(
+            """() => ({name: document.querySelector('#me-link').textContent,
+                       account: document.querySelector('#account-link').getAttribute('href'),
+                       text: document.querySelector('#account-link').textContent})"""
+        )
+        assert header == {"name": me["name"], "account": "/account", "text": "Sign in"}, path
+        if path.startswith("/u/"):  # the profile's statistics: every header cell names its row or column
+            page.wait_for_selector("#stats th[scope=row]")
+            assert page.evaluate("[...document.querySelectorAll('#stats th')].every((th) => th.textContent.trim())")
+    assert not [error for error in player.errors if error.startswith("page error")], player.errors
+
+
+def test_account_buttons_are_busy_while_their_request_runs(browser: Any, server: ServerProcess) -> None:
+    player = open_player(browser, f"{server.http}/account", FIRST_SCREEN["phone"])
+    page = player.page
+    held: list[Any] = []
+    page.route(
+        "**/api/account/register", lambda route: held.append(route)
+    )  # the request waits, as a password's hashing does
+    page.wait_for_selector("#register-form")
+    page.fill("#register-username", "busy_bee")
+    page.fill("#register-password", "correct horse battery")
+    page.click("#register-form button[type=submit]")
+    page.wait_for_selector("#register-form button[aria-busy=true]")
+    button = page.locator("#register-form button[type=submit]")
+    assert button.is_disabled() and button.inner_text() == "Creating your account…"
+    page.locator("#register-form").scroll_into_view_if_needed()
+    shoot(player, "account-busy-phone", full_page=False)
+    deadline = time.monotonic() + 30
+    while not held:  # the route's handler runs as Playwright's events are dispatched
+        assert time.monotonic() < deadline, "the register request was never sent"
+        page.wait_for_timeout(20)
+    held[0].continue_()
+    page.wait_for_selector("#signed-in:not([hidden])")
+    assert page.get_attribute("#register-form button[type=submit]", "aria-busy") is None
+    assert page.inner_text("#register-form button[type=submit]") == "Create the account"
+
+
+def test_the_rated_seat_refusal_links_to_the_account_page(browser: Any, server: ServerProcess) -> None:
+    seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
+    create_table(server, edition="iello-2024", players=3, seats=seats, rated=True, public=True, name="Rated one")
+    player = open_player(browser, f"{server.http}/", FIRST_SCREEN["laptop"])
+    page = player.page
+    page.locator("#lobby li", has_text="Rated one").locator("button", has_text="Take seat 1").click()
+    page.wait_for_selector("#lobby-error a")
+    link = page.evaluate(
+        "(() => { const a = document.querySelector('#lobby-error a'); return [a.href, a.textContent]; })()"
+    )
+    assert link == [f"{server.http}/account", "Create an account or sign in"]
+    assert "accounts" in page.inner_text("#lobby-error")
+
+
+PLURALS = """async (cases) => {
+  const { t } = await import('/static/js/i18n.js');
+  return cases.map(([key, params]) => t(key, params));
+}"""
+
+
+def test_french_counts_agree_and_a_deal_is_a_donne(browser: Any, server: ServerProcess) -> None:
+    french = json.loads((STATIC / "i18n" / "fr.json").read_text())
+    assert not [key for key, text in french.items() if re.search(r"\bmanches?\b|\(s\)", text, re.I)]
+    player = open_player(browser, f"{server.http}/?lang=fr", FIRST_SCREEN["phone"], locale="fr-FR")
+    page = player.page
+    page.wait_for_function("document.documentElement.lang === 'fr'")
+    cases = [
+        ["sheet.detail", {"bid": 1, "tricks": 0}],
+        ["sheet.detail", {"bid": 1, "tricks": 1}],
+        ["sheet.detail", {"bid": 3, "tricks": 2}],
+        ["sheet.points", {"points": 1}],
+        ["sheet.points", {"points": 20}],
+        ["seat.tricks_short", {"n": 1}],
+        ["seat.tricks_short", {"n": 3}],
+        ["lobby.seats_taken", {"n": 1, "count": 4}],
+        ["chat.unread", {"n": 1}],
+    ]
+    assert page.evaluate(PLURALS, cases) == [
+        "pari 1, 0 pli",
+        "pari 1, 1 pli",
+        "pari 3, 2 plis",
+        "1 point",
+        "20 points",
+        "1 gagné",
+        "3 gagnés",
+        "1 place prise sur 4",
+        "1 nouveau message",
+    ]
+    page.click(".lang button[data-lang='en']")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    assert page.evaluate(PLURALS, [["sheet.points", {"points": 1}], ["chat.unread", {"n": 2}]]) == [
+        "1 point",
+        "2 new messages",
+    ]
 
 
 def test_an_unknown_address_is_a_page_for_browsers_and_json_for_the_api(browser: Any, server: ServerProcess) -> None:

@@ -24,13 +24,28 @@ async function refresh({ first = false } = {}) {
   if (!first && me?.id !== before) watchTurns({ restart: true }); // another identity: its own turns
 }
 
-function handle(form, work, done) {
+/** ``button`` busy while a request runs (a password's hashing takes seconds): disabled, saying what it does. */
+async function busy(button, text, work) {
+  const idle = button.textContent;
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  button.textContent = text;
+  try {
+    return await work();
+  } finally {
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+    button.textContent = idle;
+  }
+}
+
+function handle(form, work, done, busyText) {
   $(form).addEventListener("submit", async (event) => {
     event.preventDefault();
     $("#account-error").textContent = "";
     $("#account-message").textContent = "";
     try {
-      await work();
+      await busy($(`${form} button[type=submit]`), t(busyText), work);
       $("#account-message").textContent = t(done);
       await refresh();
     } catch (error) {
@@ -46,21 +61,21 @@ async function main() {
     showNotifications();
   });
   startNotifications();
-  handle("#rename-form", () => setName($("#display-name").value.trim()), "player.saved"); // the header follows
+  handle("#rename-form", () => setName($("#display-name").value.trim()), "player.saved", "player.saving"); // the header follows
   handle(
     "#register-form",
     () => api("/api/account/register", { method: "POST", body: { username: $("#register-username").value.trim(), password: $("#register-password").value } }),
-    "player.registered",
+    "player.registered", "player.registering",
   );
   handle(
     "#login-form",
     () => api("/api/account/login", { method: "POST", body: { username: $("#login-username").value.trim(), password: $("#login-password").value } }),
-    "player.logged_in",
+    "player.logged_in", "player.signing_in",
   );
   handle(
     "#password-form",
     () => api("/api/account/password", { method: "POST", body: { current: $("#current-password").value, new: $("#new-password").value } }),
-    "player.password_changed",
+    "player.password_changed", "player.changing_password",
   );
   for (const [button, path] of [["#logout", "/api/account/logout"], ["#logout-all", "/api/account/logout-all"]]) {
     $(button).addEventListener("click", async () => {

@@ -24,11 +24,12 @@ export function el(tag, props = {}, ...children) {
 
 export const $ = (selector, root = document) => root.querySelector(selector);
 
-/** A refusal from the server: its HTTP status and its message. */
+/** A refusal from the server: its HTTP status, its message and, for some, its code ("account_required"). */
 export class ApiError extends Error {
-  constructor(status, detail) {
+  constructor(status, detail, code = null) {
     super(detail);
     this.status = status;
+    this.code = code;
   }
 }
 
@@ -56,7 +57,7 @@ export async function api(path, { method = "GET", body, text, token, asText = fa
   } catch {
     data = null;
   }
-  if (!response.ok) throw new ApiError(response.status, detailText(data?.detail ?? response.statusText));
+  if (!response.ok) throw new ApiError(response.status, detailText(data?.detail ?? response.statusText), data?.code ?? null);
   return asText ? answer : data;
 }
 

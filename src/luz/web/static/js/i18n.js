@@ -26,10 +26,23 @@ function chosenLanguage() {
   return (navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en";
 }
 
-/** The text of ``key`` in the current language, with ``{name}`` placeholders filled from ``params``. */
+/** ``{n|pli|plis}``: the first form when ``n`` is singular in the current language (French: 0 and 1), else the second. */
+const PLURAL = /\{(\w+)\|([^|{}]*)\|([^|{}]*)\}/g;
+const plurals = {}; // each language's Intl.PluralRules, made once
+
+/**
+ * The text of ``key`` in the current language, with ``{name}`` placeholders filled from ``params`` and the
+ * plural choices ``{name|one|other}`` made by the number ``params[name]`` (Intl.PluralRules).
+ */
 export function t(key, params = {}) {
   const text = strings[key] ?? fallback[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  return text
+    .replace(PLURAL, (whole, name, one, other) => {
+      if (!(name in params)) return whole;
+      plurals[current] ??= new Intl.PluralRules(current);
+      return plurals[current].select(Number(params[name])) === "one" ? one : other;
+    })
+    .replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
 export function language() {

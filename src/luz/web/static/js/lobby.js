@@ -1,5 +1,6 @@
-// Home and lobby: choose a name, create a table (edition, players, seats, options), see and join open tables,
-// watch the public games being played ("Playing now").
+// Home and lobby: Play now (one tap to a game against bots, the settings last used), choose a name, create a
+// table (edition, players, seats, options), see and join open tables, watch the public games being played
+// ("Playing now").
 
 import { initials } from "./board.js";
 import { $, ApiError, api, botLabel, botName, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
@@ -11,6 +12,7 @@ import { identity, setName } from "./identity.js";
 let editionList = {};
 let bots = [];
 let botLevels = {};
+let defaultBot = "heuristic"; // the level of a new bot seat in the form: Play now's
 let lobbyTables = [];
 let playingTables = null; // "Playing now" (null: not loaded yet)
 
@@ -76,6 +78,95 @@ async function startTutorial() {
   }
 }
 
+// -- Play now: a game against bots in one tap ---------------------------------------------------------------
+
+const QUICK_KEY = "quick";
+
+/** The settings of Play now: the last ones used (by Play now or the form), those the server still offers. */
+function quickSettings() {
+  const remembered = saved.get(QUICK_KEY, {}) ?? {};
+  const editionKey = remembered.edition in editionList ? remembered.edition : saved.get("edition", "iello-2024");
+  const edition = editionList[editionKey] ?? Object.values(editionList)[0];
+  const players = edition.players.includes(remembered.players) ? remembered.players : edition.players.includes(4) ? 4 : edition.players.at(-1);
+  const bot = bots.includes(remembered.bot) ? remembered.bot : bots.includes("heuristic") ? "heuristic" : bots[0];
+  return { edition: edition.key, players, bot, hints: remembered.hints === true };
+}
+
+/** A bot level as the players know it ("Casual"), else its name. */
+function levelName(bot) {
+  const label = botLevels[bot]?.label;
+  return label ? t(`level.${label}`) : botName(bot);
+}
+
+/** "LUZ (IELLO, 2024) · 4 players · Casual bots": what Play now will start. */
+function showQuickSettings() {
+  const quick = quickSettings();
+  const parts = [editionList[quick.edition].name, t("table.players", { n: quick.players }), t("play_now.bots", { level: levelName(quick.bot) })];
+  if (quick.hints) parts.push(t("table.opt_hints"));
+  $("#play-now-settings").textContent = parts.join(" · ");
+  $("#play-now-change").setAttribute("aria-label", t("play_now.change_label"));
+}
+
+/** An unlisted table: you at the first seat, the settings' bots at the others, no clock. */
+function quickSpec(quick) {
+  const seats = [{ kind: "human" }, ...Array.from({ length: quick.players - 1 }, () => ({ kind: "bot", bot: quick.bot }))];
+  const spec = { edition: quick.edition, players: quick.players, public: false, options: {}, seats };
+  if (quick.hints) spec.hints = true;
+  return spec;
+}
+
+async function playNow() {
+  const button = $("#play-now");
+  const quick = quickSettings();
+  $("#play-now-error").textContent = "";
+  if (!playerName()) $("#player-name").value = (await identity)?.name ?? "";
+  if (!(await saveName({ quiet: true }))) {
+    $("#play-now-error").textContent = $("#name-status").textContent;
+    return;
+  }
+  button.textContent = t("play_now.busy");
+  if (await openNewTable(quickSpec(quick), "#play-now-error", button)) {
+    saved.set(QUICK_KEY, quick);
+    return;
+  }
+  button.textContent = t("play_now.button");
+}
+
+/** Back to this page from the table (the browser's back-forward cache): the buttons usable, the settings new. */
+function pageShown(event) {
+  if (!event.persisted) return;
+  for (const button of [$("#play-now"), $("#create-button")]) {
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+  }
+  $("#play-now").textContent = t("play_now.button");
+  showQuickSettings();
+}
+
+/** Change: to the form (its first choice focused), the settings of Play now already chosen in it. */
+function changeQuickSettings(event) {
+  event.preventDefault();
+  $("#create-title").scrollIntoView({ block: "start" });
+  $("#edition").focus({ preventScroll: true });
+}
+
+/** The form opened with the settings of Play now, so that changing them starts from them. */
+function formFromQuick() {
+  const quick = quickSettings();
+  $("#edition").value = quick.edition;
+  fillPlayers();
+  $("#players").value = String(quick.players);
+  defaultBot = quick.bot;
+  fillSeats();
+  $("#hints").checked = quick.hints;
+}
+
+/** The form's table as settings of Play now: its edition, players, first bot's level and hints. */
+function rememberFromForm(spec) {
+  const bot = spec.seats.find((seat) => seat.kind === "bot")?.bot ?? quickSettings().bot;
+  saved.set(QUICK_KEY, { edition: spec.edition, players: spec.players, bot, hints: spec.hints === true });
+}
+
 // -- creating a table ---------------------------------------------------------------------------------------
 
 function fillEditions() {
@@ -123,7 +214,7 @@ function fillSeats() {
   for (let seat = 0; seat < players; seat += 1) {
     const about = el("p", { id: `seat-${seat}-about`, class: "hint-text seat-about" });
     const select = el("select", { id: `seat-${seat}`, "aria-describedby": about.id, dataset: { seat } }, ...seatChoices());
-    select.value = before[seat] ?? (seat === 0 ? "human" : `bot:${bots.includes("heuristic") ? "heuristic" : bots[0]}`);
+    select.value = before[seat] ?? (seat === 0 ? "human" : `bot:${bots.includes(defaultBot) ? defaultBot : bots[0]}`);
     select.addEventListener("change", () => describeSeat(select, about));
     describeSeat(select, about);
     box.append(
@@ -214,18 +305,18 @@ function showCustomClock() {
   for (const field of document.querySelectorAll(".clock-custom")) field.hidden = $("#clock").value !== "custom";
 }
 
-async function createTable(event) {
-  event.preventDefault();
-  $("#create-error").textContent = "";
-  if (needName("#create-error")) return;
-  if (!(await saveName({ quiet: true }))) return;
-  const spec = tableSpec();
-  if (spec.rated && (await identity)?.guest) {
-    // Only accounts sit at rated tables: say so before a table is made that you could not sit at.
-    $("#create-error").replaceChildren(t("rating.need_account"), " ", el("a", { href: "/account", text: t("player.account") }));
-    return;
-  }
-  $("#create-button").disabled = true;
+/** Why a guest cannot sit at a rated table, with the link to the account page where that changes. */
+function accountNeeded() {
+  return [t("rating.need_account"), " ", el("a", { href: "/account", text: t("rating.register_link") })];
+}
+
+/**
+ * Make the table of ``spec``, sit at its first human seat and open it; ``button`` busy meanwhile. False, the
+ * refusal shown in ``errorBox`` and ``button`` usable again, when the server refused.
+ */
+async function openNewTable(spec, errorBox, button) {
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
   try {
     const answer = await api("/api/tables", { method: "POST", body: spec });
     const id = answer.table.id;
@@ -240,21 +331,41 @@ async function createTable(event) {
       saved.set(`seat.${id}`, { seat: joined.seat, token: joined.token });
     }
     location.href = `/t/${encodeURIComponent(id)}${location.search}`;
+    return true;
   } catch (error) {
-    $("#create-error").textContent =
-      error instanceof ApiError ? t("create.refused", { detail: error.message }) : t("conn.failed");
-    $("#create-button").disabled = false;
+    $(errorBox).textContent = error instanceof ApiError ? t("create.refused", { detail: error.message }) : t("conn.failed");
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+    return false;
   }
+}
+
+async function createTable(event) {
+  event.preventDefault();
+  $("#create-error").textContent = "";
+  if (needName("#create-error")) return;
+  if (!(await saveName({ quiet: true }))) return;
+  const spec = tableSpec();
+  if (spec.rated && (await identity)?.guest) {
+    // Only accounts sit at rated tables: say so before a table is made that you could not sit at.
+    $("#create-error").replaceChildren(...accountNeeded());
+    return;
+  }
+  if (await openNewTable(spec, "#create-error", $("#create-button"))) rememberFromForm(spec);
 }
 
 // -- the lobby ----------------------------------------------------------------------------------------------
 
+let lobbyUnreachable = false; // the lobby's error box says so (and a refusal to join stays there)
+
 async function refreshLobby() {
   try {
     [lobbyTables, playingTables] = await Promise.all([api("/api/tables"), api("/api/tables?status=playing")]);
-    $("#lobby-error").textContent = "";
+    if (lobbyUnreachable) $("#lobby-error").textContent = "";
+    lobbyUnreachable = false;
   } catch {
     $("#lobby-error").textContent = t("conn.failed");
+    lobbyUnreachable = true;
     return;
   }
   drawLobby();
@@ -407,8 +518,9 @@ async function joinOpenSeat(tableId, seat) {
     saved.set(`seat.${tableId}`, { seat: joined.seat, token: joined.token });
     location.href = `/t/${encodeURIComponent(tableId)}${location.search}`;
   } catch (error) {
-    $("#lobby-error").textContent =
-      error instanceof ApiError ? t("join.refused", { detail: error.message }) : t("conn.failed");
+    if (error instanceof ApiError && error.code === "account_required") $("#lobby-error").replaceChildren(...accountNeeded());
+    else $("#lobby-error").textContent = error instanceof ApiError ? t("join.refused", { detail: error.message }) : t("conn.failed");
+    lobbyUnreachable = !(error instanceof ApiError);
     refreshLobby();
   }
 }
@@ -423,6 +535,12 @@ async function start() {
   bots = levels.map((level) => level.name);
   botLevels = Object.fromEntries(levels.map((level) => [level.name, level]));
   fillEditions();
+  formFromQuick();
+  showQuickSettings();
+  $("#play-now").addEventListener("click", playNow);
+  $("#play-now").disabled = false;
+  $("#play-now-change").addEventListener("click", changeQuickSettings);
+  window.addEventListener("pageshow", pageShown);
   $("#edition").addEventListener("change", fillPlayers);
   $("#players").addEventListener("change", fillSeats);
   $("#clock").addEventListener("change", showCustomClock);
@@ -433,6 +551,7 @@ async function start() {
   for (const box of [$("#public"), $("#rated")]) box.addEventListener("change", showHandsChoice);
   showHandsChoice();
   onLanguageChange(() => {
+    showQuickSettings();
     fillSeats();
     drawLobby();
     drawPlaying();

@@ -46,7 +46,7 @@ function drawStats() {
     ["safety_rate", (s) => percent(s.safety_rate)],
   ];
   $("#stats").replaceChildren(
-    el("tr", {}, el("th", {}), ...columns.map((c) => el("th", { scope: "col", text: t(`player.${c}`) }))),
+    el("tr", {}, el("th", { scope: "col" }, el("span", { class: "visually-hidden" }, t("player.stat"))), ...columns.map((c) => el("th", { scope: "col", text: t(`player.${c}`) }))),
     ...rows.map(([key, show]) =>
       el(
         "tr",
