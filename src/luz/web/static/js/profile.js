@@ -46,7 +46,8 @@ function drawStats() {
     ["safety_rate", (s) => percent(s.safety_rate)],
   ];
   $("#stats").replaceChildren(
-    el("tr", {}, el("th", {}), ...columns.map((c) => el("th", { scope: "col", text: t(`player.${c}`) }))),
+    // The corner is a cell, not an empty header (axe: empty-table-header).
+    el("tr", {}, el("td", {}), ...columns.map((c) => el("th", { scope: "col", text: t(`player.${c}`) }))),
     ...rows.map(([key, show]) =>
       el(
         "tr",
