@@ -183,6 +183,8 @@ def test_notification_settings_are_validated(app: Any) -> None:
     change = {"push": False, "quiet_hours": {"start": "22:30", "end": "07:00"}, "timezone": "Europe/Paris"}
     changed = app.put("/api/me/notifications", json=change, headers=me).json()
     assert changed == {**shown, **change}
+    for language in ("ja", "en"):
+        assert app.put("/api/me/notifications", json={"language": language}, headers=me).json()["language"] == language
     for body in (
         {"timezone": "Mars/Olympus"},
         {"timezone": "../../etc/passwd"},

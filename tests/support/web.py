@@ -208,6 +208,7 @@ GUIDE = {
     "replay",
     "score-keeper",
     "table-french",
+    "table-bidding-phone-ja",
     "clocks-laptop",
     "clocks-phone",
     "clocks-timeout-phone",

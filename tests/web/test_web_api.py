@@ -19,7 +19,7 @@ from luz.server import Settings, create_app
 from luz.web import STATIC
 from support.server import ERROR_CODES
 
-I18N = {lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text()) for lang in ("en", "fr")}
+I18N = {lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text()) for lang in ("en", "fr", "ja")}
 
 
 @pytest.fixture(scope="module")
@@ -89,13 +89,17 @@ def used_keys() -> set[str]:
     return keys
 
 
-def test_english_and_french_have_the_same_keys_and_no_empty_text() -> None:
-    assert set(I18N["en"]) == set(I18N["fr"])
+def test_every_language_has_the_keys_of_english_and_no_empty_text() -> None:
+    assert set(I18N["en"]) == set(I18N["fr"]) == set(I18N["ja"])
     for lang, strings in I18N.items():
         assert all(isinstance(v, str) and v.strip() for v in strings.values()), lang
     differing = [k for k in I18N["en"] if I18N["en"][k] == I18N["fr"][k]]
-    # Only words that are the same in both languages (names, symbols, "Total", "Table", "Pause", "Invitations"...).
-    assert len(differing) <= 14, differing
+    # Only words that are the same in both languages (names, symbols, "Total", "Table", "Pause", "Invitations"...,
+    # the editions' names).
+    assert len(differing) <= 16, differing
+    # Japanese shares only names, symbols and placeholders with English ("LUZ", "{before} → {after}").
+    same_in_japanese = [k for k in I18N["en"] if I18N["en"][k] == I18N["ja"][k]]
+    assert len(same_in_japanese) <= 4, same_in_japanese
 
 
 def test_every_key_the_pages_use_is_translated() -> None:
@@ -107,9 +111,10 @@ def test_every_key_the_pages_use_is_translated() -> None:
     assert not missing, sorted(missing)
 
 
-def test_placeholders_match_between_languages() -> None:
+@pytest.mark.parametrize("lang", ["fr", "ja"])
+def test_placeholders_match_between_languages(lang: str) -> None:
     for key, english in I18N["en"].items():
-        assert set(re.findall(r"\{\w+\}", english)) == set(re.findall(r"\{\w+\}", I18N["fr"][key])), key
+        assert set(re.findall(r"\{\w+\}", english)) == set(re.findall(r"\{\w+\}", I18N[lang][key])), key
 
 
 # -- the score-keeper's endpoint ---------------------------------------------------------------------------------

@@ -113,7 +113,7 @@ class NotificationChange(BaseModel):
     email_address: str | None = Field(None, max_length=254, pattern=EMAIL)
     quiet_hours: QuietHours | None = None
     timezone: str | None = Field(None, pattern=TIMEZONE)
-    language: Literal["en", "fr"] | None = None
+    language: Literal["en", "fr", "ja"] | None = None
 
 
 def minute_of(hh_mm: str) -> int:

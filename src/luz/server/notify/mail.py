@@ -156,7 +156,7 @@ def digest_email(
     lines = [mail_text("digest_intro", language), ""]
     for game in games:
         left = (
-            mail_text("left", language, left=time_left(game.deadline - now_ms))
+            mail_text("left", language, left=time_left(game.deadline - now_ms, language))
             if game.deadline is not None
             else mail_text("no_deadline", language)
         )

@@ -1,4 +1,4 @@
-"""Every word a notification says, in English and French, from public facts only: a table's name, its id, a
+"""Every word a notification says, in English, French and Japanese, from public facts only: a table's name, its id, a
 deadline."""
 
 from __future__ import annotations
@@ -6,15 +6,17 @@ from __future__ import annotations
 from typing import Any, Literal
 
 Kind = Literal["turn", "reminder"]
-LANGUAGES = ("en", "fr")
+LANGUAGES = ("en", "fr", "ja")
 
 _TITLES: dict[str, dict[str, str]] = {
     "en": {"turn": "Your turn at {name}", "reminder": "A quarter of your time is left at {name}"},
     "fr": {"turn": "À vous de jouer à {name}", "reminder": "Il vous reste un quart de votre temps à {name}"},
+    "ja": {"turn": "{name} であなたの番です", "reminder": "{name} の持ち時間が残り4分の1です"},
 }
 _BODIES: dict[str, dict[str, str]] = {
     "en": {"turn": "Open the table to play your move.", "reminder": "Play your move before the deadline."},
     "fr": {"turn": "Ouvrez la table pour jouer votre coup.", "reminder": "Jouez votre coup avant l'échéance."},
+    "ja": {"turn": "テーブルを開いて手を指してください。", "reminder": "期限までに手を指してください。"},
 }
 _MAIL: dict[str, dict[str, str]] = {
     "en": {
@@ -36,6 +38,16 @@ _MAIL: dict[str, dict[str, str]] = {
         "verify_subject": "Confirmez votre adresse email pour LUZ",
         "verify_body": "Suivez ce lien pour recevoir un email quand c'est à vous de jouer :\n\n{link}\n\n"
         "Si vous ne l'avez pas demandé, ignorez ce message.",
+    },
+    "ja": {
+        "digest_subject": "LUZ の {count} ゲームであなたの番です",
+        "digest_intro": "次のテーブルであなたの番です：",
+        "left": "残り {left}",
+        "no_deadline": "期限なし",
+        "unsubscribe": "このメールの配信を停止：{link}",
+        "verify_subject": "LUZ のメールアドレスの確認",
+        "verify_body": "手番が来たときにメールを受け取るには、次のリンクを開いてください：\n\n{link}\n\n"
+        "お心当たりのない場合は、このメールを無視してください。",
     },
 }
 
@@ -60,6 +72,7 @@ def push_payload(kind: Kind, table_id: str, name: str, deadline: int | None, lan
 _INVITATION = {
     "en": ("{by} invites you to {name}", "Seat {seat} is yours if you join now."),
     "fr": ("{by} vous invite à {name}", "La place {seat} est à vous si vous la prenez maintenant."),
+    "ja": ("{by} が {name} にあなたを招待しています", "今参加すれば {seat} 番席に座れます。"),
 }
 
 
@@ -80,12 +93,20 @@ def mail_text(key: str, language: str, **values: Any) -> str:
     return _MAIL[language_of(language)][key].format(**values)
 
 
-def time_left(milliseconds: int) -> str:
-    """``2 d 3 h``, ``5 h 10 min``, ``12 min`` (the same in both languages)."""
+_DURATIONS = {
+    "en": ("{days} d {hours} h", "{hours} h {mins} min", "{mins} min"),
+    "fr": ("{days} d {hours} h", "{hours} h {mins} min", "{mins} min"),
+    "ja": ("{days}日{hours}時間", "{hours}時間{mins}分", "{mins}分"),
+}
+
+
+def time_left(milliseconds: int, language: str = "en") -> str:
+    """``2 d 3 h``, ``5 h 10 min``, ``12 min`` (the same in English and French; ``2日3時間`` in Japanese)."""
     minutes = max(0, milliseconds) // 60_000
     days, hours, mins = minutes // 1440, minutes % 1440 // 60, minutes % 60
+    with_days, with_hours, only_minutes = _DURATIONS[language_of(language)]
     if days:
-        return f"{days} d {hours} h"
+        return with_days.format(days=days, hours=hours)
     if hours:
-        return f"{hours} h {mins} min"
-    return f"{mins} min"
+        return with_hours.format(hours=hours, mins=mins)
+    return only_minutes.format(mins=mins)

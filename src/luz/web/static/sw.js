@@ -19,6 +19,7 @@ const SHELL = [
   "/static/css/chat.css",
   "/static/i18n/en.json",
   "/static/i18n/fr.json",
+  "/static/i18n/ja.json",
   "/static/icons/icon-192.png",
   "/static/icons/icon-512.png",
   "/static/icons/maskable-512.png",

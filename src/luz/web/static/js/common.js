@@ -100,10 +100,19 @@ export function announce(text, { urgent = false } = {}) {
 
 let editionsPromise = null;
 
-/** The editions (``GET /api/editions``), by key. */
+/** The editions (``GET /api/editions``), by key, each ``name`` in the page's language. */
 export function editions() {
-  editionsPromise ??= api("/api/editions").then((list) => Object.fromEntries(list.map((e) => [e.key, e])));
+  editionsPromise ??= api("/api/editions").then((list) => Object.fromEntries(list.map((e) => [e.key, translatedEdition(e)])));
   return editionsPromise;
+}
+
+/** ``edition`` with a ``name`` read in the current language at each use (the server's English one kept as
+ * ``englishName``: a table's default name, "LUZ (IELLO, 2024) table", is made from it). */
+function translatedEdition(edition) {
+  const key = `edition.${edition.key}`;
+  const translated = { ...edition, englishName: edition.name };
+  Object.defineProperty(translated, "name", { enumerable: true, get: () => (t(key) === key ? edition.name : t(key)) });
+  return translated;
 }
 
 /** Fill an edition ``select`` (keeping its choice, else the saved one). */
@@ -152,7 +161,7 @@ export function botName(bot) {
 /** A table's name: the server's default name ("IELLO 2024 table") in the page's language. */
 export function tableName(table, edition) {
   if (table.tutorial) return t("tutorial.table_name"); // stored as "Tutorial", shown in the reader's language
-  return edition && table.name === `${edition.name} table` ? t("table.default_name", { edition: edition.name }) : table.name;
+  return edition && table.name === `${edition.englishName} table` ? t("table.default_name", { edition: edition.name }) : table.name;
 }
 
 /** A bot level in words ("Heuristic: plays to make its bid."), or its name when it has no description. */

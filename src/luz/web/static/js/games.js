@@ -14,7 +14,7 @@ function editionName(key) {
 
 function tableTitle(game) {
   const edition = state.editions[game.edition];
-  return edition && game.name === `${edition.name} table` ? t("table.default_name", { edition: edition.name }) : game.name;
+  return edition && game.name === `${edition.englishName} table` ? t("table.default_name", { edition: edition.name }) : game.name;
 }
 
 function seatLabel(game, seat) {

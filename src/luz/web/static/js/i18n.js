@@ -1,6 +1,6 @@
-// Translations: en.json and fr.json, a language switch that is remembered, the page's lang attribute kept right.
+// Translations: en.json, fr.json and ja.json, a language switch that is remembered, the page's lang attribute kept right.
 
-const LANGUAGES = { en: "English", fr: "Français" };
+const LANGUAGES = { en: "English", fr: "Français", ja: "日本語" };
 const KEY = "luz.lang";
 let strings = {};
 let fallback = {};
@@ -23,7 +23,17 @@ function chosenLanguage() {
     saved = null;
   }
   if (saved in LANGUAGES) return saved;
-  return (navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en";
+  return browserLanguage();
+}
+
+/** The first of the browser's preferred languages that the site speaks ("fr-CA" chooses fr, "ja-JP" ja), else en. */
+function browserLanguage() {
+  const preferred = navigator.languages?.length ? navigator.languages : [navigator.language || "en"];
+  for (const tag of preferred) {
+    const base = tag.toLowerCase().split("-")[0];
+    if (base in LANGUAGES) return base;
+  }
+  return "en";
 }
 
 /** ``{n|pli|plis}``: the first form when ``n`` is singular in the current language (French: 0 and 1), else the second. */

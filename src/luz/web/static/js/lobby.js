@@ -385,7 +385,7 @@ function seatLabel(seat) {
 
 function tableTitle(table) {
   const edition = editionList[table.edition];
-  return edition && table.name === `${edition.name} table` ? t("table.default_name", { edition: edition.name }) : table.name;
+  return edition && table.name === `${edition.englishName} table` ? t("table.default_name", { edition: edition.name }) : table.name;
 }
 
 /** A game being played, as a card: its name and pace, edition and players, who sits where, its spectators, and a

@@ -1,0 +1,102 @@
+"""Japanese, a third language of every page: a Japanese browser gets it, and no English text is left on a page
+(home, the table while bidding, How to play, the other pages), at a phone's and a laptop's size."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import httpx
+import pytest
+
+from luz.web import STATIC
+from support.server import ServerProcess
+from support.web import create_table, next_move, open_player, shoot
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"phone": {"width": 375, "height": 667}, "laptop": {"width": 1280, "height": 800}}
+PAGES = ("/how-to-play", "/score", "/leaderboard", "/games", "/friends", "/account", "/offline", "/no-such-page")
+
+
+def english_phrases() -> list[str]:
+    """The English texts of en.json that Japanese says otherwise, cut at their placeholders: pieces of two words or
+    more, which a Japanese page never shows."""
+    english = json.loads((STATIC / "i18n" / "en.json").read_text())
+    japanese = json.loads((STATIC / "i18n" / "ja.json").read_text())
+    pieces = {
+        piece.strip()
+        for key, text in english.items()
+        if text != japanese[key]
+        for piece in re.split(r"\{\w+\}", text)
+        if re.search(r"[A-Za-z]{2,} [A-Za-z]{2,}", piece)
+    }
+    return sorted(pieces)
+
+
+# The visible text nodes and the accessible names (aria-label, title, placeholder) that hold English: a phrase of
+# en.json, or a common English word (player and table names here have none).
+ENGLISH_LEFT = """(phrases) => {
+  const word = /\\b(the|your|you|and|with|of|to|is|a)\\b/; // lower case: the 2014 token "AND 1" is its name
+  const english = (text) => word.test(text) || phrases.some((phrase) => text.includes(phrase));
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const parent = walker.currentNode.parentElement;
+    const text = walker.currentNode.textContent.trim();
+    if (text && parent.checkVisibility() && !parent.closest('[lang]:not([lang=ja])') && english(text)) found.push(text);
+  }
+  for (const node of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
+    if (node.closest('[lang]:not([lang=ja])') || !node.checkVisibility()) continue;
+    for (const name of ['aria-label', 'title', 'placeholder']) {
+      const text = node.getAttribute(name);
+      if (text && english(text)) found.push(`${name}: ${text}`);
+    }
+  }
+  return found;
+}"""
+
+
+def english_left(page: Any) -> list[str]:
+    page.wait_for_function("document.documentElement.lang === 'ja'")
+    found: list[str] = page.evaluate(ENGLISH_LEFT, english_phrases())
+    return found
+
+
+@pytest.mark.parametrize("size", ["phone", "laptop"])
+def test_a_japanese_player_reads_japanese_on_every_page(browser: Any, server: ServerProcess, size: str) -> None:
+    player = open_player(browser, f"{server.http}/", SIZES[size], locale="ja-JP")
+    page = player.page
+    page.wait_for_function("document.documentElement.lang === 'ja'")
+    assert page.inner_text("h1") == "LUZ をプレイ", "a Japanese browser gets Japanese"
+    switch = page.locator(".lang button[data-lang='ja']")
+    assert switch.inner_text() == "JA" and switch.get_attribute("aria-pressed") == "true"
+    assert switch.get_attribute("aria-label") == "日本語"
+    page.wait_for_selector("#edition option", state="attached")
+    assert "LUZ IELLO 版 (2024)" in page.locator("#edition").inner_text(), "the editions named in Japanese"
+    page.wait_for_function("document.querySelector('#seat-1').textContent.includes('ボット')")
+    assert english_left(page) == []
+    shoot(player, f"home-{size}-ja", full_page=False)
+
+    for path in PAGES:
+        page.goto(f"{server.http}{path}")
+        page.wait_for_selector(".lang button")
+        assert english_left(page) == [], path
+        if path == "/how-to-play":
+            assert page.inner_text("article:not([hidden]) h1") == "LUZ の遊び方"
+            shoot(player, f"how-to-play-{size}-ja", full_page=False)
+
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": "heuristic"}, {"kind": "bot", "bot": "random"}]
+    table_id, tokens = create_table(server, players=3, seats=seats, options={"first_player": 0})
+    httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "ハナ", "token": tokens[0]})
+    page.goto(f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
+    assert next_move(player) == "bid"
+    assert page.inner_text("#status") == "あなたの番：ビッドしてください。"
+    assert page.inner_text("#table-name") == "LUZ IELLO 版 (2024) のテーブル", "the default table name in Japanese"
+    names = page.evaluate("[...document.querySelectorAll('#seats .seat-name')].map((n) => n.textContent)")
+    assert names == ["セオリーボット 2", "ランダムボット 3"], "the bots named in Japanese"
+    assert english_left(page) == []
+    shoot(player, f"table-bidding-{size}-ja", full_page=False)
+    # (The console's 403 and 404 are the guest's friends page and the missing page's, as in English.)
+    assert [error for error in player.errors if error.startswith("page error")] == [], player.errors
