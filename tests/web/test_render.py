@@ -95,10 +95,12 @@ def test_views_keep_the_hand_the_trick_and_the_focus(browser: Any, server: Serve
     # One evaluation plays a card, turns notes on and focuses another card: no view comes in between.
     page.evaluate(
         """() => {
-          const cards = [...document.querySelectorAll('#my-hand button.card:not(:disabled)')];
-          cards[0].click();
+          const played = document.querySelector('#my-hand button.card:not(:disabled)');
+          played.click();
           document.querySelector('#note-mode').click();
-          cards.at(-1).focus();
+          // Another card than the one played (it may have been the only legal one): that one is replaced.
+          const others = [...document.querySelectorAll('#my-hand button.card:not(:disabled)')];
+          others.filter((card) => card.dataset.slot !== played.dataset.slot).at(-1).focus();
           window.__watch.blurs = 0;
         }"""
     )
@@ -111,3 +113,37 @@ def test_views_keep_the_hand_the_trick_and_the_focus(browser: Any, server: Serve
     assert views and len(focused) == 1 and None not in focused, views
     assert page.evaluate("window.__watch.blurs") == 0, "the focused card was never replaced"
     assert not player.errors, player.errors
+
+
+def test_a_child_that_left_moves_none_of_those_after_it(browser: Any, server: ServerProcess) -> None:
+    """render.morph on a list whose first child left: the others are neither removed nor inserted again (a moved
+    node loses its focus), and a real reorder still comes out in order."""
+    player = open_player(browser, f"{server.http}/how-to-play")
+    result = player.page.evaluate(
+        """async () => {
+          const { morph } = await import('/static/js/render.js');
+          const item = (key) => {
+            const node = document.createElement('button');
+            node.textContent = key;
+            node.dataset.key = key;
+            return node;
+          };
+          const list = document.createElement('div');
+          document.body.append(list);
+          morph(list, ['a', 'b', 'c', 'd'].map(item));
+          const [, b, c, d] = list.children;
+          d.focus();
+          let mutations = 0;
+          new MutationObserver((records) => { for (const r of records) mutations += r.removedNodes.length + r.addedNodes.length; })
+            .observe(list, { childList: true });
+          morph(list, ['b', 'c', 'd'].map(item));
+          await Promise.resolve();
+          const kept = list.children[0] === b && list.children[1] === c && list.children[2] === d;
+          const focused = document.activeElement === d;
+          morph(list, ['d', 'b', 'e'].map(item));
+          return { kept, focused, mutations, order: [...list.children].map((n) => n.dataset.key), same: list.children[0] === d };
+        }"""
+    )
+    assert result["kept"] and result["focused"], result
+    assert result["mutations"] == 1, "only the child that left was removed"
+    assert result["order"] == ["d", "b", "e"] and result["same"], result

@@ -25,7 +25,14 @@ function keysOf(nodes) {
  */
 export function reconcile(container, items) {
   const children = [...container.childNodes];
-  const byKey = new Map(keysOf(children).map((key, index) => [key, children[index]]));
+  const wanted = new Set(items.map((item) => item.key));
+  const byKey = new Map();
+  // The gone children leave first: then a kept child after one that left is already in its place, not moved
+  // (moving a node takes its focus away).
+  keysOf(children).forEach((key, index) => {
+    if (wanted.has(key) && !byKey.has(key)) byKey.set(key, children[index]);
+    else children[index].remove();
+  });
   let cursor = container.firstChild;
   for (const { key, build, update } of items) {
     const kept = byKey.get(key);
