@@ -134,14 +134,17 @@ def test_a_child_that_left_moves_none_of_those_after_it(browser: Any, server: Se
           const [, b, c, d] = list.children;
           d.focus();
           let mutations = 0;
-          new MutationObserver((records) => { for (const r of records) mutations += r.removedNodes.length + r.addedNodes.length; })
-            .observe(list, { childList: true });
+          const count = (records) => {
+            for (const r of records) mutations += r.removedNodes.length + r.addedNodes.length;
+          };
+          new MutationObserver(count).observe(list, { childList: true });
           morph(list, ['b', 'c', 'd'].map(item));
           await Promise.resolve();
           const kept = list.children[0] === b && list.children[1] === c && list.children[2] === d;
           const focused = document.activeElement === d;
           morph(list, ['d', 'b', 'e'].map(item));
-          return { kept, focused, mutations, order: [...list.children].map((n) => n.dataset.key), same: list.children[0] === d };
+          const order = [...list.children].map((n) => n.dataset.key);
+          return { kept, focused, mutations, order, same: list.children[0] === d };
         }"""
     )
     assert result["kept"] and result["focused"], result
