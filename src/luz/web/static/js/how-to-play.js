@@ -12,7 +12,8 @@ function deckTable(byKey) {
   const rows = Object.values(byKey).flatMap((edition) =>
     edition.players.map((players) => {
       const names = edition.value_names[players];
-      const colours = edition.colours.map((c) => `${c.symbol} ${colourName(c)}${c.trump ? ` (${t("howto.trump")})` : ""}`);
+      // A no-break space: a narrow column never parts a colour's symbol from its name.
+      const colours = edition.colours.map((c) => `${c.symbol}\u00a0${colourName(c)}${c.trump ? `\u00a0(${t("howto.trump")})` : ""}`);
       const cells = [edition.name, players, `${names[0]}–${names.at(-1)}`, colours.join(", "), edition.hand_size, edition.aside[players]];
       return el(
         "tr",
