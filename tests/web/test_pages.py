@@ -258,7 +258,12 @@ def test_every_page_shows_your_name_and_the_sign_in_link(browser: Any, server: S
     paths = ("/", "/how-to-play", "/account", "/replay", "/score", "/games", "/friends", "/leaderboard")
     for path in (*paths, f"/u/{me['id']}", f"/t/{table_id}", "/no-such-page"):
         page.goto(f"{server.http}{path}")
-        page.wait_for_selector("header.top nav #account-link[href]", state="attached")
+        # The header is filled once the identity is read and the texts translated: wait for that state.
+        page.wait_for_function(
+            """(name) => document.querySelector('header.top nav #account-link[href]')?.textContent
+                         && document.querySelector('#me-link')?.textContent === name""",
+            arg=me["name"],
+        )
         header = page.evaluate(
             """() => ({name: document.querySelector('#me-link').textContent,
                        account: document.querySelector('#account-link').getAttribute('href'),

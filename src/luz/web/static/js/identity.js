@@ -29,10 +29,12 @@ function placeLinks(me) {
   if (!nav) return false;
   if (!nav.querySelector("#me-link")) {
     const key = me.guest ? "player.sign_in" : "player.account";
+    // data-i18n: translated when the translations arrive or the language changes; until then it is empty, as
+    // the header's other links are (never the key itself).
+    const text = t(key) === key ? "" : t(key);
     nav.append(
       el("a", { id: "me-link", href: `/u/${encodeURIComponent(me.id)}`, text: me.name }),
-      // data-i18n: translated again when the translations arrive or the language changes
-      el("a", { id: "account-link", href: "/account", dataset: { i18n: key }, text: t(key) }),
+      el("a", { id: "account-link", href: "/account", dataset: { i18n: key }, text }),
     );
   }
   return true;
