@@ -169,6 +169,7 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "to_move",
         "deadline",
         "rematch",
+        "tutorial",
     }
     assert info["rematch"] is None, "no rematch offer while a game is played"
     assert all(

@@ -84,6 +84,7 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/tables/{table_id}/notes",
             "/api/tables/{table_id}/chat",
             "/api/tutorial",
+            "/api/tutorial/lesson",
             "/api/bots",
             "/api/score",
             "/api/replay",

@@ -67,7 +67,7 @@ def test_the_service_worker_is_served_at_the_root_and_caches_the_whole_shell(ser
     assert answer.headers["service-worker-allowed"] == "/"
     source = answer.text
     # Every script, style sheet, translation and icon the pages use is in the shell cached at install.
-    names = set(re.findall(r'"([a-z0-9]+)"', source[source.index("...[") :]))
+    names = set(re.findall(r'"([a-z0-9-]+)"', source[source.index("...[") :]))
     for script in (STATIC / "js").glob("*.js"):
         assert script.stem in names, f"{script.name} is missing from the service worker's shell"
     for folder in ("css", "i18n", "icons"):

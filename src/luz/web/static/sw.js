@@ -25,9 +25,9 @@ const SHELL = [
   "/static/icons/maskable-512.png",
   "/static/icons/apple-touch-icon.png",
   ...[
-    "account", "alerts", "board", "chat", "clock", "common", "connection", "controls", "friends", "games", "i18n",
-    "identity", "invitations", "leaderboard", "lobby", "motion", "notifications", "offline", "plain", "profile",
-    "ratings", "render", "replay", "score", "table", "tablepage", "tutorial",
+    "account", "alerts", "board", "chat", "clock", "common", "connection", "controls", "friends", "games",
+    "how-to-play", "i18n", "identity", "invitations", "leaderboard", "lesson", "lobby", "motion", "notifications",
+    "offline", "plain", "profile", "ratings", "render", "replay", "score", "table", "tablepage", "tutorial",
   ].map((name) => `/static/js/${name}.js`),
 ];
 
