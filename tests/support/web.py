@@ -221,6 +221,12 @@ GUIDE = {
     *(f"{size}-4-bidding" for size in ("phone", "laptop")),
     *(f"{size}-{n}-playing" for size in ("phone", "laptop") for n in (3, 4, 5)),
     *(f"{size}-{page}" for size in ("phone", "laptop") for page in ("leaderboard", "profile")),
+    *(f"{page}-{size}" for size in ("phone", "laptop") for page in ("home-play-now", "how-to-play-lesson")),
+    *(f"{page}-{size}" for size in ("phone", "laptop") for page in ("tutorial-deck", "tutorial-lesson")),
+    *(f"{size}-{part}" for size in ("phone", "laptop") for part in ("cap-disabled-bid", "5-last-deal")),
+    *(f"{page}-{size}-ja" for size in ("phone", "laptop") for page in ("home", "how-to-play-deck")),
+    "account-busy-phone",
+    "chat-phone-unread",
 }
 """The screenshots docs/USER_GUIDE.md shows."""
 

@@ -302,18 +302,36 @@ def test_account_buttons_are_busy_while_their_request_runs(browser: Any, server:
     assert page.inner_text("#register-form button[type=submit]") == "Create the account"
 
 
+def link_in(page: Any, box: str) -> list[str]:
+    """The address and text of the link in ``box``."""
+    found: list[str] = page.evaluate(
+        "(box) => { const a = document.querySelector(`${box} a`); return [a.href, a.textContent]; }", box
+    )
+    return found
+
+
 def test_the_rated_seat_refusal_links_to_the_account_page(browser: Any, server: ServerProcess) -> None:
     seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
-    create_table(server, edition="iello-2024", players=3, seats=seats, rated=True, public=True, name="Rated one")
+    table_id, tokens = create_table(
+        server, edition="iello-2024", players=3, seats=seats, rated=True, public=True, name="Rated one"
+    )
     player = open_player(browser, f"{server.http}/", FIRST_SCREEN["laptop"])
     page = player.page
     page.locator("#lobby li", has_text="Rated one").locator("button", has_text="Take seat 1").click()
     page.wait_for_selector("#lobby-error a")
+    assert link_in(page, "#lobby-error") == [f"{server.http}/account", "Create an account or sign in"]
+    assert "accounts" in page.inner_text("#lobby-error")
+
+    # The same refusal on the table page, joining by an invite link.
+    page.goto(f"{server.http}/t/{table_id}#seat=0&token={tokens[0]}")
+    page.wait_for_selector("#join:not([hidden])")
+    page.click("#join-button")
+    page.wait_for_selector("#refusal a")
     link = page.evaluate(
-        "(() => { const a = document.querySelector('#lobby-error a'); return [a.href, a.textContent]; })()"
+        "(() => { const a = document.querySelector('#refusal a'); return [a.href, a.textContent]; })()"
     )
     assert link == [f"{server.http}/account", "Create an account or sign in"]
-    assert "accounts" in page.inner_text("#lobby-error")
+    assert "accounts" in page.inner_text("#refusal")
 
 
 PLURALS = """async (cases) => {

@@ -314,6 +314,11 @@ export async function startPage() {
   watchTurns();
 }
 
+/** Why a guest cannot sit at a rated table, with the link to the account page where that changes. */
+export function accountNeeded() {
+  return [t("rating.need_account"), " ", el("a", { href: "/account", text: t("rating.register_link") })];
+}
+
 /** The invite link of a seat: the token travels after "#", so it never reaches a server's logs. */
 export function inviteLink(tableId, invite) {
   const token = encodeURIComponent(invite.token);

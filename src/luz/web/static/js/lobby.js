@@ -3,7 +3,7 @@
 // ("Playing now").
 
 import { initials } from "./board.js";
-import { $, ApiError, api, botLabel, botName, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
+import { $, ApiError, accountNeeded, api, botLabel, botName, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
 import { timeControlText } from "./clock.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { guestTag } from "./board.js";
@@ -303,11 +303,6 @@ function timeControl() {
 
 function showCustomClock() {
   for (const field of document.querySelectorAll(".clock-custom")) field.hidden = $("#clock").value !== "custom";
-}
-
-/** Why a guest cannot sit at a rated table, with the link to the account page where that changes. */
-function accountNeeded() {
-  return [t("rating.need_account"), " ", el("a", { href: "/account", text: t("rating.register_link") })];
 }
 
 /**

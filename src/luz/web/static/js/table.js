@@ -29,6 +29,7 @@ import { animateFrom, boxesOf } from "./motion.js";
 import {
   $,
   ApiError,
+  accountNeeded,
   announce,
   api,
   botName,
@@ -88,6 +89,11 @@ async function join(seat, token, name) {
     refuse("");
     reconnect();
   } catch (error) {
+    if (error instanceof ApiError && error.code === "account_required") {
+      refuse(t("rating.need_account"));
+      $("#refusal").replaceChildren(...accountNeeded()); // with the link to the account page
+      return;
+    }
     refuse(error instanceof ApiError ? t("join.refused", { detail: error.message }) : t("conn.failed"));
   }
 }
