@@ -222,11 +222,12 @@ GUIDE = {
     *(f"{size}-{n}-playing" for size in ("phone", "laptop") for n in (3, 4, 5)),
     *(f"{size}-{page}" for size in ("phone", "laptop") for page in ("leaderboard", "profile")),
     *(f"{page}-{size}" for size in ("phone", "laptop") for page in ("home-play-now", "how-to-play-lesson")),
-    *(f"{page}-{size}" for size in ("phone", "laptop") for page in ("tutorial-deck", "tutorial-lesson")),
-    *(f"{size}-{part}" for size in ("phone", "laptop") for part in ("cap-disabled-bid", "5-last-deal")),
-    *(f"{page}-{size}-ja" for size in ("phone", "laptop") for page in ("home", "how-to-play-deck")),
-    "account-busy-phone",
-    "chat-phone-unread",
+    *(f"how-to-play-deck-{size}-ja" for size in ("phone", "laptop")),
+    "tutorial-deck-phone",
+    "tutorial-lesson-laptop",
+    "phone-5-last-deal",
+    "laptop-cap-disabled-bid",
+    "home-laptop-ja",
 }
 """The screenshots docs/USER_GUIDE.md shows."""
 
