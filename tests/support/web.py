@@ -291,3 +291,13 @@ def create_table(server: ServerProcess, **spec: Any) -> tuple[str, dict[int, str
     assert response.status_code == 201, response.text
     answer = response.json()
     return answer["table"]["id"], {invite["seat"]: invite["token"] for invite in answer["invites"]}
+
+
+def seated_against_random_bots(browser: Any, server: ServerProcess, table: str, name: str) -> Player:
+    """``name`` at seat 0 of a new 3-player table ``table`` against two random bots, seat 0 first, the table
+    open at ``?pace=0``."""
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
+    table_id, tokens = create_table(server, players=3, seats=seats, name=table, options={"first_player": 0})
+    joined = httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": name, "token": tokens[0]})
+    assert joined.status_code == 200, joined.text
+    return open_player(browser, f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
 
 from support.server import ServerProcess
-from support.web import create_table, move_once, next_move, open_player
+from support.web import move_once, next_move, open_player, seated_against_random_bots
 
 pytestmark = pytest.mark.browser
 
@@ -62,10 +61,7 @@ def stable(views: list[dict[str, Any]], part: str) -> list[str]:
 
 
 def test_views_keep_the_hand_the_trick_and_the_focus(browser: Any, server: ServerProcess) -> None:
-    seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
-    table_id, tokens = create_table(server, players=3, seats=seats, name="Render", options={"first_player": 0})
-    httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Ren", "token": tokens[0]})
-    player = open_player(browser, f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
+    player = seated_against_random_bots(browser, server, "Render", "Ren")
     page = player.page
     assert next_move(player) == "bid"
     page.evaluate(WATCH)

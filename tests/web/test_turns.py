@@ -5,20 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
 import pytest
 
 from support.server import ServerProcess
-from support.web import create_table, move_once, next_move, open_player
+from support.web import move_once, next_move, seated_against_random_bots
 
 pytestmark = pytest.mark.browser
 
 
 def test_turn_alerts_badges_and_keys(browser: Any, server: ServerProcess) -> None:
-    seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
-    table_id, tokens = create_table(server, players=3, seats=seats, name="Turns", options={"first_player": 0})
-    httpx.post(f"{server.http}/api/tables/{table_id}/seats/0/join", json={"name": "Kay", "token": tokens[0]})
-    player = open_player(browser, f"{server.http}/t/{table_id}?pace=0#seat=0&token={tokens[0]}")
+    player = seated_against_random_bots(browser, server, "Turns", "Kay")
     page = player.page
     assert next_move(player) == "bid"
     assert page.title().startswith("● Your turn"), page.title()
