@@ -120,7 +120,10 @@ def test_each_move_spends_its_time_and_earns_the_increment(
         now[0] += 1_500
         second = build_game(stored).current_player
         assert second is not None and second != first
-        shown = peers[0].sync()["table"]["clock"]
+        # The state that answers this sync (a broadcast sent before the clock moved may still be queued).
+        peers[0].send({"type": "sync"})
+        answer = peers[0].wait(lambda m: m["type"] == "state" and m["table"]["clock"]["server_time"] == now[0])
+        shown = answer["table"]["clock"]
         assert shown == {
             "remaining_ms": [58_500 if s == second else 57_000 if s == first else 60_000 for s in range(3)],
             "running": second,

@@ -15,7 +15,7 @@ from sqlalchemy.exc import IntegrityError
 
 from luz.server.db import PlayerRow
 from luz.server.ratings import PROVISIONAL_GAMES, SCALE, places_of, rate_game
-from support.server import Peer, Truth, create_table, guest, play, seats
+from support.server import Peer, Truth, create_table, guest, play, seats, wait_for
 
 HEADER = "X-Luz-Session"
 
@@ -160,6 +160,8 @@ def test_whoever_abandoned_is_last(client: Any, truth: Truth) -> None:
         stays.wait_state(lambda s: s["table"]["seats"][0]["bot_playing"], timeout=5)
         final = play([stays])
     assert final["table"]["seats"][0]["bot_playing"]
+    # The ratings are written once the game's end is stored: wait for that state, not for a time.
+    wait_for(lambda: {ann, bob} <= {row[2] for row in changes(client)})
     rows = {player: (place, before, after) for _, _, player, place, before, after in changes(client)}
     assert rows[ann][0] == 2 and rows[ann][2] < rows[ann][1], "the abandoned seat is last, whatever its points"
     assert rows[bob][0] == 1 and rows[bob][2] > rows[bob][1]
