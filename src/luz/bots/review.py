@@ -1,0 +1,278 @@
+"""The review of one seat's game: every decision of that seat valued from what it knew then, by the strong search.
+
+At each of the seat's decisions (a bid with its safety choice, or a card), the review sees exactly what a bot would
+be given, the seat's view at that moment, and nothing else. It draws ``worlds`` hidden worlds from the seat's exact
+beliefs, weighed by the strong bot's opponent model (:class:`luz.bots.strong.Search`), and plays the deal out in
+each of them once per legal action, everyone then following the heuristic on their own beliefs. Every action is
+thus valued on the same worlds, so that the difference between two actions is measured world by world:
+
+- a bid's **expected points** for the deal, and its chance of being **made**;
+- a card's expected points for the deal, and its chance of taking the current **trick**;
+- the chosen action's **loss**: the best option's expected points minus its own, with the standard error of that
+  difference over the worlds; a **label** when the loss is beyond the noise (over :data:`Z` standard errors) and
+  at least a threshold of :data:`LABELS`, counted in the edition's penalty per trick missed.
+
+A decision with one legal action (the last card, a forced follow) is marked ``forced`` and counted in no figure.
+The review of the same record, seat and settings is the same (each decision's generator is seeded from the
+settings' seed and the decision's place). The JSON schema is in ``docs/REVIEW.md``.
+
+>>> from luz.engine import Game, to_record
+>>> from luz.bots import make_bot, play_out
+>>> game = Game.new("iello-2024", players=3, seed=2)
+>>> import random
+>>> play_out(game, [make_bot("heuristic")] * 3, random.Random(2))
+>>> review = review_game(to_record(game), seat=0, settings=ReviewSettings(worlds=8))
+>>> review["format"], review["seat"], len(review["deals"]) == len(to_record(game)["deals"])
+('luz-review', 0, True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from luz.engine import Action, Bid, Edition, Phase, Play, View, replay, view
+from luz.engine.beliefs import Beliefs
+
+from .fast.rollouts import rollouts
+from .fast.rules import TRICKS, H
+from .fast.value import NO_VALUE
+from .strong import OVERSAMPLE, Position, Search
+
+FORMAT = "luz-review"
+VERSION = 1
+DEFAULT_WORLDS = 400
+"""Worlds per decision by default: chosen for calibration, not speed (docs/BOTS.md, "Review")."""
+Z = 2.0
+"""A loss is beyond the noise when it is over ``Z`` standard errors of the difference."""
+LABELS: tuple[tuple[str, float], ...] = (("blunder", 2.0), ("mistake", 1.0), ("inaccuracy", 0.5))
+"""The labels, worst first, with the least loss each needs, in the edition's penalty per trick missed
+(IELLO 2024: 5 points, so a blunder loses at least 10 expected points)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewSettings:
+    """The search's settings for a review (named in its JSON)."""
+
+    worlds: int = DEFAULT_WORLDS
+    oversample: int = OVERSAMPLE
+    seed: str = "review"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.worlds, bool) or not isinstance(self.worlds, int) or not 2 <= self.worlds <= 100_000:
+            raise ValueError(f"worlds must be a whole number in 2..100000, not {self.worlds!r}")
+        if isinstance(self.oversample, bool) or not isinstance(self.oversample, int) or not self.oversample >= 1:
+            raise ValueError(f"oversample must be a whole number >= 1, not {self.oversample!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One decision of the reviewed seat: where it was (deal and action index, both 0-based; ``step``, the number
+    of actions of the game before it), what the seat saw, and what it chose."""
+
+    deal: int
+    index: int
+    step: int
+    seen: View
+    chosen: Action
+
+
+def decisions(record: Any, seat: int) -> Iterator[Decision]:
+    """The decisions of ``seat`` in a game record (any :func:`luz.engine.replay` accepts), with its views then."""
+    final = replay(record)
+    if not 0 <= seat < final.players:
+        raise ValueError(f"seat must be 0..{final.players - 1}, not {seat!r}")
+    game = replay(record, upto=0)
+    step = 0
+    for number, actions in enumerate(final.actions):
+        for index, action in enumerate(actions):
+            if game.phase is Phase.DEAL:  # a record without a seed: its deals are given, not drawn
+                game.deal(final.deals[number].hands, final.deals[number].aside)
+            if game.current_player == seat:
+                yield Decision(number, index, step, view(game, seat), action)
+            game.apply(action)
+            step += 1
+
+
+def thresholds(edition: Edition) -> dict[str, float]:
+    """Each label's least loss in points for ``edition``."""
+    return {label: share * edition.miss_penalty for label, share in LABELS}
+
+
+def review_decision(seen: View, chosen: Action, settings: ReviewSettings, key: str = "") -> dict[str, Any]:
+    """The review of one decision from the seat's view ``seen`` only (``key``: the decision's place, which seeds
+    its generator with the settings' seed)."""
+    legal = seen.legal_actions
+    kind = "bid" if isinstance(chosen, Bid) else "play"
+    if len(legal) == 1:
+        option = {"action": str(chosen), "points": None, "chance": None, "loss": 0.0, "se": 0.0}
+        return {"kind": kind, "action": str(chosen), "forced": True, "options": [option], "best": str(chosen),
+                "loss": 0.0, "se": 0.0, "label": None, "best_within_noise": True}  # fmt: skip
+    position = Position.from_view(seen)
+    search = Search(position, Beliefs(seen), np.random.default_rng(_seed(settings.seed, key)), settings.oversample)
+    worlds = search.worlds(settings.worlds)
+    if kind == "bid":
+        actions, points, chances = _bid_values(seen, position, search, worlds)
+    else:
+        actions, points, chances = _play_values(seen, position, search, worlds)
+    means = points.mean(axis=1)
+    legal_index = [actions.index(a) for a in legal]
+    best = max(legal_index, key=lambda a: means[a])
+    mine = actions.index(chosen)
+    count = points.shape[1]
+    options = []
+    for a in sorted(legal_index, key=lambda a: -means[a]):
+        difference = points[best] - points[a]
+        options.append({
+            "action": str(actions[a]),
+            "points": _round(means[a]),
+            "chance": _round(chances[a].mean()),
+            "loss": _round(difference.mean()),
+            "se": _round(difference.std(ddof=1) / math.sqrt(count)),
+        })  # fmt: skip
+    chosen_option = next(o for o in options if o["action"] == str(chosen))
+    loss, se = chosen_option["loss"], chosen_option["se"]
+    return {
+        "kind": kind,
+        "action": str(chosen),
+        "forced": False,
+        "options": options,
+        "best": str(actions[best]),
+        "loss": loss,
+        "se": se,
+        "label": label_of(loss, se, thresholds(seen.edition)),
+        "best_within_noise": mine == best or loss <= Z * se,
+    }
+
+
+def label_of(loss: float, se: float, least: dict[str, float]) -> str | None:
+    """The worst label whose threshold ``loss`` reaches, if the loss is beyond the noise."""
+    if loss <= Z * se:
+        return None
+    return next((label for label, _ in LABELS if loss >= least[label]), None)
+
+
+def _bid_values(
+    seen: View, position: Position, search: Search, worlds: np.ndarray
+) -> tuple[list[Action], np.ndarray, np.ndarray]:
+    """Every bid and safety up to the highest legal bid: points ``[option, world]`` and made (0 or 1)."""
+    top = max(a.tricks for a in seen.legal_actions if isinstance(a, Bid))
+    firsts = np.arange(top + 1, dtype=np.int64) * 2
+    _, tricks = _playouts(position, search, worlds, firsts, H)
+    taken = tricks[:, :, position.seat]
+    edition, options, number = seen.edition, seen.options, seen.deal_number
+    actions: list[Action] = []
+    points, made = [], []
+    for a in range(top + 1):
+        for safety in (False, True):
+            actions.append(Bid(a, safety))
+            score = np.array([edition.score(a, safety, t, number, options) for t in range(H + 1)], dtype=np.float64)
+            points.append(score[taken[a]])
+            made.append(np.array([edition.made(a, safety, t) for t in range(H + 1)], dtype=np.float64)[taken[a]])
+    return actions, np.array(points), np.array(made)
+
+
+def _play_values(
+    seen: View, position: Position, search: Search, worlds: np.ndarray
+) -> tuple[list[Action], np.ndarray, np.ndarray]:
+    """Every legal card: the deal's points ``[option, world]`` and whether it takes the current trick."""
+    slots = [a.slot for a in seen.legal_actions if isinstance(a, Play)]
+    firsts = np.array(slots, dtype=np.int64)
+    scores, _ = _playouts(position, search, worlds, firsts, H)
+    _, after_trick = _playouts(position, search, worlds, firsts, int(position.st[TRICKS]) + 1)
+    taken = after_trick[:, :, position.seat] > position.won[position.seat]
+    return [Play(slot) for slot in slots], scores[:, :, position.seat], taken.astype(np.float64)
+
+
+def _playouts(
+    position: Position, search: Search, worlds: np.ndarray, firsts: np.ndarray, stop: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Points and tricks ``[action, world, seat]`` after each first action, played out in ``worlds`` until ``stop``
+    tricks are played."""
+    p = position
+    scores = np.zeros((len(firsts), len(worlds), len(p.won)))
+    tricks = np.zeros(scores.shape, dtype=np.int64)
+    state = (p.col, p.played, p.st, p.trick, p.won, p.bids, p.safe, p.rules)
+    rollouts(worlds, *state, p.seat, False, firsts, search.policy, stop, NO_VALUE, scores, tricks)
+    return scores, tricks
+
+
+def review_game(record: Any, seat: int, settings: ReviewSettings | None = None) -> dict[str, Any]:
+    """The review of ``seat``'s decisions in a finished game ``record``: each decision, each deal's summary (its
+    expected points lost, the share of decisions best within the noise, the best bid: "what you could have bid"),
+    and the game's."""
+    settings = settings or ReviewSettings()
+    game = replay(record)
+    if game.phase is not Phase.GAME_OVER:
+        raise ValueError("only a finished game is reviewed")
+    edition = game.edition
+    reviewed: list[dict[str, Any]] = []
+    for decision in decisions(record, seat):
+        key = f"{decision.deal}:{decision.index}"
+        entry = review_decision(decision.seen, decision.chosen, settings, key)
+        reviewed.append({"deal": decision.deal + 1, "index": decision.index, "step": decision.step, **entry})
+    deals = []
+    for number, result in enumerate(game.sheet.deals, start=1):
+        mine = [d for d in reviewed if d["deal"] == number]
+        bid = next((d for d in mine if d["kind"] == "bid"), None)
+        deals.append({
+            "deal": number,
+            "bid": bid["action"] if bid else None,
+            "could_bid": bid["best"] if bid else None,
+            "bid_tricks": result.bids[seat],
+            "tricks": result.tricks[seat],
+            "points": result.scores[seat],
+            **_totals(mine),
+        })  # fmt: skip
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "seat": seat,
+        "edition": edition.key,
+        "players": game.players,
+        "settings": {"search": "strong", **asdict(settings), "depth": None, "z": Z},
+        "thresholds": thresholds(edition),
+        "decisions": reviewed,
+        "deals": deals,
+        "game": {"points": game.sheet.totals[seat], **_totals(reviewed)},
+    }
+
+
+def _totals(reviewed: list[dict[str, Any]]) -> dict[str, Any]:
+    """Expected points lost, decisions counted (not forced), the share best within the noise, and each label's count."""
+    counted = [d for d in reviewed if not d["forced"]]
+    labels = {label: sum(d["label"] == label for d in counted) for label, _ in reversed(LABELS)}
+    best = sum(d["best_within_noise"] for d in counted)
+    return {
+        "expected_lost": _round(sum(d["loss"] for d in counted)),
+        "decisions": len(counted),
+        "best_share": _round(best / len(counted)) if counted else None,
+        "labels": labels,
+    }
+
+
+def _seed(seed: str, key: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{seed}/{key}".encode()).digest()[:8], "big")
+
+
+def _round(value: float) -> float:
+    return round(float(value), 4)
+
+
+__all__ = [
+    "DEFAULT_WORLDS",
+    "FORMAT",
+    "LABELS",
+    "VERSION",
+    "Decision",
+    "ReviewSettings",
+    "decisions",
+    "review_decision",
+    "review_game",
+    "thresholds",
+]
