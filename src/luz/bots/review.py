@@ -125,7 +125,7 @@ def review_decision(seen: View, chosen: Action, settings: ReviewSettings, key: s
     best = max(legal_index, key=lambda a: means[a])
     mine = actions.index(chosen)
     count = points.shape[1]
-    options = []
+    options: list[dict[str, Any]] = []
     for a in sorted(legal_index, key=lambda a: -means[a]):
         difference = points[best] - points[a]
         options.append({
