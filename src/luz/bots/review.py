@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from luz.engine import Action, Bid, Edition, Phase, Play, View, replay, view
+from luz.engine import Action, Bid, Edition, Game, Phase, Play, View, replay, view
 from luz.engine.beliefs import Beliefs
 
 from .fast.rollouts import rollouts
@@ -207,15 +207,42 @@ def review_game(record: Any, seat: int, settings: ReviewSettings | None = None) 
     expected points lost, the share of decisions best within the noise, the best bid: "what you could have bid"),
     and the game's."""
     settings = settings or ReviewSettings()
+    check_finished(record)
+    return summarise(record, seat, settings, [review_entry(d, settings) for d in decisions(record, seat)])
+
+
+def check_finished(record: Any) -> Game:
+    """The game of ``record``, if it is over (:class:`ValueError` otherwise: only a finished game is reviewed)."""
     game = replay(record)
     if game.phase is not Phase.GAME_OVER:
         raise ValueError("only a finished game is reviewed")
-    edition = game.edition
-    reviewed: list[dict[str, Any]] = []
-    for decision in decisions(record, seat):
-        key = f"{decision.deal}:{decision.index}"
-        entry = review_decision(decision.seen, decision.chosen, settings, key)
-        reviewed.append({"deal": decision.deal + 1, "index": decision.index, "step": decision.step, **entry})
+    return game
+
+
+def review_entry(decision: Decision, settings: ReviewSettings) -> dict[str, Any]:
+    """One decision's review with its place (``deal`` 1-based, ``index``, ``step``)."""
+    key = f"{decision.deal}:{decision.index}"
+    entry = review_decision(decision.seen, decision.chosen, settings, key)
+    return {"deal": decision.deal + 1, "index": decision.index, "step": decision.step, **entry}
+
+
+def review_step(record: Any, seat: int, settings: ReviewSettings, number: int) -> dict[str, Any]:
+    """The review of ``seat``'s decision ``number`` (0-based) in ``record``: a review computed a decision at a time
+    (the server's bot processes take one decision per turn, so that a review shares them fairly with bot moves)."""
+    for count, decision in enumerate(decisions(record, seat)):
+        if count == number:
+            return review_entry(decision, settings)
+    raise ValueError(f"seat {seat} has no decision {number}")
+
+
+def decision_count(record: Any, seat: int) -> int:
+    """How many decisions ``seat`` made in ``record``."""
+    return sum(1 for _ in decisions(record, seat))
+
+
+def summarise(record: Any, seat: int, settings: ReviewSettings, reviewed: list[dict[str, Any]]) -> dict[str, Any]:
+    """The review's JSON from its decisions' entries (:func:`review_entry`, in order)."""
+    game = check_finished(record)
     deals = []
     for number, result in enumerate(game.sheet.deals, start=1):
         mine = [d for d in reviewed if d["deal"] == number]
@@ -233,10 +260,10 @@ def review_game(record: Any, seat: int, settings: ReviewSettings | None = None) 
         "format": FORMAT,
         "version": VERSION,
         "seat": seat,
-        "edition": edition.key,
+        "edition": game.edition.key,
         "players": game.players,
         "settings": {"search": "strong", **asdict(settings), "depth": None, "z": Z},
-        "thresholds": thresholds(edition),
+        "thresholds": thresholds(game.edition),
         "decisions": reviewed,
         "deals": deals,
         "game": {"points": game.sheet.totals[seat], **_totals(reviewed)},
@@ -271,8 +298,11 @@ __all__ = [
     "VERSION",
     "Decision",
     "ReviewSettings",
+    "decision_count",
     "decisions",
     "review_decision",
     "review_game",
+    "review_step",
+    "summarise",
     "thresholds",
 ]
