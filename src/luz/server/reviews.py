@@ -1,9 +1,10 @@
 """Reviews of finished games on the server (:mod:`luz.bots.review`): asked over HTTP, computed a decision at a time in
 the bot processes, stored once in the database and served from there.
 
-A review is a few seconds of search. It runs in the bot processes as one computation per decision (a fraction of a
-second), each under a fair share of its own for the client that asked (``review:`` and the client): between two of
-its decisions, the bot moves of tables that have used the processes less go first. One identity has at most one
+A review is a few seconds of search. It runs in the bot processes as one computation per batch of worlds of a
+decision (``luz.bots.review.BATCH``: tens of milliseconds), each under a fair share of its own for the client that
+asked (``review:`` and the client): between two of them, the bot moves of tables that have used the processes less
+go first, so that a review delays a search bot's move by one batch at most. One identity has at most one
 review being computed, and the server at most ``Settings.review_queue``; beyond, :class:`ReviewRefused` (429). A
 review never changes the game's record: it reads it.
 """
@@ -22,7 +23,7 @@ from .store import Store
 from .tables.botpool import BotPool
 
 if TYPE_CHECKING:
-    from luz.bots.review import ReviewSettings
+    from luz.bots.review import Decision, ReviewSettings, Values
 
 log = logging.getLogger("luz.server")
 
@@ -81,15 +82,17 @@ class Reviews:
         return pending.status()
 
     async def _compute(self, key: Key, share: str, record: dict[str, Any], pending: _Pending) -> None:
-        from luz.bots.review import ReviewSettings, decision_count, summarise  # the search's code: when first used
+        from luz.bots.review import ReviewSettings, decisions, is_forced, judge, placed, summarise
 
         table_id, game_no, seat = key
         settings = ReviewSettings(worlds=self.settings.review_worlds)
         try:
-            pending.total = decision_count(record, seat)
+            seat_decisions = list(decisions(record, seat))  # the seat's views: a few milliseconds
+            pending.total = len(seat_decisions)
             entries = []
-            for number in range(pending.total):
-                entries.append(await self._in_pool(share, record, seat, settings, number))
+            for decision in seat_decisions:
+                batches = [] if is_forced(decision.seen) else await self._batches(share, decision, settings)
+                entries.append(placed(decision, judge(decision.seen, decision.chosen, batches)))
                 pending.done += 1
             review = summarise(record, seat, settings, entries)
             await asyncio.to_thread(self.store.save_review, table_id, game_no, seat, review)
@@ -100,20 +103,22 @@ class Reviews:
         finally:
             self._pending.pop(key, None)
 
-    async def _in_pool(
-        self, share: str, record: dict[str, Any], seat: int, settings: ReviewSettings, number: int
-    ) -> dict[str, Any]:
-        """One decision's review in a bot process; again once if the pool had to be replaced meanwhile."""
-        from luz.bots.review import review_step
+    async def _batches(self, share: str, decision: Decision, settings: ReviewSettings) -> list[Values]:
+        """A decision's batches of worlds, each a computation in the bot processes (a few tens of milliseconds);
+        again once if the pool had to be replaced meanwhile."""
+        from luz.bots.review import batch_count, values_batch
 
         assert self.pool is not None
         for attempt in (1, 2):
+            futures = [
+                self.pool.submit("review:" + share, values_batch, decision.seen, settings, decision.key, batch)
+                for batch in range(batch_count(settings))
+            ]
             try:
-                entry: dict[str, Any] = await asyncio.wrap_future(
-                    self.pool.submit("review:" + share, review_step, record, seat, settings, number)
-                )
-                return entry
+                return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
             except BrokenProcessPool:
+                for future in futures:
+                    future.cancel()
                 self.pool.recover()
                 if attempt == 2:
                     raise
