@@ -197,8 +197,8 @@ async def record(request: Request, table_id: str, game: int | None = Query(None,
     """The record of a finished game (every hand), for the replay; a game in progress is not shown."""
     table = await table_or_404(request, table_id)
     number = game or table.state.game_no
-    if number == table.state.game_no and (table.game is None or table.game.outcome() is None):
-        raise HTTPException(409, "the game is not over: its record is shown once it is")
     if not 1 <= number <= table.state.game_no:
         raise HTTPException(404, "no such game")
+    if number == table.state.game_no and (table.game is None or table.game.outcome() is None):
+        raise HTTPException(409, "the game is not over: its record is shown once it is")
     return await finished_record(request, table, number)
