@@ -91,7 +91,7 @@ def calibration_error(table: list[dict[str, Any]]) -> float | None:
     total = sum(d["count"] for d in table)
     if not total:
         return None
-    return sum(d["count"] * abs(d["mean_stated"] - d["made_frequency"]) for d in table if d["count"]) / total
+    return float(sum(d["count"] * abs(d["mean_stated"] - d["made_frequency"]) for d in table if d["count"])) / total
 
 
 def clustered_difference(rows: list[dict[str, Any]]) -> dict[str, Any]:
