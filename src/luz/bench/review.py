@@ -88,10 +88,11 @@ def deciles(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def calibration_error(table: list[dict[str, Any]]) -> float | None:
     """The expected calibration error: ``|mean stated - made frequency|`` over the deciles, weighted by count."""
-    total = sum(d["count"] for d in table)
+    total: int = sum(d["count"] for d in table)
     if not total:
         return None
-    return float(sum(d["count"] * abs(d["mean_stated"] - d["made_frequency"]) for d in table if d["count"])) / total
+    weighted: float = sum(d["count"] * abs(d["mean_stated"] - d["made_frequency"]) for d in table if d["count"])
+    return weighted / total
 
 
 def clustered_difference(rows: list[dict[str, Any]]) -> dict[str, Any]:
