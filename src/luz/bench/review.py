@@ -157,11 +157,14 @@ def bench_review(
     edition: str = "iello-2024",
     players: int = 4,
     full_games: int = 4,
+    full_worlds: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games with the field and review every seat's bids (``worlds`` per decision, default the
-    review's); fully review every seat of the first ``full_games`` of them at the review's default settings."""
+    review's); fully review every seat of the first ``full_games`` of them (``full_worlds`` per decision, default
+    the review's)."""
     settings = ReviewSettings() if worlds is None else ReviewSettings(worlds=worlds)
+    full_settings = ReviewSettings() if full_worlds is None else ReviewSettings(worlds=full_worlds)
     rows: list[dict[str, Any]] = []
     full: list[tuple[str, dict[str, Any], float]] = []
     deals = 0
@@ -173,7 +176,7 @@ def bench_review(
         if number < full_games:
             for seat, kind in enumerate(kinds):
                 start = time.perf_counter()
-                review = review_game(record, seat)
+                review = review_game(record, seat, full_settings)
                 full.append((kind, review, time.perf_counter() - start))
         if progress and (number + 1) % 10 == 0:
             progress(f"{number + 1}/{games} games, {len(rows)} bids, {time.perf_counter() - began:.0f} s")
@@ -190,7 +193,7 @@ def bench_review(
         "forced_bids": len(rows) - len(counted),
         **summary(counted),
         "by_kind": {kind: summary([r for r in counted if r["kind"] == kind]) for kind in FIELD},
-        "full_reviews": full_review_figures(full),
+        "full_reviews": {"worlds": full_settings.worlds, **full_review_figures(full)},
         "seconds": time.perf_counter() - began,
     }
 

@@ -421,7 +421,10 @@ def review(
     edition: str = typer.Option(DEFAULT_EDITION, help="Edition of the games."),
     players: int = typer.Option(4, help="Players at each game."),
     full_games: int = typer.Option(
-        4, min=0, help="Games of which every seat is fully reviewed at the default settings (timed, labels counted)."
+        4, min=0, help="Games of which every seat is fully reviewed, every decision (timed, labels counted)."
+    ),
+    full_worlds: int | None = typer.Option(
+        None, min=2, max=100_000, help="Worlds per decision of the full reviews (default: the review's, 400)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
@@ -431,7 +434,14 @@ def review(
 
     check_table(edition, players)
     report = bench_review(
-        games, worlds, seed, edition, players, min(full_games, games), progress=None if as_json else progress_line
+        games,
+        worlds,
+        seed,
+        edition,
+        players,
+        min(full_games, games),
+        full_worlds,
+        progress=None if as_json else progress_line,
     )
     if as_json:
         typer.echo(json.dumps(report))
@@ -486,7 +496,7 @@ def print_review_bench(report: dict[str, Any]) -> None:
     full = report["full_reviews"]
     if full["reviews"]:
         console.print(
-            f"full reviews of one seat (default settings): {full['reviews']}, "
+            f"full reviews of one seat ({full['worlds']} worlds a decision): {full['reviews']}, "
             f"p50 {full['seconds_p50']:.2f} s, p95 {full['seconds_p95']:.2f} s"
         )
         labels = Table(title="full reviews: share of the decisions (forced left out)")
