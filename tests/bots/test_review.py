@@ -199,3 +199,8 @@ def test_an_unfinished_game_or_a_bad_seat_is_refused() -> None:
             review_game(record, seat, FEW)
     with pytest.raises(ValueError, match="worlds"):
         ReviewSettings(worlds=1)
+    fresh = Game.new("iello-2024", players=3, seed=1)
+    seen = view(fresh, fresh.first_player)
+    assert seen.legal_actions and all(isinstance(a, Bid) for a in seen.legal_actions)
+    with pytest.raises(ValueError, match="not a legal action"):
+        review_decision(seen, Play(0), FEW)

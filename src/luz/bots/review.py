@@ -108,6 +108,8 @@ def review_decision(seen: View, chosen: Action, settings: ReviewSettings, key: s
     """The review of one decision from the seat's view ``seen`` only (``key``: the decision's place, which seeds
     its generator with the settings' seed)."""
     legal = seen.legal_actions
+    if chosen not in legal:
+        raise ValueError(f"{chosen} is not a legal action of that view")
     kind = "bid" if isinstance(chosen, Bid) else "play"
     if len(legal) == 1:
         option = {"action": str(chosen), "points": None, "chance": None, "loss": 0.0, "se": 0.0}
