@@ -107,5 +107,15 @@ def test_bench_review_reports_calibration_and_full_reviews() -> None:
     assert sum(kind["games"] for kind in full["by_kind"].values()) == 3
     text = runner.invoke(app, args[:-1], env={"COLUMNS": "200"})
     assert text.exit_code == 0 and "expected calibration error" in text.stdout and "best within noise" in text.stdout
-    bad = runner.invoke(app, ["bench", "review", "--players", "6"])
-    assert bad.exit_code == 2
+    for bad in (["--players", "6"], ["--field", "heuristic,nobody"]):
+        refused = runner.invoke(app, ["bench", "review", *bad])
+        assert refused.exit_code == 2 and refused.stdout == "", refused.output
+
+
+def test_bench_review_plays_the_field_given() -> None:
+    args = ["bench", "review", "--games", "1", "--worlds", "4", "--full-games", "0", "--field", "heuristic", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["field"] == ["heuristic"] and list(report["by_kind"]) == ["heuristic"]
+    assert report["by_kind"]["heuristic"]["bids"] == report["bids"] > 0 and report["full_reviews"]["reviews"] == 0

@@ -29,18 +29,20 @@ from luz.bots.review import LABELS, ReviewSettings, decisions, review_decision, 
 from luz.engine import Bid, Game, replay, to_record
 
 FIELD = ("random", "heuristic", "strong", "expert")
-"""The bot kinds of the field, one a seat, rotated (seat ``s`` of game ``g`` plays ``FIELD[(s + g) % 4]``)."""
+"""The bot kinds of the default field, one a seat, rotated (seat ``s`` of game ``g`` plays ``FIELD[(s + g) % 4]``)."""
 DECILES = 10
 
 
-def field_of(game_number: int, players: int) -> list[str]:
+def field_of(game_number: int, players: int, field: tuple[str, ...] = FIELD) -> list[str]:
     """The bot kind of each seat in game ``game_number``."""
-    return [FIELD[(seat + game_number) % len(FIELD)] for seat in range(players)]
+    return [field[(seat + game_number) % len(field)] for seat in range(players)]
 
 
-def play_game(edition: str, players: int, seed: int, number: int) -> tuple[dict[str, Any], list[str]]:
+def play_game(
+    edition: str, players: int, seed: int, number: int, field: tuple[str, ...] = FIELD
+) -> tuple[dict[str, Any], list[str]]:
     """Game ``number`` of the bench played by the field: its record and the kind at each seat."""
-    kinds = field_of(number, players)
+    kinds = field_of(number, players, field)
     game = Game.new(edition, players=players, seed=seed * 1_000_003 + number)
     play_out(game, [make_bot(kind) for kind in kinds], random.Random(f"bench-review/{seed}/{number}"))
     return to_record(game), kinds
@@ -126,10 +128,12 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def full_review_figures(reviews: list[tuple[str, dict[str, Any], float]]) -> dict[str, Any]:
+def full_review_figures(
+    reviews: list[tuple[str, dict[str, Any], float]], field: tuple[str, ...] = FIELD
+) -> dict[str, Any]:
     """Per kind: full reviews' decisions, share best within the noise, share of each label; and their times."""
     kinds: dict[str, Any] = {}
-    for kind in FIELD:
+    for kind in dict.fromkeys(field):
         mine = [review for k, review, _ in reviews if k == kind]
         counted = [d for review in mine for d in review["decisions"] if not d["forced"]]
         if not mine:
@@ -158,11 +162,12 @@ def bench_review(
     players: int = 4,
     full_games: int = 4,
     full_worlds: int | None = None,
+    field: tuple[str, ...] = FIELD,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games with the field and review every seat's bids (``worlds`` per decision, default the
     review's); fully review every seat of the first ``full_games`` of them (``full_worlds`` per decision, default
-    the review's)."""
+    the review's). ``field``: the bot specs, rotated over the seats."""
     settings = ReviewSettings() if worlds is None else ReviewSettings(worlds=worlds)
     full_settings = ReviewSettings() if full_worlds is None else ReviewSettings(worlds=full_worlds)
     rows: list[dict[str, Any]] = []
@@ -170,7 +175,7 @@ def bench_review(
     deals = 0
     began = time.perf_counter()
     for number in range(games):
-        record, kinds = play_game(edition, players, seed, number)
+        record, kinds = play_game(edition, players, seed, number, field)
         deals += len(record["deals"])
         rows += [{**row, "game": number} for row in bid_rows(record, kinds, settings)]
         if number < full_games:
@@ -185,15 +190,15 @@ def bench_review(
         "benchmark": "review calibration",
         "edition": edition,
         "players": players,
-        "field": list(FIELD),
+        "field": list(field),
         "games": games,
         "deals": deals,
         "seed": seed,
         "settings": {"worlds": settings.worlds, "oversample": settings.oversample, "seed": settings.seed},
         "forced_bids": len(rows) - len(counted),
         **summary(counted),
-        "by_kind": {kind: summary([r for r in counted if r["kind"] == kind]) for kind in FIELD},
-        "full_reviews": {"worlds": full_settings.worlds, **full_review_figures(full)},
+        "by_kind": {kind: summary([r for r in counted if r["kind"] == kind]) for kind in dict.fromkeys(field)},
+        "full_reviews": {"worlds": full_settings.worlds, **full_review_figures(full, field)},
         "seconds": time.perf_counter() - began,
     }
 

@@ -413,7 +413,7 @@ def vector(
 
 @bench_app.command("review")
 def review(
-    games: int = typer.Option(250, min=1, help="Games played by the mixed field (random, heuristic, strong, expert)."),
+    games: int = typer.Option(250, min=1, help="Games played by the field."),
     worlds: int | None = typer.Option(
         None, min=2, max=100_000, help="Worlds per reviewed bid (default: the review's, 400)."
     ),
@@ -426,6 +426,9 @@ def review(
     full_worlds: int | None = typer.Option(
         None, min=2, max=100_000, help="Worlds per decision of the full reviews (default: the review's, 400)."
     ),
+    field: str = typer.Option(
+        "random,heuristic,strong,expert", help="Bot specs of the field, comma-separated, rotated over the seats."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """The review's calibration: the stated chance of making the chosen bid against the made frequency (deciles,
@@ -433,6 +436,15 @@ def review(
     from luz.bench.review import bench_review  # compiles the fast core: only for this command
 
     check_table(edition, players)
+    from luz.bots import make_bot
+    from luz.engine import LuzError
+
+    kinds = tuple(spec.strip() for spec in field.split(","))
+    try:
+        for spec in kinds:
+            make_bot(spec)
+    except LuzError as error:
+        raise typer.BadParameter(f"--field: {error}") from None
     report = bench_review(
         games,
         worlds,
@@ -441,6 +453,7 @@ def review(
         players,
         min(full_games, games),
         full_worlds,
+        kinds,
         progress=None if as_json else progress_line,
     )
     if as_json:
