@@ -37,7 +37,11 @@ def review_command(
         fail(f"--seat must be 0..{game.players - 1}, not {seat}")
     settings = ReviewSettings() if worlds is None else ReviewSettings(worlds=worlds)
     seats = range(game.players) if seat is None else [seat]
-    reviews = [review_game(data, s, settings) for s in seats]
+    reviews = []
+    for s in seats:
+        if not as_json:
+            Console(stderr=True).print(f"[dim]reviewing seat {s} ({settings.worlds} worlds a decision)...[/dim]")
+        reviews.append(review_game(data, s, settings))
     if as_json:
         typer.echo(json.dumps(reviews[0] if seat is not None else reviews))
         return
@@ -58,20 +62,24 @@ def print_review(console: Console, review: dict[str, Any], name: str) -> None:
         + " expected points"
     )
     deals = Table()
-    for column in ("deal", "bid", "could have bid", "tricks", "points", "expected lost", "best share", "labels"):
-        deals.add_column(column, justify="left" if column in ("bid", "could have bid", "labels") else "right")
+    for column in ("deal", "bid", "could bid", "tricks", "points", "exp. lost", "best", "i/m/b"):
+        deals.add_column(column, justify="left" if column in ("bid", "could bid") else "right")
     for deal in review["deals"]:
         deals.add_row(
             str(deal["deal"]),
-            _action(deal["bid"]),
-            _action(deal["could_bid"]) if deal["could_bid"] != deal["bid"] else "(same)",
-            f"{deal['tricks']}/{deal['bid_tricks']}",
+            _bid(deal["bid"]),
+            _bid(deal["could_bid"]) if deal["could_bid"] != deal["bid"] else "(same)",
+            str(deal["tricks"]),
             f"{deal['points']:+d}",
             f"{deal['expected_lost']:.1f}",
             _share(deal["best_share"]),
-            _labels(deal["labels"]),
+            "/".join(str(deal["labels"][label]) for label in ("inaccuracy", "mistake", "blunder")),
         )
     console.print(deals)
+    console.print(
+        "  could bid: the best bid then; exp. lost: expected points lost; best: share of the decisions best within "
+        "the noise; i/m/b: inaccuracies/mistakes/blunders"
+    )
     labelled = [d for d in review["decisions"] if d["label"]]
     for decision in labelled:
         console.print(
@@ -95,6 +103,11 @@ def _action(action: str | None) -> str:
         return "-"
     kind, _, rest = action.partition(":")
     return f"bid {rest}" if kind == "bid" else f"card {rest}"
+
+
+def _bid(action: str | None) -> str:
+    """``bid:2+`` as ``2+``."""
+    return "-" if action is None else action.partition(":")[2]
 
 
 def _share(share: float | None) -> str:
