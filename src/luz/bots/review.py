@@ -47,7 +47,8 @@ from .strong import OVERSAMPLE, Position, Search
 FORMAT = "luz-review"
 VERSION = 1
 DEFAULT_WORLDS = 400
-"""Worlds per decision by default: chosen for calibration, not speed (docs/BOTS.md, "Review")."""
+"""Worlds per decision by default: about 5 s for one seat of a 4-player IELLO game on one core (docs/BOTS.md,
+"Review", with the calibration of the review's figures)."""
 Z = 2.0
 """A loss is beyond the noise when it is over ``Z`` standard errors of the difference."""
 LABELS: tuple[tuple[str, float], ...] = (("blunder", 2.0), ("mistake", 1.0), ("inaccuracy", 0.5))
