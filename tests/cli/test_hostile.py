@@ -57,7 +57,7 @@ def hostile_records(record: dict[str, object]) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("kind", ["deep", "huge integer", "card", "action", "made_points"])
-@pytest.mark.parametrize("command", [["replay"], ["replay", "--json"], ["view", "--seat", "0"]])
+@pytest.mark.parametrize("command", [["replay"], ["replay", "--json"], ["view", "--seat", "0"], ["review", "--json"]])
 def test_hostile_records(tmp_path: Path, record: dict[str, object], kind: str, command: list[str]) -> None:
     path = tmp_path / "hostile.json"
     path.write_text(hostile_records(record)[kind])
@@ -73,7 +73,15 @@ def test_score_with_huge_made_points(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["view", "x.json", "--seat", "x"], ["view", "x.json", "--seat", "0", "--after", "-1"], ["replay"], ["nope"]],
+    [
+        ["view", "x.json", "--seat", "x"],
+        ["view", "x.json", "--seat", "0", "--after", "-1"],
+        ["replay"],
+        ["nope"],
+        ["review", "x.json", "--worlds", "1"],
+        ["review", "x.json", "--seat", "x"],
+        ["review"],
+    ],
 )
 def test_usage_errors_are_one_line(args: list[str]) -> None:
     result = run(*args)

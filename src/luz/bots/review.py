@@ -47,7 +47,8 @@ from .strong import OVERSAMPLE, Position, Search
 FORMAT = "luz-review"
 VERSION = 1
 DEFAULT_WORLDS = 400
-"""Worlds per decision by default: chosen for calibration, not speed (docs/BOTS.md, "Review")."""
+"""Worlds per decision by default: about 5 s for one seat of a 4-player IELLO game on one core (docs/BOTS.md,
+"Review", with the calibration of the review's figures)."""
 BATCH = 50
 """Worlds played out per computation: a decision's worlds come in batches, each drawn with a generator of its own,
 so that the server's bot processes take a review in short turns (tens of milliseconds) between bot moves."""
@@ -150,6 +151,8 @@ def values_batch(seen: View, settings: ReviewSettings, key: str, batch: int) -> 
 def judge(seen: View, chosen: Action, batches: list[Values]) -> dict[str, Any]:
     """A decision's review from its batches of values (none for a forced decision): each legal option's expected
     points, chance, loss and its standard error (paired, world by world), the best option and the label."""
+    if chosen not in seen.legal_actions:
+        raise ValueError(f"{chosen} is not a legal action of that view")
     kind = "bid" if isinstance(chosen, Bid) else "play"
     if is_forced(seen):
         option = {"action": str(chosen), "points": None, "chance": None, "loss": 0.0, "se": 0.0}

@@ -1,11 +1,11 @@
-"""The ``luz`` command line: score-keeper, replay and views of records, terminal play, benchmarks."""
+"""The ``luz`` command line: score-keeper, replay, views and reviews of records, terminal play, benchmarks."""
 
 from __future__ import annotations
 
 import typer
 
 # Each module registers its commands on ``app`` / ``bench_app`` (apps.py).
-from . import arena, bench, export, play, records, score, serve, train  # noqa: F401
+from . import arena, bench, export, play, records, review, score, serve, train  # noqa: F401
 from .apps import app
 
 __all__ = ["app", "main"]

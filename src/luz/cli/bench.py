@@ -409,3 +409,132 @@ def vector(
     Console().print(table)
     if "missing" in report:
         Console().print(f"not measured: missing {report['missing']}")
+
+
+@bench_app.command("review")
+def review(
+    games: int = typer.Option(250, min=1, help="Games played by the field."),
+    worlds: int | None = typer.Option(
+        None, min=2, max=100_000, help="Worlds per reviewed bid (default: the review's, 400)."
+    ),
+    seed: int = typer.Option(0, help="Seed of the games."),
+    edition: str = typer.Option(DEFAULT_EDITION, help="Edition of the games."),
+    players: int = typer.Option(4, help="Players at each game."),
+    full_games: int = typer.Option(
+        4, min=0, help="Games of which every seat is fully reviewed, every decision (timed, labels counted)."
+    ),
+    full_worlds: int | None = typer.Option(
+        None, min=2, max=100_000, help="Worlds per decision of the full reviews (default: the review's, 400)."
+    ),
+    field: str = typer.Option(
+        "random,heuristic,strong,expert", help="Bot specs of the field, comma-separated, rotated over the seats."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """The review's calibration: the stated chance of making the chosen bid against the made frequency (deciles,
+    expected calibration error), expected points against points scored, and full reviews' times and labels."""
+    from luz.bench.review import bench_review  # compiles the fast core: only for this command
+
+    check_table(edition, players)
+    from luz.bots import make_bot
+    from luz.engine import LuzError
+
+    kinds = tuple(spec.strip() for spec in field.split(","))
+    try:
+        for spec in kinds:
+            make_bot(spec)
+    except LuzError as error:
+        raise typer.BadParameter(f"--field: {error}") from None
+    report = bench_review(
+        games,
+        worlds,
+        seed,
+        edition,
+        players,
+        min(full_games, games),
+        full_worlds,
+        kinds,
+        progress=None if as_json else progress_line,
+    )
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    print_review_bench(report)
+
+
+def print_review_bench(report: dict[str, Any]) -> None:
+    """The calibration tables: deciles, figures by kind, full reviews."""
+    console = Console()
+    points = report["points"]
+    title = (
+        f"{report['edition']} {report['players']}p, {report['games']} games, {report['deals']} deals, "
+        f"{report['bids']} bids reviewed ({report['forced_bids']} forced left out), "
+        f"{report['settings']['worlds']} worlds a bid"
+    )
+    table = Table(title=title)
+    for column in ("stated chance", "bids", "mean stated", "made frequency"):
+        table.add_column(column, justify="right")
+    for row in report["deciles"]:
+        low, high = row["range"]
+        stated, made = row["mean_stated"], row["made_frequency"]
+        table.add_row(
+            f"{low:.1f}-{high:.1f}",
+            str(row["count"]),
+            "-" if stated is None else f"{stated:.3f}",
+            "-" if made is None else f"{made:.3f}",
+        )
+    console.print(table)
+    ece = report["ece"]
+    console.print(f"expected calibration error: {'-' if ece is None else f'{ece:.3f}'}")
+    console.print(_points_line("all bids", points))
+    kinds = Table(title="by bot kind")
+    for column in ("kind", "bids", "mean stated", "made frequency", "ECE", "expected", "scored", "scored - expected"):
+        kinds.add_column(column, justify="left" if column == "kind" else "right")
+    for kind, figures in report["by_kind"].items():
+        if not figures["bids"]:
+            continue
+        p = figures["points"]
+        ci = p["ci95"]
+        kinds.add_row(
+            kind,
+            str(figures["bids"]),
+            f"{figures['mean_stated']:.3f}",
+            f"{figures['made_frequency']:.3f}",
+            f"{figures['ece']:.3f}",
+            f"{p['expected']:.2f}",
+            f"{p['scored']:.2f}",
+            f"{p['difference']:+.2f}" + ("" if ci is None else f" [{ci[0]:+.2f}, {ci[1]:+.2f}]"),
+        )
+    console.print(kinds)
+    full = report["full_reviews"]
+    if full["reviews"]:
+        console.print(
+            f"full reviews of one seat ({full['worlds']} worlds a decision): {full['reviews']}, "
+            f"p50 {full['seconds_p50']:.2f} s, p95 {full['seconds_p95']:.2f} s"
+        )
+        labels = Table(title="full reviews: share of the decisions (forced left out)")
+        for column in ("kind", "games", "decisions", "best within noise", "inaccuracy", "mistake", "blunder"):
+            labels.add_column(column, justify="left" if column == "kind" else "right")
+        for kind, figures in full["by_kind"].items():
+            shares = figures["labels"]
+            labels.add_row(
+                kind,
+                str(figures["games"]),
+                str(figures["decisions"]),
+                f"{figures['best_within_noise']:.3f}",
+                *(f"{shares[label]:.3f}" for label in ("inaccuracy", "mistake", "blunder")),
+            )
+        console.print(labels)
+    console.print(f"{report['seconds']:.0f} s in all")
+
+
+def _points_line(label: str, points: dict[str, Any]) -> str:
+    """Expected points against scored, and the difference's 95% interval over games."""
+    if points["expected"] is None:
+        return f"{label}: no bids"
+    ci = points["ci95"]
+    interval = "" if ci is None else f", 95% CI over games [{ci[0]:+.2f}, {ci[1]:+.2f}]"
+    return (
+        f"{label}: expected points {points['expected']:.2f}, scored {points['scored']:.2f}, "
+        f"scored - expected {points['difference']:+.2f}{interval}"
+    )
