@@ -119,3 +119,11 @@ def test_bench_review_plays_the_field_given() -> None:
     report = json.loads(result.stdout)
     assert report["field"] == ["heuristic"] and list(report["by_kind"]) == ["heuristic"]
     assert report["by_kind"]["heuristic"]["bids"] == report["bids"] > 0 and report["full_reviews"]["reviews"] == 0
+
+
+def test_bench_review_times_reviews_through_a_server() -> None:
+    args = ["bench", "review", "--games", "1", "--worlds", "4", "--full-games", "0", "--full-worlds", "4"]
+    result = runner.invoke(app, [*args, "--players", "3", "--server-games", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    served = json.loads(result.stdout)["server_reviews"]
+    assert served["reviews"] == 2 and served["worlds"] == 4 and 0 < served["seconds_p50"] <= served["seconds_p95"]

@@ -17,6 +17,7 @@ then says whether it was made and what it scored. Reported:
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 import random
 import time
 from collections.abc import Callable
@@ -205,3 +206,40 @@ def bench_review(
 
 def _mean(values: list[float]) -> float | None:
     return float(np.mean(values)) if values else None
+
+
+def server_review_times(games: int, worlds: int | None = None, players: int = 4) -> dict[str, Any]:
+    """Seconds from asking a server for a review to reading it: ``games`` games of heuristic bots played at a real
+    server (the app with one bot process, on a temporary SQLite database), each reviewed for seat 0 through
+    ``POST``/``GET /api/tables/{id}/games/1/review`` (``worlds`` per decision, default the server's)."""
+    import tempfile
+
+    from fastapi.testclient import TestClient
+
+    from luz.server import Settings, create_app
+
+    with tempfile.TemporaryDirectory() as folder:
+        settings = Settings(database_url=f"sqlite:///{folder}/luz.sqlite3", bot_workers=1, messages_per_second=10_000)
+        if worlds is not None:
+            settings = replace(settings, review_worlds=worlds)
+        times = []
+        with TestClient(create_app(settings)) as client:
+            session = {"X-Luz-Session": client.post("/api/me/guest").json()["session"]}
+            for _ in range(games):
+                spec = {"players": players, "seats": [{"kind": "bot", "bot": "heuristic"}] * players}
+                table_id = client.post("/api/tables", json=spec).json()["table"]["id"]
+                while client.get(f"/api/tables/{table_id}").json()["status"] != "over":
+                    time.sleep(0.05)
+                path = f"/api/tables/{table_id}/games/1/review?seat=0"
+                start = time.perf_counter()
+                client.post(path, headers=session).raise_for_status()
+                while client.get(path).status_code != 200:
+                    time.sleep(0.02)
+                times.append(time.perf_counter() - start)
+    seconds = np.array(times)
+    return {
+        "reviews": games,
+        "worlds": settings.review_worlds,
+        "seconds_p50": float(np.percentile(seconds, 50)),
+        "seconds_p95": float(np.percentile(seconds, 95)),
+    }

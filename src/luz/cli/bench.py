@@ -429,11 +429,14 @@ def review(
     field: str = typer.Option(
         "random,heuristic,strong,expert", help="Bot specs of the field, comma-separated, rotated over the seats."
     ),
+    server_games: int = typer.Option(
+        0, min=0, help="Also time this many reviews through a server (POST to ready, one bot process, seat 0)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """The review's calibration: the stated chance of making the chosen bid against the made frequency (deciles,
     expected calibration error), expected points against points scored, and full reviews' times and labels."""
-    from luz.bench.review import bench_review  # compiles the fast core: only for this command
+    from luz.bench.review import bench_review, server_review_times  # compiles the fast core: only for this command
 
     check_table(edition, players)
     from luz.bots import make_bot
@@ -456,6 +459,8 @@ def review(
         kinds,
         progress=None if as_json else progress_line,
     )
+    if server_games:
+        report["server_reviews"] = server_review_times(server_games, full_worlds, players)
     if as_json:
         typer.echo(json.dumps(report))
         return
@@ -525,6 +530,11 @@ def print_review_bench(report: dict[str, Any]) -> None:
                 *(f"{shares[label]:.3f}" for label in ("inaccuracy", "mistake", "blunder")),
             )
         console.print(labels)
+    if served := report.get("server_reviews"):
+        console.print(
+            f"reviews through a server ({served['worlds']} worlds a decision): {served['reviews']}, "
+            f"p50 {served['seconds_p50']:.2f} s, p95 {served['seconds_p95']:.2f} s"
+        )
     console.print(f"{report['seconds']:.0f} s in all")
 
 
