@@ -213,8 +213,11 @@ def server_review_times(games: int, worlds: int | None = None, players: int = 4)
     server (the app with one bot process, on a temporary SQLite database), each reviewed for seat 0 through
     ``POST``/``GET /api/tables/{id}/games/1/review`` (``worlds`` per decision, default the server's)."""
     import tempfile
+    import warnings
 
-    from fastapi.testclient import TestClient
+    with warnings.catch_warnings():  # starlette's note on its httpx dependency, for its own tests
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from fastapi.testclient import TestClient
 
     from luz.server import Settings, create_app
 
