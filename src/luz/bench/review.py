@@ -17,10 +17,10 @@ then says whether it was made and what it scored. Reported:
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
