@@ -83,6 +83,7 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/tables/{table_id}/record",
             "/api/tables/{table_id}/notes",
             "/api/tables/{table_id}/chat",
+            "/api/tables/{table_id}/games/{game}/review",
             "/api/tutorial",
             "/api/tutorial/lesson",
             "/api/bots",

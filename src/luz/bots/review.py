@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from luz.engine import Action, Bid, Edition, Phase, Play, View, replay, view
+from luz.engine import Action, Bid, Edition, Game, Phase, Play, View, replay, view
 from luz.engine.beliefs import Beliefs
 
 from .fast.rollouts import rollouts
@@ -48,6 +48,9 @@ FORMAT = "luz-review"
 VERSION = 1
 DEFAULT_WORLDS = 400
 """Worlds per decision by default: chosen for calibration, not speed (docs/BOTS.md, "Review")."""
+BATCH = 50
+"""Worlds played out per computation: a decision's worlds come in batches, each drawn with a generator of its own,
+so that the server's bot processes take a review in short turns (tens of milliseconds) between bot moves."""
 Z = 2.0
 """A loss is beyond the noise when it is over ``Z`` standard errors of the difference."""
 LABELS: tuple[tuple[str, float], ...] = (("blunder", 2.0), ("mistake", 1.0), ("inaccuracy", 0.5))
@@ -81,6 +84,11 @@ class Decision:
     seen: View
     chosen: Action
 
+    @property
+    def key(self) -> str:
+        """Its place as its generators' seeds read it."""
+        return f"{self.deal}:{self.index}"
+
 
 def decisions(record: Any, seat: int) -> Iterator[Decision]:
     """The decisions of ``seat`` in a game record (any :func:`luz.engine.replay` accepts), with its views then."""
@@ -104,24 +112,54 @@ def thresholds(edition: Edition) -> dict[str, float]:
     return {label: share * edition.miss_penalty for label, share in LABELS}
 
 
+Values = tuple[list[Action], np.ndarray, np.ndarray]
+"""One batch of worlds' values of a decision: its options, points ``[option, world]`` and chance ``[option, world]``
+(made, or takes the trick: 0 or 1 in each world)."""
+
+
+def batch_count(settings: ReviewSettings) -> int:
+    """How many batches of :data:`BATCH` worlds (the last one smaller) a decision's review plays out."""
+    return -(-settings.worlds // BATCH)
+
+
+def is_forced(seen: View) -> bool:
+    """Whether the seat had one legal action (nothing to review)."""
+    return len(seen.legal_actions) == 1
+
+
 def review_decision(seen: View, chosen: Action, settings: ReviewSettings, key: str = "") -> dict[str, Any]:
     """The review of one decision from the seat's view ``seen`` only (``key``: the decision's place, which seeds
-    its generator with the settings' seed)."""
-    legal = seen.legal_actions
+    each batch's generator with the settings' seed)."""
+    batches = [] if is_forced(seen) else [values_batch(seen, settings, key, b) for b in range(batch_count(settings))]
+    return judge(seen, chosen, batches)
+
+
+def values_batch(seen: View, settings: ReviewSettings, key: str, batch: int) -> Values:
+    """The values of every option of the decision at ``seen`` in batch ``batch`` of its worlds: drawn from the
+    seat's beliefs with a generator of its own, weighed by the opponent model, played out once per option."""
+    count = min(BATCH, settings.worlds - batch * BATCH)
+    position = Position.from_view(seen)
+    rng = np.random.default_rng(_seed(settings.seed, f"{key}/{batch}"))
+    search = Search(position, Beliefs(seen), rng, settings.oversample)
+    worlds = search.worlds(count)
+    if seen.phase is Phase.BID:
+        return _bid_values(seen, position, search, worlds)
+    return _play_values(seen, position, search, worlds)
+
+
+def judge(seen: View, chosen: Action, batches: list[Values]) -> dict[str, Any]:
+    """A decision's review from its batches of values (none for a forced decision): each legal option's expected
+    points, chance, loss and its standard error (paired, world by world), the best option and the label."""
     kind = "bid" if isinstance(chosen, Bid) else "play"
-    if len(legal) == 1:
+    if is_forced(seen):
         option = {"action": str(chosen), "points": None, "chance": None, "loss": 0.0, "se": 0.0}
         return {"kind": kind, "action": str(chosen), "forced": True, "options": [option], "best": str(chosen),
                 "loss": 0.0, "se": 0.0, "label": None, "best_within_noise": True}  # fmt: skip
-    position = Position.from_view(seen)
-    search = Search(position, Beliefs(seen), np.random.default_rng(_seed(settings.seed, key)), settings.oversample)
-    worlds = search.worlds(settings.worlds)
-    if kind == "bid":
-        actions, points, chances = _bid_values(seen, position, search, worlds)
-    else:
-        actions, points, chances = _play_values(seen, position, search, worlds)
+    actions = batches[0][0]
+    points = np.concatenate([b[1] for b in batches], axis=1)
+    chances = np.concatenate([b[2] for b in batches], axis=1)
     means = points.mean(axis=1)
-    legal_index = [actions.index(a) for a in legal]
+    legal_index = [actions.index(a) for a in seen.legal_actions]
     best = max(legal_index, key=lambda a: means[a])
     mine = actions.index(chosen)
     count = points.shape[1]
@@ -157,9 +195,7 @@ def label_of(loss: float, se: float, least: dict[str, float]) -> str | None:
     return next((label for label, _ in LABELS if loss >= least[label]), None)
 
 
-def _bid_values(
-    seen: View, position: Position, search: Search, worlds: np.ndarray
-) -> tuple[list[Action], np.ndarray, np.ndarray]:
+def _bid_values(seen: View, position: Position, search: Search, worlds: np.ndarray) -> Values:
     """Every bid and safety up to the highest legal bid: points ``[option, world]`` and made (0 or 1)."""
     top = max(a.tricks for a in seen.legal_actions if isinstance(a, Bid))
     firsts = np.arange(top + 1, dtype=np.int64) * 2
@@ -177,9 +213,7 @@ def _bid_values(
     return actions, np.array(points), np.array(made)
 
 
-def _play_values(
-    seen: View, position: Position, search: Search, worlds: np.ndarray
-) -> tuple[list[Action], np.ndarray, np.ndarray]:
+def _play_values(seen: View, position: Position, search: Search, worlds: np.ndarray) -> Values:
     """Every legal card: the deal's points ``[option, world]`` and whether it takes the current trick."""
     slots = [a.slot for a in seen.legal_actions if isinstance(a, Play)]
     firsts = np.array(slots, dtype=np.int64)
@@ -207,15 +241,31 @@ def review_game(record: Any, seat: int, settings: ReviewSettings | None = None) 
     expected points lost, the share of decisions best within the noise, the best bid: "what you could have bid"),
     and the game's."""
     settings = settings or ReviewSettings()
+    check_finished(record)
+    return summarise(record, seat, settings, [review_entry(d, settings) for d in decisions(record, seat)])
+
+
+def check_finished(record: Any) -> Game:
+    """The game of ``record``, if it is over (:class:`ValueError` otherwise: only a finished game is reviewed)."""
     game = replay(record)
     if game.phase is not Phase.GAME_OVER:
         raise ValueError("only a finished game is reviewed")
-    edition = game.edition
-    reviewed: list[dict[str, Any]] = []
-    for decision in decisions(record, seat):
-        key = f"{decision.deal}:{decision.index}"
-        entry = review_decision(decision.seen, decision.chosen, settings, key)
-        reviewed.append({"deal": decision.deal + 1, "index": decision.index, "step": decision.step, **entry})
+    return game
+
+
+def review_entry(decision: Decision, settings: ReviewSettings) -> dict[str, Any]:
+    """One decision's review with its place."""
+    return placed(decision, review_decision(decision.seen, decision.chosen, settings, decision.key))
+
+
+def placed(decision: Decision, judged: dict[str, Any]) -> dict[str, Any]:
+    """A decision's review (:func:`judge`) with its place: ``deal`` (1-based), ``index``, ``step``."""
+    return {"deal": decision.deal + 1, "index": decision.index, "step": decision.step, **judged}
+
+
+def summarise(record: Any, seat: int, settings: ReviewSettings, reviewed: list[dict[str, Any]]) -> dict[str, Any]:
+    """The review's JSON from its decisions' entries (:func:`review_entry`, in order)."""
+    game = check_finished(record)
     deals = []
     for number, result in enumerate(game.sheet.deals, start=1):
         mine = [d for d in reviewed if d["deal"] == number]
@@ -233,10 +283,10 @@ def review_game(record: Any, seat: int, settings: ReviewSettings | None = None) 
         "format": FORMAT,
         "version": VERSION,
         "seat": seat,
-        "edition": edition.key,
+        "edition": game.edition.key,
         "players": game.players,
-        "settings": {"search": "strong", **asdict(settings), "depth": None, "z": Z},
-        "thresholds": thresholds(edition),
+        "settings": {"search": "strong", **asdict(settings), "batch": BATCH, "depth": None, "z": Z},
+        "thresholds": thresholds(game.edition),
         "decisions": reviewed,
         "deals": deals,
         "game": {"points": game.sheet.totals[seat], **_totals(reviewed)},
@@ -271,8 +321,14 @@ __all__ = [
     "VERSION",
     "Decision",
     "ReviewSettings",
+    "batch_count",
     "decisions",
+    "is_forced",
+    "judge",
+    "placed",
     "review_decision",
     "review_game",
+    "summarise",
     "thresholds",
+    "values_batch",
 ]

@@ -397,3 +397,16 @@ def migrate(engine: Engine) -> None:
             connection.execute(text("SELECT pg_advisory_xact_lock(7107165)"))
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+
+
+class ReviewRow(Base):
+    """The review of one seat's decisions in a finished game (luz.bots.review): computed once, then served from
+    here. It never changes the game's record."""
+
+    __tablename__ = "reviews"
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
+    game_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    body: Mapped[str] = mapped_column(Text)
+    """The review's JSON (docs/REVIEW.md), its search settings included."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)

@@ -32,6 +32,10 @@ class Settings:
     """The most iterations a table's bot may be given (``strong:iters=N``); more is refused (422)."""
     bot_max_oversample: int = 8
     """The most ``oversample`` a table's bot may be given."""
+    review_worlds: int = 400
+    """Worlds per decision of a game's review (``LUZ_REVIEW_WORLDS``; luz.bots.review.DEFAULT_WORLDS)."""
+    review_queue: int = 4
+    """Reviews this process computes at once (``LUZ_REVIEW_QUEUE``); more are refused with 429 until one is done."""
     max_message_bytes: int = 4096
     messages_per_second: float = 20.0
     """Sustained rate of messages a connection may send (with a burst of twice as many)."""
@@ -123,6 +127,8 @@ class Settings:
             bot_workers=int(os.environ.get("LUZ_BOT_WORKERS", "1")),
             bot_seconds=float(os.environ.get("LUZ_BOT_SECONDS", "5")),
             bot_pace=float(os.environ.get("LUZ_BOT_PACE", "0.5")),
+            review_worlds=int(os.environ.get("LUZ_REVIEW_WORLDS", "400")),
+            review_queue=int(os.environ.get("LUZ_REVIEW_QUEUE", "4")),
             tables_per_minute=os.environ.get("LUZ_TABLES_PER_MINUTE", "10/minute") or None,
             guests_per_minute=os.environ.get("LUZ_GUESTS_PER_MINUTE", "30/minute") or None,
             bot_tables_per_client=int(os.environ.get("LUZ_BOT_TABLES_PER_CLIENT", "3")),

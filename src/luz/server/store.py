@@ -6,7 +6,9 @@ SQLite serialises writers with ``BEGIN IMMEDIATE``), and the table's ``version``
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,12 +19,13 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, text, update
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from luz.engine import Game, get_edition, parse_action
 
 from . import friends
-from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, SeatRow, TableRow, now
+from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, ReviewRow, SeatRow, TableRow, now
 from .ratings import rate_game
 from .timecontrol import Turn, is_turn_based, new_clock, replaced, turn_of
 
@@ -826,6 +829,18 @@ class Store:
                 query = query.where(NoteRow.seat == seat)
             rows = session.scalars(query.order_by(NoteRow.deal, NoteRow.seat, NoteRow.slot))
             return [{"deal": r.deal, "seat": r.seat, "slot": r.slot, "text": r.text} for r in rows]
+
+    def review_of(self, table_id: str, game_no: int, seat: int) -> dict[str, Any] | None:
+        """The stored review of ``seat`` in a game, if it was computed."""
+        with Session(self.engine) as session:
+            row = session.get(ReviewRow, (table_id, game_no, seat))
+            return None if row is None else dict(json.loads(row.body))
+
+    def save_review(self, table_id: str, game_no: int, seat: int, review: dict[str, Any]) -> None:
+        """Keep a computed review (the first one stays: two processes may have computed it)."""
+        with contextlib.suppress(IntegrityError), Session(self.engine) as session, session.begin():
+            if session.get(ReviewRow, (table_id, game_no, seat)) is None:
+                session.add(ReviewRow(table_id=table_id, game_no=game_no, seat=seat, body=json.dumps(review)))
 
 
 def unrate(table_id: str, game_no: int, reason: str, seat: int) -> Any:

@@ -22,6 +22,7 @@ from ..friends import Blocked, Friends
 from ..health import DatabaseHealth
 from ..identity import Players
 from ..ratelimit import deployment_scope
+from ..reviews import Reviews
 from ..settings import Settings
 from ..stalls import watch_from_env
 from ..store import AccountRequired, AccountTooNew, OneSeatPerAddress, Store, TooManyGames
@@ -29,7 +30,7 @@ from ..tables import Registry
 from ..tables.botpool import BotPool, load_levels
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
-from . import friends, games, history, identity, live, mygames, notify, ratings, tables
+from . import friends, games, history, identity, live, mygames, notify, ratings, reviews, tables
 from .deps import Guards, tables_of
 from .identity import Identities
 
@@ -93,6 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await registry.resume()
         registry.start()  # deadlines found in the database, idle tables leaving memory
         app.state.tables, app.state.engine = registry, engine
+        app.state.reviews = Reviews(registry.store, pool, settings)  # finished games' reviews (reviews.py)
         database_health = app.state.database_health = DatabaseHealth(engine)  # /healthz's pings, in a thread
         app.state.friends = Friends(engine)  # follows, blocks, presence, invitations (friends.py)
         # The chat of the tables, across processes with Redis.
@@ -116,6 +118,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.identities.close()
             await app.state.notify.close()
             await app.state.chat.close()
+            await app.state.reviews.close()
             await registry.close()
             await broker.close()
             if pool is not None:
@@ -174,7 +177,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "bot_pool_replacements": pool.replacements,
         }
 
-    for module in (tables, live, games, identity, history, ratings, mygames, notify, friends):
+    for module in (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends):
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app

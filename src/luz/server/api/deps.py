@@ -6,14 +6,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fastapi import HTTPException, Request, WebSocket
 from starlette.requests import HTTPConnection
 
+from luz.engine.record import to_record
+
 from ..ratelimit import Counter, SharedRateLimit, client_key, deployment_scope
 from ..settings import Settings
+from ..store import build_game
 from ..tables import Registry, Table
 
 
@@ -130,6 +133,19 @@ async def finished_game(request: Request, table_id: str, game: int | None, what:
     if number == table.state.game_no and (table.game is None or table.game.outcome() is None):
         raise HTTPException(409, f"the game is not over: its {what} shown once it is")
     return table, number
+
+
+async def finished_record(request: Request, table: Table, number: int) -> dict[str, Any]:
+    """The record of the table's game ``number`` (every hand): the caller checked that it is over."""
+    if number == table.state.game_no and table.game is not None:
+        return to_record(table.game, table.names())
+    stored = await asyncio.to_thread(tables_of(request).store.record_of, table.id, number)
+    if stored is None:
+        raise HTTPException(404, "no such game")
+    seed, actions = stored
+    game = build_game(replace(table.state, seed=seed, actions=actions))
+    assert game is not None
+    return to_record(game, table.names())
 
 
 async def close_all(connections: set[Any], code: int = 4401) -> None:

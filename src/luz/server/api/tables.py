@@ -4,7 +4,6 @@ and leaving a seat, a finished game's record (docs/PROTOCOL.md)."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, HTTPException, Path, Query, Request, Response
@@ -12,7 +11,6 @@ from fastapi import APIRouter, Header, HTTPException, Path, Query, Request, Resp
 from luz.bots import BOTS, make_bot
 from luz.bots.levels import levels as bot_levels
 from luz.engine import EDITIONS, LuzError, get_edition
-from luz.engine.record import to_record
 
 from ..friends import Blocked
 from ..store import (
@@ -24,13 +22,12 @@ from ..store import (
     SecondSeat,
     Status,
     TooManyGames,
-    build_game,
     unrates,
 )
 from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
 from ..timecontrol import stored_time_control
-from .deps import client_of, close_all, guards_of, seat_of, settings_of, table_or_404, tables_of
+from .deps import client_of, close_all, finished_record, guards_of, seat_of, settings_of, table_or_404, tables_of
 from .identity import identities_of, set_name
 from .schemas import DB_INT, Invite, Joined, JoinRequest, SeatSpec, TableCreate, TableCreated
 
@@ -200,13 +197,8 @@ async def record(request: Request, table_id: str, game: int | None = Query(None,
     """The record of a finished game (every hand), for the replay; a game in progress is not shown."""
     table = await table_or_404(request, table_id)
     number = game or table.state.game_no
-    current = table.game if number == table.state.game_no else None
-    if current is None:
-        stored = await asyncio.to_thread(tables_of(request).store.record_of, table_id, number)
-        if stored is None:
-            raise HTTPException(404, "no such game")
-        seed, actions = stored
-        current = build_game(replace(table.state, seed=seed, actions=actions))
-    if current is None or current.outcome() is None:
+    if not 1 <= number <= table.state.game_no:
+        raise HTTPException(404, "no such game")
+    if number == table.state.game_no and (table.game is None or table.game.outcome() is None):
         raise HTTPException(409, "the game is not over: its record is shown once it is")
-    return to_record(current, table.names())
+    return await finished_record(request, table, number)

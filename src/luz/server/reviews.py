@@ -1,0 +1,134 @@
+"""Reviews of finished games on the server (:mod:`luz.bots.review`): asked over HTTP, computed a decision at a time in
+the bot processes, stored once in the database and served from there.
+
+A review is a few seconds of search. It runs in the bot processes as one computation per batch of worlds of a
+decision (``luz.bots.review.BATCH``: tens of milliseconds), each under a fair share of its own for the client that
+asked (``review:`` and the client): between two of them, the bot moves of tables that have used the processes less
+go first, so that a review delays a search bot's move by one batch at most. One identity has at most one
+review being computed, and the server at most ``Settings.review_queue``; beyond, :class:`ReviewRefused` (429). A
+review never changes the game's record: it reads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .settings import Settings
+from .store import Store
+from .tables.botpool import BotPool
+
+if TYPE_CHECKING:
+    from luz.bots.review import Decision, ReviewSettings, Values
+
+log = logging.getLogger("luz.server")
+
+Key = tuple[str, int, int]
+"""A review's table, game number and seat."""
+
+
+class ReviewRefused(Exception):
+    """The review cannot be queued now (the caller has one being computed, or the server's queue is full)."""
+
+
+class ReviewsUnavailable(Exception):
+    """This server computes no reviews (it has no bot processes)."""
+
+
+@dataclass
+class _Pending:
+    identity: str
+    done: int = 0
+    total: int | None = None
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    def status(self) -> dict[str, Any]:
+        if self.total is None or self.done == 0:
+            return {"status": "queued"}
+        return {"status": "running", "done": self.done, "total": self.total}
+
+
+class Reviews:
+    """The reviews this process is computing, and the stored ones."""
+
+    def __init__(self, store: Store, pool: BotPool | None, settings: Settings) -> None:
+        self.store = store
+        self.pool = pool
+        self.settings = settings
+        self._pending: dict[Key, _Pending] = {}
+
+    def status(self, key: Key) -> dict[str, Any] | None:
+        """``{"status": "queued"}`` or ``{"status": "running", "done", "total"}`` while it is computed here."""
+        pending = self._pending.get(key)
+        return None if pending is None else pending.status()
+
+    def ask(self, key: Key, identity: str, share: str, record: dict[str, Any]) -> dict[str, Any]:
+        """Start computing the review of ``key`` for ``identity`` (its bot-process time charged to ``share``) from
+        the finished game's ``record``, unless it is being computed already; its status."""
+        if key in self._pending:
+            return self._pending[key].status()
+        if self.pool is None:
+            raise ReviewsUnavailable("this server computes no reviews (it runs no bot processes)")
+        if any(p.identity == identity for p in self._pending.values()):
+            raise ReviewRefused("one review at a time: yours is being computed, ask again once it is ready")
+        if len(self._pending) >= self.settings.review_queue:
+            raise ReviewRefused("the server is computing as many reviews as it can: try again in a minute")
+        pending = self._pending[key] = _Pending(identity)
+        pending.task = asyncio.create_task(self._compute(key, share, record, pending), name=f"review {key}")
+        return pending.status()
+
+    async def _compute(self, key: Key, share: str, record: dict[str, Any], pending: _Pending) -> None:
+        from luz.bots.review import ReviewSettings, decisions, is_forced, judge, placed, summarise
+
+        table_id, game_no, seat = key
+        settings = ReviewSettings(worlds=self.settings.review_worlds)
+        try:
+            seat_decisions = list(decisions(record, seat))  # the seat's views: a few milliseconds
+            pending.total = len(seat_decisions)
+            entries = []
+            for decision in seat_decisions:
+                batches = [] if is_forced(decision.seen) else await self._batches(share, decision, settings)
+                entries.append(placed(decision, judge(decision.seen, decision.chosen, batches)))
+                pending.done += 1
+            review = summarise(record, seat, settings, entries)
+            await asyncio.to_thread(self.store.save_review, table_id, game_no, seat, review)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("the review of %s failed", key)
+        finally:
+            self._pending.pop(key, None)
+
+    async def _batches(self, share: str, decision: Decision, settings: ReviewSettings) -> list[Values]:
+        """A decision's batches of worlds, each a computation in the bot processes (a few tens of milliseconds);
+        again once if the pool had to be replaced meanwhile."""
+        from luz.bots.review import batch_count, values_batch
+
+        assert self.pool is not None
+        for attempt in (1, 2):
+            futures = [
+                self.pool.submit("review:" + share, values_batch, decision.seen, settings, decision.key, batch)
+                for batch in range(batch_count(settings))
+            ]
+            try:
+                return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
+            except BrokenProcessPool:
+                for future in futures:
+                    future.cancel()
+                self.pool.recover()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def close(self) -> None:
+        """Stop the reviews being computed (what they computed is lost; they may be asked again)."""
+        tasks = [p.task for p in self._pending.values() if p.task is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

@@ -1,0 +1,101 @@
+"""A finished game's review at the server: computed in the bot processes a decision at a time, the same as the
+offline review (which reads only the seat's views), stored once, served from the database, and refused while the
+game is played, beyond one per identity and beyond the server's queue."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from luz.bots.review import ReviewSettings, review_game
+from luz.server import Settings, create_app
+from luz.server.db import ReviewRow
+from support.server import create_table, guest, join_all, seats, wait_for
+
+WORLDS = 8
+
+
+@pytest.fixture
+def reviewing(database_url: str) -> Iterator[TestClient]:
+    settings = Settings(database_url=database_url, bot_workers=1, review_worlds=WORLDS, review_queue=2)
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def finished_table(client: TestClient) -> str:
+    table_id, _, _ = create_table(client, players=3, seats=seats("random", "heuristic", "random"))
+    wait_for(lambda: client.get(f"/api/tables/{table_id}").json()["status"] == "over", timeout=60, step=0.05)
+    return table_id
+
+
+def ready(client: TestClient, path: str) -> dict[str, Any] | None:
+    response = client.get(path)
+    assert response.status_code in (200, 202), response.text
+    return response.json()["review"] if response.status_code == 200 else None
+
+
+def test_a_finished_game_is_reviewed_once_then_served_from_the_database(reviewing: TestClient) -> None:
+    client = reviewing
+    table_id = finished_table(client)
+    record = client.get(f"/api/tables/{table_id}/record").json()
+    path = f"/api/tables/{table_id}/games/1/review?seat=1"
+    me, other = guest(client), guest(client)
+    assert client.get(path).status_code == 404, "never asked"
+    asked = client.post(path, headers=me)
+    assert asked.status_code == 202 and asked.json()["status"] in ("queued", "running"), asked.text
+    # One review at a time per identity; anyone may wait on the one being computed.
+    refused = client.post(f"/api/tables/{table_id}/games/1/review?seat=0", headers=me)
+    assert refused.status_code == 429 and "one review at a time" in refused.json()["detail"]
+    assert client.post(path, headers=other).status_code in (200, 202)
+    review = wait_for(lambda: ready(client, path), timeout=120, step=0.1)
+    # The same review as offline, from the same record: the server adds nothing the seat did not see.
+    assert review == review_game(record, 1, ReviewSettings(worlds=WORLDS))
+    assert review["settings"]["worlds"] == WORLDS and review["seat"] == 1
+    assert len(review["deals"]) == len(record["deals"])
+    # Stored once; asked again, it is answered from the database; the record is untouched.
+    again = client.post(path, headers=other)
+    assert again.status_code == 200 and again.json() == {"status": "ready", "review": review}
+    with Session(client.app.state.engine) as session:
+        assert session.scalar(select(func.count()).select_from(ReviewRow)) == 1
+    assert client.get(f"/api/tables/{table_id}/record").json() == record
+
+
+def test_reviews_are_refused_while_played_and_for_what_does_not_exist(reviewing: TestClient) -> None:
+    client = reviewing
+    me = guest(client)
+    waiting, tokens, _ = create_table(client, players=3, seats=seats("human", "random", "random"))
+    assert client.post(f"/api/tables/{waiting}/games/1/review?seat=0", headers=me).status_code == 404, "no game yet"
+    join_all(client, waiting, tokens)  # the game starts, and waits for its human
+    playing = client.post(f"/api/tables/{waiting}/games/1/review?seat=0", headers=me)
+    assert playing.status_code == 409 and "not over" in playing.json()["detail"]
+    assert client.get(f"/api/tables/{waiting}/games/1/review?seat=0").status_code == 409
+    assert client.post("/api/tables/nosuchtable/games/1/review?seat=0", headers=me).status_code == 404
+    table_id = finished_table(client)
+    assert client.post(f"/api/tables/{table_id}/games/2/review?seat=0", headers=me).status_code == 404
+    bad_seat = client.post(f"/api/tables/{table_id}/games/1/review?seat=3", headers=me)
+    assert bad_seat.status_code == 422 and "seat must be 0..2" in bad_seat.json()["detail"]
+    assert client.post(f"/api/tables/{table_id}/games/1/review?seat=-1", headers=me).status_code == 422
+    assert client.post(f"/api/tables/{table_id}/games/1/review?seat=0").status_code == 401, "no identity"
+
+
+def test_the_servers_review_queue_is_bounded(reviewing: TestClient) -> None:
+    client = reviewing
+    table_id = finished_table(client)
+    answers = [
+        client.post(f"/api/tables/{table_id}/games/1/review?seat={seat}", headers=guest(client)) for seat in range(3)
+    ]
+    codes = [a.status_code for a in answers]
+    # Two computed at once (review_queue=2); the third refused, unless the first was already done.
+    assert codes[:2] == [202, 202], [a.text for a in answers]
+    assert codes[2] in (429, 202)
+    if codes[2] == 429:
+        assert "try again" in answers[2].json()["detail"] and answers[2].headers["Retry-After"]
+    for seat in range(2):
+        wait_for(lambda seat=seat: ready(client, f"/api/tables/{table_id}/games/1/review?seat={seat}"), timeout=120)
+    later = client.post(f"/api/tables/{table_id}/games/1/review?seat=2", headers=guest(client))
+    assert later.status_code in (200, 202), later.text
