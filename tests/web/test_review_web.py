@@ -58,10 +58,11 @@ STATES = """() => {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[ServerProcess]:
-    """``luz serve`` with few worlds per review."""
+    """``luz serve`` with a bot process (where reviews are computed) and few worlds per review."""
     folder = tmp_path_factory.mktemp("review")
     env = {"LUZ_REVIEW_WORLDS": WORLDS}
-    process = ServerProcess(f"sqlite:///{folder}/luz.sqlite3", folder / "server.log", env=env).start()
+    database = f"sqlite:///{folder}/luz.sqlite3"
+    process = ServerProcess(database, folder / "server.log", bot_workers=1, env=env).start()
     yield process
     process.stop()
 
@@ -83,10 +84,19 @@ def current_decision(decisions: list[dict[str, Any]], step: int) -> dict[str, An
     )
 
 
-def next_mistake(decisions: list[dict[str, Any]], step: int) -> dict[str, Any] | None:
+def mistake(decisions: list[dict[str, Any]], step: int, direction: int) -> dict[str, Any] | None:
+    """The labelled decision that next (``direction`` +1) or previous mistake (-1) goes to from ``step``."""
     here = current_decision(decisions, step)
     at = here["step"] if here else step - 0.5
-    return next((d for d in decisions if d["label"] and d["step"] > at), None)
+    labelled = [d for d in decisions if d["label"] and (d["step"] > at if direction > 0 else d["step"] < at)]
+    if not labelled:
+        return None
+    return labelled[0] if direction > 0 else labelled[-1]
+
+
+def last_step(record: dict[str, Any]) -> int:
+    """The replay's last step: the game's number of actions (step 0 is the deal before the first)."""
+    return sum(len(deal["actions"]) for deal in record["deals"])
 
 
 def wait_step(page: Any, step: int) -> None:
@@ -109,7 +119,10 @@ def check_options(page: Any, record: dict[str, Any], seat: int, decision: dict[s
         for row in shown["rows"]:
             assert row["card"] == hand[int(row["action"].split(":")[1])], row
     else:
-        assert all(row["card"] is None and "bid" in row["text"] for row in shown["rows"])
+        for row in shown["rows"]:
+            tricks = row["action"].split(":")[1].rstrip("+")
+            assert row["card"] is None and row["text"].startswith(tricks), row
+            assert ("safety" in row["text"]) == row["action"].endswith("+"), row
 
 
 @pytest.mark.parametrize(("size", "seat"), [("phone", 0), ("laptop", 1)])
@@ -154,18 +167,24 @@ def test_a_seat_review_on_the_replay(
     deal_rows = page.locator("#review-deals tbody tr").count()
     assert deal_rows == len(record["deals"]) == len(review["deals"])
 
-    # Next mistake from the first step, then the one after, then back.
-    page.click("#first")
+    # Next mistake from the first step (where the replay opens), else previous mistake from the last; then the
+    # mistake after it and back (or the button disabled where there is none).
     wait_step(page, 0)
-    labelled = [d for d in decisions if d["label"]]
-    assert labelled, "a seat that plays its first legal card or bids at random makes mistakes"
-    target = next_mistake(decisions, 0)
-    assert target is not None
-    page.click("#review-next")
+    assert any(d["label"] for d in decisions), "a seat that plays its first legal card or bids at random errs"
+    target = mistake(decisions, 0, +1)
+    if target is not None:
+        page.click("#review-next")
+    else:
+        last = last_step(record)
+        page.click("#last")
+        wait_step(page, last)
+        target = mistake(decisions, last, -1)
+        assert target is not None
+        page.click("#review-prev")
     wait_step(page, target["step"])
     assert page.get_attribute("#review-strip .review-mark[aria-current]", "data-step") == str(target["step"])
     check_options(page, record, seat, target)
-    following = next_mistake(decisions, target["step"])
+    following = mistake(decisions, target["step"], +1)
     if following is not None:
         page.click("#review-next")
         wait_step(page, following["step"])
@@ -174,6 +193,7 @@ def test_a_seat_review_on_the_replay(
         wait_step(page, target["step"])
     else:
         assert page.is_disabled("#review-next")
+    assert page.is_disabled("#review-prev") == (mistake(decisions, target["step"], -1) is None)
 
     # A mark clicked: the replay at its decision (the seat's first card), its options open.
     first_play = next(d for d in decisions if d["kind"] == "play")
@@ -195,6 +215,7 @@ def test_a_seat_review_on_the_replay(
     bad = violations(page, "review", found)
     assert not bad, bad
     assert english_left(page) == [], "the review in Japanese"  # violations() leaves the page in Japanese
+    page.locator("#review-options").scroll_into_view_if_needed()
     shoot(player, f"review-{size}-ja", full_page=False)
     page.click(".lang button[data-lang='fr']")
     page.wait_for_function("document.documentElement.lang === 'fr'")
@@ -204,6 +225,7 @@ def test_a_seat_review_on_the_replay(
         "Erreur",
         "Gaffe",
     }, "the decision's verdict in French"
+    page.locator("#review-options").scroll_into_view_if_needed()
     shoot(player, f"review-{size}-fr", full_page=False)
     assert not player.errors, player.errors
 

@@ -20,7 +20,7 @@ import { mountReview } from "./review.js";
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const game = new URLSearchParams(location.search).get("game");
 
-const replay = { steps: [], names: null, edition: null, step: 0, timer: null, table: null, notes: [], chat: null, review: null };
+const replay = { steps: [], names: null, edition: null, step: 0, timer: null, table: null, notes: [], chat: null, review: null, players: 0 };
 
 /** The notes ``seat`` kept on its cards in ``deal`` ({slot: text}), shown in the replay once the game is over. */
 function notesOf(deal, seat) {
@@ -107,8 +107,14 @@ async function load(text, downloadUrl, fileName) {
   link.hidden = false;
   link.href = downloadUrl;
   link.setAttribute("download", fileName);
-  $("#replay-info").textContent = [replay.edition.name, t("table.players", { n: record.players })].join(" · ");
+  replay.players = record.players;
+  drawInfo();
   show(0);
+}
+
+/** The edition and the number of players, in the page's language. */
+function drawInfo() {
+  if (replay.edition) $("#replay-info").textContent = [replay.edition.name, t("table.players", { n: replay.players })].join(" · ");
 }
 
 async function loadTable() {
@@ -174,6 +180,7 @@ async function start() {
   onLanguageChange(() => {
     show(replay.step);
     drawChat();
+    drawInfo();
     replay.review?.redraw();
     $("#auto").textContent = t(replay.timer ? "replay.pause" : "replay.play");
   });

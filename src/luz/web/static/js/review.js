@@ -38,13 +38,20 @@ function bidWords(action) {
   return t(argument.endsWith("+") ? "bid.with_safety" : "bid.plain", { n: parseInt(argument, 10) });
 }
 
+/** A bid as a choice among bids ("2 + safety"). */
+function bidChoice(action) {
+  const argument = action.slice("bid:".length);
+  const tricks = parseInt(argument, 10);
+  return argument.endsWith("+") ? t("review.bid_safety", { n: tricks }) : String(tricks);
+}
+
 /**
  * Mount the review on the replay page of game ``gameNo`` of table ``tableId``. ``steps``: the replay's steps
  * (views with every hand face up); ``nameOf``: a seat's name as the replay shows it; ``goTo(step)``: move the
  * replay. Returns ``onStep(step)`` (the replay moved), ``redraw()`` (the language changed) and ``close()``.
  */
 export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, goTo }) {
-  const state = { seat: null, status: "idle", review: null, error: "", step: 0, timer: null, asked: 0 };
+  const state = { seat: null, status: "idle", review: null, error: "", step: 0, timer: null, asked: 0, progress: {} };
   const url = (seat) => `/api/tables/${encodeURIComponent(tableId)}/games/${gameNo}/review?seat=${seat}`;
   const section = $("#review");
   section.hidden = false;
@@ -64,6 +71,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
       return;
     }
     state.status = answer.status === "running" ? "running" : "queued";
+    state.progress = { done: answer.done ?? 0, total: answer.total ?? 0 };
     draw();
     state.timer = setTimeout(() => poll(asked), POLL_MS);
   }
@@ -76,6 +84,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     else if (error.status === 429) state.error = t("review.one_at_a_time");
     else if (error.status === 404) state.error = t("review.failed");
     else if (error.status === 409) state.error = t("review.in_play");
+    else if (error.status === 503) state.error = t("review.unavailable");
     else state.error = t("review.error", { detail: error.message });
     draw();
   }
@@ -114,10 +123,15 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     return t("review.where_card", { deal: decision.deal, n: plays.indexOf(decision) + 1 });
   }
 
-  /** Move the replay to ``decision`` and bring its options into view (below the fold on a laptop). */
+  /** Move the replay to ``decision`` and bring its options into view: on a laptop with the board beside them
+   * (the board's top at the window's), on a phone the options alone. */
   function jump(decision) {
     goTo(decision.step);
-    $("#review-options").scrollIntoView({ block: "nearest" });
+    const box = $("#review-options");
+    const { top, bottom } = box.getBoundingClientRect();
+    if (top >= 0 && bottom <= window.innerHeight) return;
+    if (window.matchMedia("(min-width: 760px)").matches) $("#board").scrollIntoView({ block: "start" });
+    if (box.getBoundingClientRect().bottom > window.innerHeight) box.scrollIntoView({ block: "nearest" });
   }
 
   /** The nearest labelled decision before (``direction`` -1) or after (+1) the replay's step. */
@@ -129,7 +143,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
   }
 
   function actionNode(decision, action, seat) {
-    if (action.startsWith("bid:")) return el("span", { class: "review-bid" }, bidWords(action));
+    if (action.startsWith("bid:")) return el("span", { class: "review-bid", title: bidWords(action) }, bidChoice(action));
     const slot = parseInt(action.slice("play:".length), 10);
     const card = steps[decision.step]?.view?.hands?.[seat]?.[slot];
     return card?.card ? cardFace(edition, card) : el("span", {}, t("review.slot", { n: slot + 1 }));
@@ -161,7 +175,8 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     status.replaceChildren();
     if (busy) {
       const key = state.status === "running" ? "review.running" : "review.queued";
-      status.append(el("span", { class: "spinner", "aria-hidden": "true" }), t(key, { name: nameOf(state.seat) }));
+      const params = { name: nameOf(state.seat), ...state.progress };
+      status.append(el("span", { class: "spinner", "aria-hidden": "true" }), t(key, params));
     }
     $("#review-error").textContent = state.status === "error" ? state.error : "";
   }
@@ -250,7 +265,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
       el(
         "li",
         { class: "review-deal-marks" },
-        el("span", { class: "review-deal-label", "aria-hidden": "true" }, t("review.deal_short", { n: deal })),
+        el("span", { class: "review-deal-label", "aria-hidden": "true", title: `${t("review.deal")} ${deal}` }, String(deal)),
         ...list.map((decision) => {
           const grade = gradeOf(decision);
           return el(
@@ -313,7 +328,11 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
         el("th", { scope: "row" }, el("span", { class: "review-option" }, actionNode(decision, option.action, seat), ...tags)),
         el("td", {}, known ? number(option.points) : "–"),
         el("td", {}, known && option.chance !== null ? percent(option.chance) : "–"),
-        el("td", { class: "review-loss" }, known ? `${number(option.loss)} ± ${number(option.se)}` : "–"),
+        el(
+          "td",
+          { class: "review-loss" },
+          known ? [number(option.loss), " ", el("span", { class: "review-se" }, `± ${number(option.se)}`)] : "–",
+        ),
       );
     });
     const where = whereText(decision);
@@ -328,9 +347,12 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
         ` ${where}`,
       ),
       el("p", { class: "review-verdict" }, verdict),
+      decision.best !== decision.action
+        ? el("p", { class: "review-best-line" }, t("review.best_was"), " ", actionNode(decision, decision.best, seat))
+        : null,
       el(
         "div",
-        { class: "scroll" },
+        { class: "scroll review-options-scroll", tabindex: "0", role: "region", "aria-label": t("review.options_caption", { where }) },
         el(
           "table",
           { class: "sheet review-options", dataset: { step: decision.step } },
@@ -340,6 +362,13 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
         ),
       ),
     );
+    // The chosen row in view inside the table's box (the best is its first row).
+    const scroller = box.querySelector(".review-options-scroll");
+    const chosen = scroller.querySelector("tr.chosen");
+    const header = scroller.querySelector("thead").offsetHeight;
+    if (chosen && chosen.offsetTop + chosen.offsetHeight > scroller.clientHeight) {
+      scroller.scrollTop = chosen.offsetTop - header - chosen.offsetHeight;
+    }
   }
 
   function draw() {
