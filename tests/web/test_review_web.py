@@ -125,6 +125,30 @@ def check_options(page: Any, record: dict[str, Any], seat: int, decision: dict[s
             assert ("safety" in row["text"]) == row["action"].endswith("+"), row
 
 
+def test_one_review_at_a_time_is_said_in_words(
+    browser: Any, server: ServerProcess, played: tuple[str, dict[str, Any]]
+) -> None:
+    """A second seat asked while the first is computed: the server's 429, shown as a sentence (this test runs
+    before any review of the game is stored: a stored one is served to anyone at once)."""
+    table_id, _ = played
+    player = open_player(browser, f"{server.http}/replay/{table_id}?game=1", SIZES["phone"])
+    page = player.page
+    page.wait_for_selector("#review:not([hidden]) #review-seats button")
+    with page.expect_response(lambda r: r.request.method == "POST" and "seat=2" in r.url) as first:
+        page.click("#review-seats button[data-seat='2']")
+    assert first.value.status == 202, "computed, not stored yet"
+    with page.expect_response(lambda r: r.request.method == "POST" and "seat=0" in r.url) as second:
+        page.click("#review-seats button[data-seat='0']")
+    assert second.value.status == 429
+    page.wait_for_selector("#review[data-state='error']")
+    assert page.inner_text("#review-error").startswith("One review at a time")
+    assert page.get_attribute("#review-seats button[data-seat='0']", "aria-pressed") == "true"
+    assert page.locator("#review-result").is_hidden()
+    page.locator("#review").scroll_into_view_if_needed()
+    shoot(player, "review-phone-refused", full_page=False)
+    assert [e for e in player.errors if "429" not in e] == [], player.errors
+
+
 @pytest.mark.parametrize(("size", "seat"), [("phone", 0), ("laptop", 1)])
 def test_a_seat_review_on_the_replay(
     browser: Any, server: ServerProcess, played: tuple[str, dict[str, Any]], size: str, seat: int
