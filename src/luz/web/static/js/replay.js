@@ -15,11 +15,12 @@ import {
 import { chatLine } from "./chat.js";
 import { $, ApiError, api, editions, el, seatName, startPage } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { mountReview } from "./review.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const game = new URLSearchParams(location.search).get("game");
 
-const replay = { steps: [], names: null, edition: null, step: 0, timer: null, table: null, notes: [], chat: null };
+const replay = { steps: [], names: null, edition: null, step: 0, timer: null, table: null, notes: [], chat: null, review: null, players: 0 };
 
 /** The notes ``seat`` kept on its cards in ``deal`` ({slot: text}), shown in the replay once the game is over. */
 function notesOf(deal, seat) {
@@ -66,6 +67,7 @@ function show(step) {
   }
   for (const id of ["first", "prev"]) $(`#${id}`).disabled = replay.step === 0;
   for (const id of ["next", "last"]) $(`#${id}`).disabled = replay.step === replay.steps.length - 1;
+  replay.review?.onStep(replay.step);
 }
 
 function autoplay() {
@@ -85,6 +87,8 @@ function autoplay() {
 /** Replay ``text``, a record's JSON text (sent as it is: see ``api``). */
 async function load(text, downloadUrl, fileName) {
   $("#replay-error").textContent = "";
+  replay.review?.close();
+  replay.review = null;
   let record;
   try {
     record = JSON.parse(text);
@@ -103,8 +107,14 @@ async function load(text, downloadUrl, fileName) {
   link.hidden = false;
   link.href = downloadUrl;
   link.setAttribute("download", fileName);
-  $("#replay-info").textContent = [replay.edition.name, t("table.players", { n: record.players })].join(" · ");
+  replay.players = record.players;
+  drawInfo();
   show(0);
+}
+
+/** The edition and the number of players, in the page's language. */
+function drawInfo() {
+  if (replay.edition) $("#replay-info").textContent = [replay.edition.name, t("table.players", { n: replay.players })].join(" · ");
 }
 
 async function loadTable() {
@@ -117,10 +127,25 @@ async function loadTable() {
     drawChat();
     const text = await api(url, { asText: true });
     await load(text, url, `luz-${tableId}-game-${game || "last"}.json`);
+    if (replay.steps.length && replay.table) startReview();
   } catch (error) {
     $("#replay-error").textContent =
       error instanceof ApiError ? t("replay.unavailable", { detail: error.message }) : t("conn.failed");
   }
+}
+
+/** The review of a seat's decisions (review.js), for a table's finished game: not for a record file. */
+function startReview() {
+  replay.review = mountReview({
+    tableId,
+    gameNo: Number(game) || replay.table.game_no,
+    players: replay.steps[0].view.players,
+    edition: replay.edition,
+    steps: replay.steps,
+    nameOf,
+    goTo: show,
+  });
+  replay.review.onStep(replay.step);
 }
 
 /** The game's chat, both channels (the spectators' marked as theirs), once it is over. */
@@ -155,6 +180,8 @@ async function start() {
   onLanguageChange(() => {
     show(replay.step);
     drawChat();
+    drawInfo();
+    replay.review?.redraw();
     $("#auto").textContent = t(replay.timer ? "replay.pause" : "replay.play");
   });
   if (tableId) await loadTable();
