@@ -10,34 +10,13 @@ from typing import Any
 
 import pytest
 
+from support.pages import LANGUAGES, violations
 from support.server import ServerProcess
 from support.web import create_table, move_once, next_move, open_player, shoot
 
 pytestmark = pytest.mark.browser
 
 SIZES = {"phone": {"width": 375, "height": 667}, "laptop": {"width": 1280, "height": 800}}
-LANGUAGES = ("en", "fr", "ja")
-
-
-def violations(page: Any, where: str, found: Counter[str]) -> list[str]:
-    """The violations of ``page`` in each language, at any impact; rules passed and violations counted in ``found``
-    by language."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    bad = []
-    for lang in LANGUAGES:
-        page.click(f".lang button[data-lang='{lang}']")
-        # Pressed once the page is translated (the static HTML's lang="en" holds before its texts are filled).
-        page.wait_for_selector(f".lang button[data-lang='{lang}'][aria-pressed='true']")
-        page.wait_for_function(f"document.documentElement.lang === '{lang}'")
-        response = Axe().run(page).response
-        found[f"{lang} checks"] += 1
-        found[f"{lang} rules passed"] += len(response["passes"])
-        for violation in response["violations"]:
-            found[f"{lang} {violation['impact']}"] += 1
-            targets = [node["target"] for node in violation["nodes"]][:3]
-            bad.append(f"{where} ({lang}, {violation['impact']}): {violation['id']} {targets}")
-    return bad
 
 
 @pytest.mark.parametrize("size", ["phone", "laptop"])

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 import httpx
 import pytest
 
-from luz.web import STATIC
+from support.pages import english_left
 from support.server import ServerProcess
 from support.web import create_table, next_move, open_player, shoot
 
@@ -18,50 +16,6 @@ pytestmark = pytest.mark.browser
 
 SIZES = {"phone": {"width": 375, "height": 667}, "laptop": {"width": 1280, "height": 800}}
 PAGES = ("/how-to-play", "/score", "/leaderboard", "/games", "/friends", "/account", "/offline", "/no-such-page")
-
-
-def english_phrases() -> list[str]:
-    """The English texts of en.json that Japanese says otherwise, cut at their placeholders: pieces of two words or
-    more, which a Japanese page never shows."""
-    english = json.loads((STATIC / "i18n" / "en.json").read_text())
-    japanese = json.loads((STATIC / "i18n" / "ja.json").read_text())
-    pieces = {
-        piece.strip()
-        for key, text in english.items()
-        if text != japanese[key]
-        for piece in re.split(r"\{\w+\}", text)
-        if re.search(r"[A-Za-z]{2,} [A-Za-z]{2,}", piece)
-    }
-    return sorted(pieces)
-
-
-# The visible text nodes and the accessible names (aria-label, title, placeholder) that hold English: a phrase of
-# en.json, or a common English word (player and table names here have none).
-ENGLISH_LEFT = """(phrases) => {
-  const word = /\\b(the|your|you|and|with|of|to|is|a)\\b/; // lower case: the 2014 token "AND 1" is its name
-  const english = (text) => word.test(text) || phrases.some((phrase) => text.includes(phrase));
-  const found = [];
-  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-  while (walker.nextNode()) {
-    const parent = walker.currentNode.parentElement;
-    const text = walker.currentNode.textContent.trim();
-    if (text && parent.checkVisibility() && !parent.closest('[lang]:not([lang=ja])') && english(text)) found.push(text);
-  }
-  for (const node of document.querySelectorAll('[aria-label], [title], [placeholder]')) {
-    if (node.closest('[lang]:not([lang=ja])') || !node.checkVisibility()) continue;
-    for (const name of ['aria-label', 'title', 'placeholder']) {
-      const text = node.getAttribute(name);
-      if (text && english(text)) found.push(`${name}: ${text}`);
-    }
-  }
-  return found;
-}"""
-
-
-def english_left(page: Any) -> list[str]:
-    page.wait_for_function("document.documentElement.lang === 'ja'")
-    found: list[str] = page.evaluate(ENGLISH_LEFT, english_phrases())
-    return found
 
 
 @pytest.mark.parametrize("size", ["phone", "laptop"])

@@ -7,24 +7,25 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from luz.engine import replay
+from support.pages import english_left, violations
 from support.server import ServerProcess
-from support.web import open_player, play_to_end, record_of, seated_against_random_bots, shoot
-from web.test_accessibility import violations
-from web.test_japanese import english_left
+from support.web import create_table, open_player, play_to_end, record_of, seated_against_random_bots, shoot
 
 pytestmark = pytest.mark.browser
 
 SIZES = {"phone": {"width": 375, "height": 667}, "laptop": {"width": 1280, "height": 800}}
-WORLDS = "4"
-"""Worlds per decision in these tests: few, for speed (the figures are noisy, the page the same)."""
+WORLDS = "50"
+"""Worlds per decision in these tests: one batch, for speed (the figures are noisy, the page the same)."""
 
 # The review as the server gives it, and the strip as the page shows it, read in one step.
 REVIEW_AND_STRIP = """async (url) => {
@@ -125,28 +126,38 @@ def check_options(page: Any, record: dict[str, Any], seat: int, decision: dict[s
             assert ("safety" in row["text"]) == row["action"].endswith("+"), row
 
 
-def test_one_review_at_a_time_is_said_in_words(
-    browser: Any, server: ServerProcess, played: tuple[str, dict[str, Any]]
-) -> None:
-    """A second seat asked while the first is computed: the server's 429, shown as a sentence (this test runs
-    before any review of the game is stored: a stored one is served to anyone at once)."""
-    table_id, _ = played
-    player = open_player(browser, f"{server.http}/replay/{table_id}?game=1", SIZES["phone"])
-    page = player.page
-    page.wait_for_selector("#review:not([hidden]) #review-seats button")
-    with page.expect_response(lambda r: r.request.method == "POST" and "seat=2" in r.url) as first:
-        page.click("#review-seats button[data-seat='2']")
-    assert first.value.status == 202, "computed, not stored yet"
-    with page.expect_response(lambda r: r.request.method == "POST" and "seat=0" in r.url) as second:
-        page.click("#review-seats button[data-seat='0']")
-    assert second.value.status == 429
-    page.wait_for_selector("#review[data-state='error']")
-    assert page.inner_text("#review-error").startswith("One review at a time")
-    assert page.get_attribute("#review-seats button[data-seat='0']", "aria-pressed") == "true"
-    assert page.locator("#review-result").is_hidden()
-    page.locator("#review").scroll_into_view_if_needed()
-    shoot(player, "review-phone-refused", full_page=False)
-    assert [e for e in player.errors if "429" not in e] == [], player.errors
+def test_one_review_at_a_time_is_said_in_words(browser: Any, tmp_path: Path) -> None:
+    """A second seat asked while the first is computed: the server's 429, shown as a sentence. The server reviews
+    with so many worlds that the first review is still being computed whatever the machine's speed."""
+    env = {"LUZ_REVIEW_WORLDS": "100000"}
+    server = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log", bot_workers=1, env=env)
+    server.start()
+    try:
+        bots = [{"kind": "bot", "bot": "random"}] * 3
+        table_id, _ = create_table(server, players=3, seats=bots)
+        deadline = time.monotonic() + 60
+        while httpx.get(f"{server.http}/api/tables/{table_id}", timeout=10).json()["status"] != "over":
+            assert time.monotonic() < deadline, "the bots' game did not end"
+            time.sleep(0.05)
+        player = open_player(browser, f"{server.http}/replay/{table_id}?game=1", SIZES["phone"])
+        page = player.page
+        page.wait_for_selector("#review:not([hidden]) #review-seats button")
+        with page.expect_response(lambda r: r.request.method == "POST" and "seat=2" in r.url) as first:
+            page.click("#review-seats button[data-seat='2']")
+        assert first.value.status == 202, "computed, not stored yet"
+        with page.expect_response(lambda r: r.request.method == "POST" and "seat=0" in r.url) as second:
+            page.click("#review-seats button[data-seat='0']")
+        assert second.value.status == 429
+        page.wait_for_selector("#review[data-state='error']")
+        assert page.inner_text("#review-error").startswith("One review at a time")
+        assert page.get_attribute("#review-seats button[data-seat='0']", "aria-pressed") == "true"
+        assert page.locator("#review-result").is_hidden()
+        page.locator("#review").scroll_into_view_if_needed()
+        shoot(player, "review-phone-refused", full_page=False)
+        assert [e for e in player.errors if "429" not in e] == [], player.errors
+        page.context.close()
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize(("size", "seat"), [("phone", 0), ("laptop", 1)])
