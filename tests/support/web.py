@@ -228,6 +228,8 @@ GUIDE = {
     "phone-5-last-deal",
     "laptop-cap-disabled-bid",
     "home-laptop-ja",
+    "review-laptop-screen",
+    "review-phone-screen",
 }
 """The screenshots docs/USER_GUIDE.md shows."""
 
