@@ -99,3 +99,14 @@ def test_the_servers_review_queue_is_bounded(reviewing: TestClient) -> None:
         wait_for(lambda seat=seat: ready(client, f"/api/tables/{table_id}/games/1/review?seat={seat}"), timeout=120)
     later = client.post(f"/api/tables/{table_id}/games/1/review?seat=2", headers=guest(client))
     assert later.status_code in (200, 202), later.text
+
+
+def test_one_address_cannot_hold_the_queue_with_free_guests(database_url: str) -> None:
+    # So many worlds that the first review is still being computed when the second is asked, on any machine.
+    settings = Settings(database_url=database_url, bot_workers=1, review_worlds=100_000, reviews_per_client=1)
+    with TestClient(create_app(settings)) as client:
+        table_id = finished_table(client)
+        first = client.post(f"/api/tables/{table_id}/games/1/review?seat=0", headers=guest(client))
+        assert first.status_code == 202, first.text
+        second = client.post(f"/api/tables/{table_id}/games/1/review?seat=1", headers=guest(client))
+        assert second.status_code == 429 and "one review at a time" in second.json()["detail"], second.text

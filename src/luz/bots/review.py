@@ -108,6 +108,11 @@ def decisions(record: Any, seat: int) -> Iterator[Decision]:
             step += 1
 
 
+def decision_list(record: Any, seat: int) -> list[Decision]:
+    """:func:`decisions` as a list (what a bot process hands back)."""
+    return list(decisions(record, seat))
+
+
 def thresholds(edition: Edition) -> dict[str, float]:
     """Each label's least loss in points for ``edition``."""
     return {label: share * edition.miss_penalty for label, share in LABELS}
@@ -325,6 +330,7 @@ __all__ = [
     "Decision",
     "ReviewSettings",
     "batch_count",
+    "decision_list",
     "decisions",
     "is_forced",
     "judge",

@@ -5,7 +5,8 @@ A review is a few seconds of search. It runs in the bot processes as one computa
 decision (``luz.bots.review.BATCH``: tens of milliseconds), each under a fair share of its own for the client that
 asked (``review:`` and the client): between two of them, the bot moves of tables that have used the processes less
 go first, so that a review delays a search bot's move by one batch at most. One identity has at most one
-review being computed, and the server at most ``Settings.review_queue``; beyond, :class:`ReviewRefused` (429). A
+review being computed, one client (address) ``Settings.reviews_per_client`` (its free guests share them), and the
+process at most ``Settings.review_queue``; beyond, :class:`ReviewRefused` (429). A
 review never changes the game's record: it reads it.
 """
 
@@ -23,7 +24,7 @@ from .store import Store
 from .tables.botpool import BotPool
 
 if TYPE_CHECKING:
-    from luz.bots.review import Decision, ReviewSettings, Values
+    from luz.bots.review import Decision, Values
 
 log = logging.getLogger("luz.server")
 
@@ -42,6 +43,7 @@ class ReviewsUnavailable(Exception):
 @dataclass
 class _Pending:
     identity: str
+    client: str
     done: int = 0
     total: int | None = None
     task: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -75,26 +77,45 @@ class Reviews:
             raise ReviewsUnavailable("this server computes no reviews (it runs no bot processes)")
         if any(p.identity == identity for p in self._pending.values()):
             raise ReviewRefused("one review at a time: yours is being computed, ask again once it is ready")
+        if sum(p.client == share for p in self._pending.values()) >= self.settings.reviews_per_client:
+            raise ReviewRefused("one review at a time: yours is being computed, ask again once it is ready")
         if len(self._pending) >= self.settings.review_queue:
             raise ReviewRefused("the server is computing as many reviews as it can: try again in a minute")
-        pending = self._pending[key] = _Pending(identity)
+        pending = self._pending[key] = _Pending(identity, share)
         pending.task = asyncio.create_task(self._compute(key, share, record, pending), name=f"review {key}")
         return pending.status()
 
     async def _compute(self, key: Key, share: str, record: dict[str, Any], pending: _Pending) -> None:
-        from luz.bots.review import ReviewSettings, decisions, is_forced, judge, placed, summarise
+        from luz.bots.review import (
+            ReviewSettings,
+            batch_count,
+            decision_list,
+            is_forced,
+            judge,
+            placed,
+            summarise,
+            values_batch,
+        )
 
         table_id, game_no, seat = key
         settings = ReviewSettings(worlds=self.settings.review_worlds)
+        share = "review:" + share
         try:
-            seat_decisions = list(decisions(record, seat))  # the seat's views: a few milliseconds
+            # The record replayed, the seat's views built and the review summed up in the bot processes too: tens
+            # of milliseconds for a 5-player game, which the event loop would take from every table.
+            seat_decisions: list[Decision] = (await self._in_pool(share, [(decision_list, record, seat)]))[0]
             pending.total = len(seat_decisions)
             entries = []
             for decision in seat_decisions:
-                batches = [] if is_forced(decision.seen) else await self._batches(share, decision, settings)
+                batches: list[Values] = []
+                if not is_forced(decision.seen):
+                    count = batch_count(settings)
+                    batches = await self._in_pool(
+                        share, [(values_batch, decision.seen, settings, decision.key, b) for b in range(count)]
+                    )
                 entries.append(placed(decision, judge(decision.seen, decision.chosen, batches)))
                 pending.done += 1
-            review = summarise(record, seat, settings, entries)
+            review = (await self._in_pool(share, [(summarise, record, seat, settings, entries)]))[0]
             await asyncio.to_thread(self.store.save_review, table_id, game_no, seat, review)
         except asyncio.CancelledError:
             raise
@@ -103,17 +124,12 @@ class Reviews:
         finally:
             self._pending.pop(key, None)
 
-    async def _batches(self, share: str, decision: Decision, settings: ReviewSettings) -> list[Values]:
-        """A decision's batches of worlds, each a computation in the bot processes (a few tens of milliseconds);
-        again once if the pool had to be replaced meanwhile."""
-        from luz.bots.review import batch_count, values_batch
-
+    async def _in_pool(self, share: str, jobs: list[tuple[Any, ...]]) -> list[Any]:
+        """Each ``(fn, *args)`` of ``jobs`` computed in the bot processes under ``share``, their results in order;
+        all again once if the pool had to be replaced meanwhile."""
         assert self.pool is not None
         for attempt in (1, 2):
-            futures = [
-                self.pool.submit("review:" + share, values_batch, decision.seen, settings, decision.key, batch)
-                for batch in range(batch_count(settings))
-            ]
+            futures = [self.pool.submit(share, *job) for job in jobs]
             try:
                 return list(await asyncio.gather(*(asyncio.wrap_future(f) for f in futures)))
             except BrokenProcessPool:
