@@ -5,25 +5,12 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import re
 from dataclasses import replace
 
 import typer
 
 from .apps import app
-
-
-class RedactTokens(logging.Filter):
-    """Seat tokens travel in WebSocket URLs: never let them into the logs."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = TOKEN.sub("token=REDACTED", str(record.msg))
-        if record.args:
-            record.args = tuple(TOKEN.sub("token=REDACTED", a) if isinstance(a, str) else a for a in record.args)
-        return True
-
-
-TOKEN = re.compile(r"token=[^&\s\"']+")
+from .records import fail
 
 
 @app.command()
@@ -47,6 +34,8 @@ def serve(
 
     from luz.server import Settings, create_app, stopping
     from luz.server.http import GRACEFUL_SECONDS, StoppingServer, guarded_http
+    from luz.server.logs import configure_logs
+    from luz.server.metrics import MIN_TOKEN_LENGTH
 
     settings = replace(Settings.from_env(database_url, redis_url), bot_workers=bot_workers)
     if bot_seconds is not None:
@@ -56,16 +45,20 @@ def serve(
     # table 0.8 s). LUZ_GC=auto: CPython's collector alone.
     os.environ.setdefault("LUZ_GC", "freeze")
     gc.set_threshold(50_000, 20, 10)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    for name in ("uvicorn.error", "uvicorn.access"):
-        logging.getLogger(name).addFilter(RedactTokens())
-    typer.echo(f"luz server on http://{host}:{port} (database: {settings.database_url.split('@')[-1]})")
+    if settings.metrics_token and len(settings.metrics_token) < MIN_TOKEN_LENGTH:
+        fail(f"LUZ_METRICS_TOKEN is too short: give it at least {MIN_TOKEN_LENGTH} characters (openssl rand -hex 32)")
+    try:
+        configure_logs(settings.log_format)  # text or JSON lines, tokens redacted (server/logs.py)
+    except ValueError as problem:
+        fail(str(problem))
+    where = settings.database_url.split("@")[-1]  # no password
+    logging.getLogger("luz.server").info("luz server on http://%s:%d (database: %s)", host, port, where)
     application = create_app(settings)
     config = uvicorn.Config(
         application,
         host=host,
         port=port,
-        http=guarded_http(settings),
+        http=guarded_http(settings, application.state.metrics),
         # Frames up to 16 times the message limit reach the server, which answers `too_large`; bigger ones close
         # the connection (1009).
         ws_max_size=16 * settings.max_message_bytes,

@@ -20,12 +20,14 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from .metrics import Metrics
 from .ratelimit import RateLimit, is_trusted
 from .settings import Settings
 
 
-def guarded_http(settings: Settings) -> type[HttpToolsProtocol]:
-    """uvicorn's HTTP protocol with this server's limits on opening sockets and on slow headers."""
+def guarded_http(settings: Settings, metrics: Metrics) -> type[HttpToolsProtocol]:
+    """uvicorn's HTTP protocol with this server's limits on opening sockets and on slow headers (each refused
+    socket counted in ``metrics``)."""
     opening = RateLimit(settings.connections_per_second)
     seconds = settings.header_timeout
 
@@ -38,6 +40,7 @@ def guarded_http(settings: Settings) -> type[HttpToolsProtocol]:
             address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
             if address and not is_trusted(address, settings.trusted_proxies) and opening.hit("open:" + address):
                 self._refused = True
+                metrics.refused("connections_per_second")
                 transport.abort()
                 return
             super().connection_made(transport)

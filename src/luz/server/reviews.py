@@ -33,7 +33,12 @@ Key = tuple[str, int, int]
 
 
 class ReviewRefused(Exception):
-    """The review cannot be queued now (the caller has one being computed, or the server's queue is full)."""
+    """The review cannot be queued now (the caller has one being computed, or the server's queue is full); ``limit``
+    names which."""
+
+    def __init__(self, message: str, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 class ReviewsUnavailable(Exception):
@@ -75,12 +80,15 @@ class Reviews:
             return self._pending[key].status()
         if self.pool is None:
             raise ReviewsUnavailable("this server computes no reviews (it runs no bot processes)")
+        busy = "one review at a time: yours is being computed, ask again once it is ready"
         if any(p.identity == identity for p in self._pending.values()):
-            raise ReviewRefused("one review at a time: yours is being computed, ask again once it is ready")
+            raise ReviewRefused(busy, "reviews_per_identity")
         if sum(p.client == share for p in self._pending.values()) >= self.settings.reviews_per_client:
-            raise ReviewRefused("one review at a time: yours is being computed, ask again once it is ready")
+            raise ReviewRefused(busy, "reviews_per_client")
         if len(self._pending) >= self.settings.review_queue:
-            raise ReviewRefused("the server is computing as many reviews as it can: try again in a minute")
+            raise ReviewRefused(
+                "the server is computing as many reviews as it can: try again in a minute", "review_queue"
+            )
         pending = self._pending[key] = _Pending(identity, share)
         pending.task = asyncio.create_task(self._compute(key, share, record, pending), name=f"review {key}")
         return pending.status()

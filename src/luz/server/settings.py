@@ -121,6 +121,10 @@ class Settings:
     """Chat messages one client address may send, all its people together (a ``limits`` rate,
     ``LUZ_CHAT_PER_ADDRESS``; ``luz serve``: ``"15/10 seconds"``, three people's worth of the limit per person);
     more are refused (``rate_limited``). ``None``: no limit."""
+    metrics_token: str = ""
+    """The Bearer token that ``GET /metrics`` asks for (``LUZ_METRICS_TOKEN``); empty: no ``/metrics`` (404)."""
+    log_format: str = "text"
+    """``luz serve``'s log lines: ``text`` or ``json`` (``LUZ_LOG_FORMAT``; luz.server.logs)."""
 
     @classmethod
     def from_env(cls, database_url: str | None = None, redis_url: str | None = None) -> Settings:
@@ -160,4 +164,6 @@ class Settings:
             exports_per_minute=os.environ.get("LUZ_EXPORTS_PER_MINUTE", "10/minute") or None,
             guest_days=float(os.environ.get("LUZ_GUEST_DAYS", "30")),
             chat_per_address=os.environ.get("LUZ_CHAT_PER_ADDRESS", "15/10 seconds") or None,
+            metrics_token=os.environ.get("LUZ_METRICS_TOKEN", ""),
+            log_format=os.environ.get("LUZ_LOG_FORMAT", "text"),
         )

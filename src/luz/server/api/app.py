@@ -10,7 +10,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
@@ -21,6 +22,8 @@ from ..db import make_engine, migrate
 from ..friends import Blocked, Friends
 from ..health import DatabaseHealth
 from ..identity import Players
+from ..logs import RequestIds
+from ..metrics import CONTENT_TYPE, Metrics, token_matches
 from ..ratelimit import deployment_scope
 from ..reviews import Reviews
 from ..settings import Settings
@@ -31,7 +34,7 @@ from ..tables.botpool import BotPool, load_levels
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
 from . import friends, games, history, identity, live, mygames, notify, ratings, reviews, tables
-from .deps import Guards, tables_of
+from .deps import Guards, OverLimit, metrics_of, tables_of
 from .identity import Identities
 
 log = logging.getLogger("luz.server")
@@ -89,7 +92,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
-        registry = Registry(Store(engine), broker, pool, settings)
+        registry = Registry(Store(engine), broker, pool, settings, metrics)
+        metrics.watch(
+            lambda: len(registry.live),
+            registry.store.count_tables,
+            (lambda: pool.waiting) if pool is not None else None,
+            (lambda: pool.replacements) if pool is not None else None,
+        )
         await broker.start(registry.on_event, registry.on_presence, registry.on_players)
         await registry.resume()
         registry.start()  # deadlines found in the database, idle tables leaving memory
@@ -135,6 +144,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
     app.state.settings = settings
     app.state.guards = Guards.of(settings)
+    metrics = app.state.metrics = Metrics()  # a registry of this app's own (several apps in one test process)
+    app.add_middleware(RequestIds)  # each request's id, in its log lines and its answer (logs.py)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -149,11 +160,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def refused_seat(
         request: Request, error: AccountRequired | AccountTooNew | TooManyGames | Blocked
     ) -> JSONResponse:
+        if isinstance(error, TooManyGames):
+            metrics.refused("max_turn_based_games")
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=403)
 
     @app.exception_handler(OneSeatPerAddress)
     async def seat_per_address(request: Request, error: OneSeatPerAddress) -> JSONResponse:
+        metrics.refused("seats_per_address")
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=409)
+
+    @app.exception_handler(OverLimit)
+    async def over_limit(request: Request, error: OverLimit) -> Response:
+        metrics_of(request).refused(error.limit)
+        return await http_exception_handler(request, error)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:
@@ -176,6 +195,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             "bots": "ready" if pool.healthy else "starting",
             "bot_pool_replacements": pool.replacements,
         }
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics_page(request: Request) -> Response:
+        """Prometheus metrics (docs/DEPLOY.md "Metrics"): 404 unless ``LUZ_METRICS_TOKEN`` is set, 401 without
+        ``Authorization: Bearer`` that token."""
+        if not settings.metrics_token:
+            raise HTTPException(404, "Not Found")
+        if not token_matches(settings.metrics_token, request.headers.get("authorization")):
+            return Response("a metrics token is needed\n", 401, {"WWW-Authenticate": "Bearer"})
+        return Response(await asyncio.to_thread(metrics.exposition), media_type=CONTENT_TYPE)
 
     for module in (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends):
         app.include_router(module.router)

@@ -14,10 +14,20 @@ from starlette.requests import HTTPConnection
 
 from luz.engine.record import to_record
 
+from ..logs import on_table
+from ..metrics import Metrics
 from ..ratelimit import Counter, SharedRateLimit, client_key, deployment_scope
 from ..settings import Settings
 from ..store import build_game
 from ..tables import Registry, Table
+
+
+class OverLimit(HTTPException):
+    """A request refused by a limit (429), counted in the metrics under the limit's name (``app.py``)."""
+
+    def __init__(self, limit: str, detail: str, retry_after: int | str | None = None) -> None:
+        super().__init__(429, detail, headers=None if retry_after is None else {"Retry-After": str(retry_after)})
+        self.limit = limit
 
 
 @dataclass
@@ -54,16 +64,17 @@ class Guards:
         ``Retry-After`` past ``tables_per_minute``."""
         wait = await self.table_creation.hit("create:" + client) if self.table_creation else None
         if wait is not None:
-            raise HTTPException(429, "too many tables created: try again later", headers={"Retry-After": str(wait)})
+            raise OverLimit("tables_per_minute", "too many tables created: try again later", wait)
 
-    async def admits_connection(self, client: str, seat_key: str | None) -> bool:
-        """Whether a new WebSocket connection of ``client`` (asking for the seat of ``seat_key``, if any) is within
-        the rates of new connections per client and per seat (each allowed one is counted)."""
+    async def connection_refused_by(self, client: str, seat_key: str | None) -> str | None:
+        """The rate that a new WebSocket connection of ``client`` (asking for the seat of ``seat_key``, if any) is
+        over, if any: of new connections per client, then per seat (each allowed one is counted)."""
         if await self.connection_rate.hit("connect:" + client) is not None:
-            return False
+            return "connections_per_second"
         if seat_key is None or self.seat_connection_rate is None:
-            return True
-        return await self.seat_connection_rate.hit("seat-connect:" + seat_key) is None
+            return None
+        refused = await self.seat_connection_rate.hit("seat-connect:" + seat_key) is not None
+        return "seat_connections_per_minute" if refused else None
 
     @contextlib.contextmanager
     def bot_table_place(self, tables: Registry, client: str, bots_only: bool) -> Iterator[None]:
@@ -74,8 +85,8 @@ class Guards:
             return
         most = self.settings.bot_tables_per_client
         if tables.bot_tables_of(client) + self.bot_tables_creating.get(client, 0) >= most:
-            raise HTTPException(
-                429, f"you have {most} tables of bots playing: wait for one to finish", headers={"Retry-After": "60"}
+            raise OverLimit(
+                "bot_tables_per_client", f"you have {most} tables of bots playing: wait for one to finish", 60
             )
         self.bot_tables_creating[client] = self.bot_tables_creating.get(client, 0) + 1
         try:
@@ -96,6 +107,11 @@ def guards_of(request: Request | WebSocket) -> Guards:
     return guards
 
 
+def metrics_of(request: HTTPConnection) -> Metrics:
+    metrics: Metrics = request.app.state.metrics
+    return metrics
+
+
 def tables_of(request: Request | WebSocket) -> Registry:
     tables: Registry = request.app.state.tables
     return tables
@@ -108,6 +124,7 @@ def client_of(request: Request | WebSocket) -> str:
 
 
 async def table_or_404(request: Request, table_id: str) -> Table:
+    on_table(table_id)  # the request's log lines are about this table
     table = await tables_of(request).get(table_id)
     if table is None:
         raise HTTPException(404, "no such table")

@@ -8,7 +8,7 @@ import asyncio
 import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Path, Request, Response
+from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,7 +18,7 @@ from ..notify.push import GONE
 from ..notify.texts import invitation_payload
 from ..ratelimit import SharedRateLimit, deployment_scope
 from ..timecontrol import now_ms
-from .deps import settings_of, tables_of
+from .deps import OverLimit, settings_of, tables_of
 from .identity import identities_of
 from .notify import notify_of
 from .schemas import DB_INT
@@ -183,7 +183,7 @@ async def invite(request: Request, response: Response, table_id: TableId, seat: 
         return account_needed()
     wait = await invitation_rate(request).hit("invite:" + identity.player_id)
     if wait is not None:
-        raise HTTPException(429, "too many invitations: wait a minute", headers={"Retry-After": str(wait)})
+        raise OverLimit("invitations_per_minute", "too many invitations: wait a minute", wait)
     friends = friends_of(request)
     try:
         invitation = await asyncio.to_thread(friends.invite, identity.player_id, table_id, seat, body.player)

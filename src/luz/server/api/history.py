@@ -14,7 +14,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool
 
 from ..history import finished_keys, profile, records_of
-from .deps import client_of, guards_of
+from .deps import OverLimit, client_of, guards_of
 
 EXPORT_PAGE = 100
 """The most games one answer of ``/api/export`` holds (each is replayed to write its record)."""
@@ -54,7 +54,7 @@ async def export(
     rate = guards_of(request).export_rate
     wait = await rate.hit("export:" + client_of(request)) if rate is not None else None
     if wait is not None:
-        raise HTTPException(429, "too many export pages: wait a little", {"Retry-After": str(wait)})
+        raise OverLimit("exports_per_minute", "too many export pages: wait a little", wait)
     cursor = None
     if after is not None:
         table_id, game_no = after.split(":")

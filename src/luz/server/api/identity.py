@@ -39,7 +39,7 @@ from ..identity import (
     display_name,
 )
 from ..ratelimit import client_key
-from .deps import settings_of, tables_of
+from .deps import OverLimit, settings_of, tables_of
 from .schemas import NO_NUL
 
 DEVICE_PATH = "/api/account"
@@ -175,9 +175,7 @@ class Identities:
         if not await self._run(self.limiter.test, self.account_rate, *key):
             stats = await self._run(self.limiter.get_window_stats, self.account_rate, *key)
             wait = max(1, int(stats.reset_time - time.time()) + 1)
-            raise HTTPException(
-                429, "too many new accounts from your address: try again later", {"Retry-After": str(wait)}
-            )
+            raise OverLimit("accounts_per_address", "too many new accounts from your address: try again later", wait)
 
     async def account_registered(self, request: HTTPConnection) -> None:
         """Count a new account of the client (``account_allowed``'s limit)."""
@@ -189,7 +187,7 @@ class Identities:
         if self.guest_rate is not None and not await self._run(
             self.limiter.hit, self.guest_rate, "guest-client", self.scope, self.client(request)
         ):
-            raise HTTPException(429, "too many new guests from your address: try again later", {"Retry-After": "60"})
+            raise OverLimit("guests_per_minute", "too many new guests from your address: try again later", 60)
         return await asyncio.to_thread(self.players.create_guest)
 
     def signed(self, secret: str) -> str:
@@ -307,7 +305,7 @@ async def set_name(request: Request, identity: Identity, raw: str) -> Identity:
     except NameTaken as error:
         raise HTTPException(409, str(error)) from None
     except TooManyRenames as error:
-        raise HTTPException(429, str(error)) from None
+        raise OverLimit("renames_per_week", str(error)) from None
     if changed:
         await tables_of(request).rename_seats(identity.player_id, name)
     return replace(identity, name=name)
@@ -376,7 +374,7 @@ async def login(request: Request, response: Response, body: Credentials) -> dict
     if by_cookie or HEADER.lower() not in request.headers:
         identities.check_same_site(request)
     if not await identities.allow_login(request, body.username):
-        raise HTTPException(429, "too many login attempts: wait a minute", {"Retry-After": "60"})
+        raise OverLimit("login_attempts", "too many login attempts: wait a minute", 60)
     account = await asyncio.to_thread(players.password_hash_of, body.username)
     hashed = account[1] if account else await identities.dummy_hash()
     valid = await identities.verify_password(body.password, hashed)
@@ -420,7 +418,7 @@ async def change_password(request: Request, response: Response, body: PasswordCh
     if identity.username is None:
         raise HTTPException(409, "a guest has no password: register first")
     if not await identities.allow_password_attempt(identity):
-        raise HTTPException(429, "too many password attempts: wait a minute", {"Retry-After": "60"})
+        raise OverLimit("password_attempts", "too many password attempts: wait a minute", 60)
     account = await asyncio.to_thread(players.password_hash_of, identity.username)
     if account is None or not await identities.verify_password(body.current, account[1]):
         raise HTTPException(403, "the current password is wrong")

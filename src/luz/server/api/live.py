@@ -11,12 +11,13 @@ import logging
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from ..identity import COOKIE, HEADER
+from ..logs import on_table
 from ..ratelimit import TokenBucket
 from ..store import SecondSeat
 from ..tables import Refused
 from ..tables.fanout import replay_message
 from ..tables.model import dumps
-from .deps import client_of, close_all, guards_of, settings_of, tables_of
+from .deps import client_of, close_all, guards_of, metrics_of, settings_of, tables_of
 from .identity import from_this_site, identities_of
 from .messages import Session, error, handle
 
@@ -34,12 +35,16 @@ async def play(websocket: WebSocket, table_id: str, token: str | None = None, me
     if not from_this_site(websocket):
         await websocket.close(code=4403)
         return
-    client, guards = client_of(websocket), guards_of(websocket)
-    if not await guards.admits_connection(
-        client, seat_key(websocket, table_id, token, me)
-    ) or not guards.client_connections.take(client):
+    client, guards, metrics = client_of(websocket), guards_of(websocket), metrics_of(websocket)
+    over = await guards.connection_refused_by(client, seat_key(websocket, table_id, token, me))
+    if over is None and not guards.client_connections.take(client):
+        over = "max_connections_per_client"
+    if over is not None:
+        metrics.refused(over)
         await websocket.close(code=4429)
         return
+    on_table(table_id)
+    metrics.connection_opened()
     try:
         await connected(websocket, table_id, token, me)
     except (WebSocketDisconnect, RuntimeError, OSError) as gone:  # the client left while being written to
@@ -47,6 +52,7 @@ async def play(websocket: WebSocket, table_id: str, token: str | None = None, me
     except Exception as failure:  # one connection's trouble: a line in the log, never a traceback
         log.warning("connection to table failed: %s", type(failure).__name__)
     finally:
+        metrics.connection_closed()
         guards.client_connections.give_back(client)
 
 
@@ -86,6 +92,7 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
     try:
         arrived, evicted = tables.presence.attach(table, seat, websocket, watcher.player_id if watcher else None)
     except Refused as refused:
+        metrics_of(websocket).refused(refused.limit or refused.code)
         await websocket.close(code=4429, reason=str(refused))
         return
     await close_all(set(evicted), code=4409)

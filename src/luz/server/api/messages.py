@@ -5,6 +5,7 @@ found in ``HANDLERS``. Each checks the message and delegates to the table's coll
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -61,10 +62,12 @@ class Session:
 
 async def handle(session: Session, raw: str) -> Reply:
     """The reply to one frame's text: checked for size, rate and form, then handled by its type's handler."""
-    limit = session.max_bytes
+    limit, metrics = session.max_bytes, session.tables.metrics
     if len(raw) > limit or len(raw.encode()) > limit:
+        metrics.refused("max_message_bytes")
         return error(None, "too_large", f"messages are limited to {limit} bytes")
     if not session.bucket.take():
+        metrics.refused("messages_per_second")
         return error(None, "rate_limited", "too many messages: slow down")
     try:
         data = json.loads(raw)
@@ -80,6 +83,8 @@ async def handle(session: Session, raw: str) -> Reply:
     try:
         return await handler(session, message)
     except Refused as refused:
+        if refused.limit is not None:
+            metrics.refused(refused.limit)
         return error(message.id, refused.code, str(refused))
 
 
@@ -122,7 +127,9 @@ async def rematch(session: Session, message: ClientMessage) -> Reply:
 
 
 async def action(session: Session, message: ClientMessage) -> Reply:
+    """Act; the time until the ack (sent at once) is the metrics' ``luz_ack_seconds``."""
     assert session.seat is not None  # HANDLERS: a seat's message
+    received = time.perf_counter()
     if message.action is None:
         raise Refused("malformed", "an action message needs 'action'")
     try:
@@ -130,6 +137,7 @@ async def action(session: Session, message: ClientMessage) -> Reply:
     except LuzError as problem:
         raise Refused("malformed", str(problem)) from None
     version = await session.tables.act(session.table, session.seat, move, expected=message.version)
+    session.tables.metrics.acknowledged(time.perf_counter() - received)
     return {"type": "ack", "id": message.id, "version": version}
 
 

@@ -14,7 +14,7 @@ from fastapi.responses import StreamingResponse
 
 from ..friends import Friends
 from ..timecontrol import now_ms
-from .deps import client_of, guards_of, tables_of
+from .deps import OverLimit, client_of, guards_of, tables_of
 from .identity import identities_of
 
 router = APIRouter()
@@ -46,9 +46,9 @@ async def my_events(request: Request) -> StreamingResponse:
     tables, guards, client = tables_of(request), guards_of(request), client_of(request)
     player = identity.player_id
     if tables.watchers.count(player) >= STREAMS_PER_PLAYER:
-        raise HTTPException(429, f"{STREAMS_PER_PLAYER} event streams are open already: close one")
+        raise OverLimit("event_streams_per_player", f"{STREAMS_PER_PLAYER} event streams are open already: close one")
     if not guards.client_connections.take(client):
-        raise HTTPException(429, "too many connections from your address")
+        raise OverLimit("max_connections_per_client", "too many connections from your address")
     woken = tables.watchers.watch(player)
     friends: Friends = request.app.state.friends
 

@@ -23,6 +23,7 @@ from ..notify.preferences import Recipient
 from ..notify.push import Subscription, endpoint_problem, keys_problem, public_key
 from ..settings import Settings
 from ..tables import Registry
+from .deps import OverLimit
 from .identity import identities_of
 
 B64URL = r"^[A-Za-z0-9_-]+={0,2}$"
@@ -211,7 +212,7 @@ async def change_notifications(request: Request, response: Response, body: Notif
     if verify:
         last = notifications.verification_sent.get(identity.player_id, 0.0)
         if time.monotonic() - last < VERIFICATION_EVERY:
-            raise HTTPException(429, "a verification email was just sent: wait a minute", {"Retry-After": "60"})
+            raise OverLimit("verification_emails", "a verification email was just sent: wait a minute", 60)
     if body.email and not (address if "email_address" in given else current.email):
         raise HTTPException(409, "give an email address first")
     changes: dict[str, Any] = {}

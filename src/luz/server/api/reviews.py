@@ -10,7 +10,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
 from ..reviews import ReviewRefused, Reviews, ReviewsUnavailable
 from ..tables import Table
-from .deps import client_of, finished_game, finished_record, tables_of
+from .deps import OverLimit, client_of, finished_game, finished_record, tables_of
 from .identity import identities_of
 from .schemas import DB_INT
 
@@ -53,7 +53,7 @@ async def ask_review(request: Request, response: Response, table_id: str, game: 
     try:
         status = reviews_of(request).ask((table.id, number, seat), identity.player_id, client_of(request), record)
     except ReviewRefused as refused:
-        raise HTTPException(429, str(refused), headers={"Retry-After": "10"}) from None
+        raise OverLimit(refused.limit, str(refused), 10) from None
     except ReviewsUnavailable as unavailable:
         raise HTTPException(503, str(unavailable)) from None
     response.status_code = 202

@@ -233,6 +233,12 @@ class BotPool:
         broken = getattr(self._executor, "_broken", False)  # set by the executor when a worker dies
         return not broken and self._warm.done() and self._warm.exception() is None
 
+    @property
+    def waiting(self) -> int:
+        """Computations waiting for a free bot process (the metrics' ``luz_bot_queue``)."""
+        with self._lock:
+            return sum(len(queue) for queue in self._waiting.values())
+
     def submit(self, share: str, fn: Any, *args: Any) -> Future[Any]:
         """``fn(*args)`` in a bot process when ``share``'s turn comes. Cancelling the future while it waits
         withdraws it (no process time spent). It fails with :class:`BrokenProcessPool` if a process dies

@@ -262,10 +262,12 @@ class Chat:
         player = state.seats[speaker.seat].player if speaker.seat is not None else speaker.player
         person = player or f"seat:{state.id}:{speaker.seat}"
         if await self.per_person.hit(f"chat:{person}") is not None:
-            raise Refused("rate_limited", "too many chat messages: wait a few seconds")
+            raise Refused("rate_limited", "too many chat messages: wait a few seconds", "chat_per_person")
         by_address = self.per_address if speaker.address is not None else None
         if by_address is not None and await by_address.hit(f"chat-address:{speaker.address}") is not None:
-            raise Refused("rate_limited", "too many chat messages from your address: wait a few seconds")
+            raise Refused(
+                "rate_limited", "too many chat messages from your address: wait a few seconds", "chat_per_address"
+            )
         seated = speaker.seat is not None
         message = await asyncio.to_thread(
             self.store.add,

@@ -14,11 +14,13 @@ player is away, whose time ran out, or whose own bot went over its time."""
 
 
 class Refused(Exception):
-    """An action or request the table refuses; ``code`` is machine-readable, the message is for people."""
+    """An action or request the table refuses; ``code`` is machine-readable, the message is for people; ``limit``
+    names the limit it is over, if that is why (counted in the metrics)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, limit: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.limit = limit
 
 
 class Connection(Protocol):

@@ -50,7 +50,7 @@ class Presence:
         if seat is None:
             if len(table.spectators) >= self.settings.max_spectators_per_table:
                 del table.opened[connection]
-                raise Refused("full", "this table has as many spectators as it takes")
+                raise Refused("full", "this table has as many spectators as it takes", "max_spectators_per_table")
             table.spectators.add(connection)
             if player is not None:
                 table.spectator_players[connection] = player

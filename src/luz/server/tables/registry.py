@@ -11,9 +11,11 @@ from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from luz.engine import Action
+from luz.engine import Action, Bid
 
 from ..identity import Players
+from ..logs import on_table
+from ..metrics import Metrics
 from ..settings import Settings
 from ..store import SeatKind, Status, Store, build_game
 from ..timecontrol import is_turn_based, now_ms
@@ -37,10 +39,13 @@ GUEST_PRUNE_SECONDS = 600.0
 class Registry:
     """All live tables of this process, and what acts on them."""
 
-    def __init__(self, store: Store, broker: Broker, pool: BotPool | None, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, broker: Broker, pool: BotPool | None, settings: Settings, metrics: Metrics | None = None
+    ) -> None:
         self.store = store
         self.broker = broker
         self.settings = settings
+        self.metrics = metrics or Metrics()
         self.live: dict[str, Table] = {}
         self._load_lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -220,6 +225,8 @@ class Registry:
     ) -> int:
         """Apply ``seat``'s action (the writer checks and stores it), then tell everyone. Returns the new version.
         ``timeout``: the move is the timeout bot's, its player's time having run out (clocks.py)."""
+        on_table(table.id)
+        source = "timeout" if timeout else "bot" if self.bots.bot_for(table, seat) is not None else "human"
         caught_up: list[Outbox] = []
         table.touched = asyncio.get_running_loop().time()
         try:
@@ -227,6 +234,9 @@ class Registry:
         except Refused:
             await self.fanout.deliver(table, *caught_up)
             raise
+        self.metrics.action_stored("bid" if isinstance(action, Bid) else "play", source)
+        if timeout:
+            self.metrics.deadline_fired()
         await self.changed(table, *caught_up, change=change)
         return version
 

@@ -1,0 +1,189 @@
+"""``GET /metrics`` of a real ``luz serve``: off without ``LUZ_METRICS_TOKEN``, 401 without the token, and its
+counters moving during a game driven over WebSocket (actions, acknowledgements, connections, refusals, deadlines).
+
+Slow (each server start takes seconds): marked ``slow``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from support.server import Message, ServerProcess, Truth, WirePeer, guest, open_store, play_wire, seats, wait_for
+
+pytestmark = pytest.mark.slow
+
+TOKEN = "metrics-token-of-the-tests-0123456789"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+TABLES_PER_MINUTE = 3
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    folder = tmp_path_factory.mktemp("metrics")
+    env = {"LUZ_METRICS_TOKEN": TOKEN, "LUZ_TABLES_PER_MINUTE": f"{TABLES_PER_MINUTE}/minute"}
+    process = ServerProcess(f"sqlite:///{folder}/luz.sqlite3", folder / "server.log", env=env).start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+def scrape(server: ServerProcess) -> str:
+    answer = httpx.get(f"{server.http}/metrics", headers=AUTH, timeout=10)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].startswith("text/plain; version=")
+    return answer.text
+
+
+def scrape_when(server: ServerProcess, name: str, expected: float) -> str | None:
+    """A scrape in which the sample ``name`` is ``expected`` (``None``: not yet)."""
+    text = scrape(server)
+    return text if value(text, name) == expected else None
+
+
+def playing_tables(server: ServerProcess) -> float | None:
+    """The stored tables being played, once a scrape counts any."""
+    return value(scrape(server), "luz_stored_tables", status="playing") or None
+
+
+def samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """Every sample of an exposition: (name, labels) -> value."""
+    return {
+        (sample.name, frozenset(sample.labels.items())): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+def value(text: str, name: str, **labels: str) -> float:
+    """The sample ``name`` with exactly ``labels`` (0 when it is not there yet: a labelled counter never moved)."""
+    return samples(text).get((name, frozenset(labels.items())), 0.0)
+
+
+def total(text: str, name: str, **labels: str) -> float:
+    """The sum of the samples ``name`` whose labels include ``labels``."""
+    wanted = set(labels.items())
+    return sum(v for (n, found), v in samples(text).items() if n == name and wanted <= found)
+
+
+def create_table(http: httpx.Client, **spec: Any) -> tuple[str, dict[int, str]]:
+    answer = http.post("/api/tables", json=spec)
+    assert answer.status_code == 201, answer.text
+    table_id = answer.json()["table"]["id"]
+    tokens = {invite["seat"]: invite["token"] for invite in answer.json()["invites"]}
+    for seat, token in tokens.items():
+        joined = http.post(
+            f"/api/tables/{table_id}/seats/{seat}/join", json={"name": f"p{seat}", "token": token}, headers=guest(http)
+        )
+        assert joined.status_code == 200, joined.text
+    return table_id, tokens
+
+
+def test_metrics_need_the_token(server: ServerProcess) -> None:
+    assert httpx.get(f"{server.http}/metrics").status_code == 401
+    wrong = httpx.get(f"{server.http}/metrics", headers={"Authorization": "Bearer " + TOKEN[:-1] + "x"})
+    assert wrong.status_code == 401
+    assert wrong.headers["www-authenticate"] == "Bearer"
+    assert TOKEN not in wrong.text
+    assert httpx.get(f"{server.http}/metrics", headers={"Authorization": TOKEN}).status_code == 401  # no scheme
+    text = scrape(server)
+    assert value(text, "process_resident_memory_bytes") > 0  # the client library's process metrics
+    assert "python_info" in text
+
+
+def test_metrics_are_off_without_the_setting(tmp_path: Path) -> None:
+    server = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log").start()
+    try:
+        assert httpx.get(f"{server.http}/metrics", headers=AUTH).status_code == 404
+        assert httpx.get(f"{server.http}/metrics").status_code == 404
+    finally:
+        server.stop()
+
+
+def mid_deal(state: Message) -> bool:
+    seen = state["view"]
+    return seen is not None and seen["phase"] == "play" and sum(seen["tricks_won"]) >= 2
+
+
+def test_the_counters_move_during_a_game(server: ServerProcess) -> None:
+    before = scrape(server)
+    with httpx.Client(base_url=server.http, timeout=10) as http:
+        table_id, tokens = create_table(http, players=3, seats=seats("human", "random", "heuristic"))
+    store = open_store(server.database_url)
+    try:
+        asyncio.run(play_and_scrape(server, table_id, tokens[0], Truth(store), before))
+    finally:
+        store.engine.dispose()
+
+
+async def play_and_scrape(server: ServerProcess, table_id: str, token: str, truth: Truth, before: str) -> None:
+    async with WirePeer(server.ws, table_id, token, 0, truth) as peer:
+        await play_wire([peer], until=mid_deal)
+        during = await asyncio.to_thread(scrape, server)
+        acks = len(peer.acks)
+        assert acks >= 2  # a bid and a card at least
+        assert value(during, "luz_ack_seconds_count") - value(before, "luz_ack_seconds_count") == acks
+        assert value(during, "luz_ack_seconds_bucket", le="+Inf") == value(during, "luz_ack_seconds_count")
+        human = total(during, "luz_actions_stored_total", source="human")
+        assert human - total(before, "luz_actions_stored_total", source="human") == acks
+        assert value(during, "luz_actions_stored_total", kind="bid", source="human") >= 1
+        assert value(during, "luz_actions_stored_total", kind="play", source="human") >= 1
+        assert total(during, "luz_actions_stored_total", source="bot") > total(
+            before, "luz_actions_stored_total", source="bot"
+        )
+        assert value(during, "luz_websocket_connections") == 1
+        assert value(during, "luz_live_tables") >= 1
+        # Counted in the database at most every 5 s: in a scrape of the next few seconds.
+        stored = await asyncio.to_thread(wait_for, lambda: playing_tables(server), 15)
+        assert stored >= 1
+        # Nothing that names a table, a seat's token or a card.
+        assert table_id not in during and token not in during
+        assert not any(name in during for name in peer.check.hidden)
+
+        # A refusal by a limit: a message over the size limit.
+        number = next(peer.ids)
+        await peer.ws.send(json.dumps({"type": "ping", "id": number, "pad": "x" * 5000}))
+        refused = await peer.wait(lambda m: m["type"] == "error")
+        assert refused["code"] == "too_large"
+    after = await asyncio.to_thread(wait_for, lambda: scrape_when(server, "luz_websocket_connections", 0))
+    assert value(after, "luz_refusals_total", limit="max_message_bytes") == 1
+
+
+def test_a_deadline_fired_is_counted(server: ServerProcess) -> None:
+    before = value(scrape(server), "luz_deadlines_fired_total")
+    with httpx.Client(base_url=server.http, timeout=10) as http:
+        table_id, tokens = create_table(
+            http,
+            players=3,
+            seats=seats("human", "random", "random"),
+            time_control={"reserve_seconds": 1},
+            options={"first_player": 0},
+        )
+    asyncio.run(wait_for_timeout(server, table_id, tokens[0], before))
+
+
+async def wait_for_timeout(server: ServerProcess, table_id: str, token: str, before: float) -> None:
+    async with WirePeer(server.ws, table_id, token, 0, None) as peer:  # connected, and never moving
+        await peer.wait(lambda m: m["type"] == "timeout", timeout=20)
+        text = await asyncio.to_thread(scrape, server)
+    assert value(text, "luz_deadlines_fired_total") - before >= 1
+    assert total(text, "luz_actions_stored_total", source="timeout") >= 1
+
+
+def test_a_refused_table_is_counted(server: ServerProcess) -> None:
+    before = value(scrape(server), "luz_refusals_total", limit="tables_per_minute")
+    refused = 0
+    with httpx.Client(base_url=server.http, timeout=10) as http:
+        for _ in range(TABLES_PER_MINUTE + 1):  # past the rate, whatever the other tests created
+            answer = http.post("/api/tables", json={"players": 3, "seats": seats("random", "random", "random")})
+            refused += answer.status_code == 429
+    assert refused >= 1
+    assert value(scrape(server), "luz_refusals_total", limit="tables_per_minute") - before == refused
