@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from luz.server.logs import JSON_FIELDS, JsonLines, RedactSecrets, WithIds, request_id, table_id
+from luz.server.logs import JSON_FIELDS, JsonLines, RedactSecrets, TextLines, WithIds, request_id, table_id
 from support.server import LUZ, Message, ServerProcess, Truth, WirePeer, guest, open_store, play_wire, seats
 
 METRICS_TOKEN = "metrics-token-of-the-json-logs-test"
@@ -36,10 +36,11 @@ def json_lines(text: str) -> list[dict[str, Any]]:
     return lines
 
 
-def test_a_formatted_line_keeps_its_ids_and_loses_its_secrets() -> None:
+def log_with_secrets(formatter: logging.Formatter) -> str:
+    """What ``formatter`` writes of a line and a traceback that hold secrets, in a request about table ``t-1``."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
-    handler.setFormatter(JsonLines())
+    handler.setFormatter(formatter)
     handler.addFilter(RedactSecrets())
     handler.addFilter(WithIds())
     logger = logging.getLogger("luz.test.jsonlogs")
@@ -56,7 +57,12 @@ def test_a_formatted_line_keeps_its_ids_and_loses_its_secrets() -> None:
         request_id.reset(marks[0])
         table_id.reset(marks[1])
         logger.removeHandler(handler)
-    first, second = json_lines(stream.getvalue())
+    return stream.getvalue()
+
+
+def test_a_json_line_keeps_its_ids_and_loses_its_secrets() -> None:
+    written = log_with_secrets(JsonLines())
+    first, second = json_lines(written)
     assert first["message"] == '127.0.0.1 - "GET /ws/tables/t-1?token=REDACTED&me=0"'
     assert (first["level"], first["logger"], first["request_id"], first["table_id"]) == (
         "WARNING",
@@ -66,7 +72,14 @@ def test_a_formatted_line_keeps_its_ids_and_loses_its_secrets() -> None:
     )
     assert "colour" not in first  # a record's extra attributes are not written
     assert "ValueError" in second["exc_info"] and "token=REDACTED" in second["exc_info"]
-    assert "s3cret" not in stream.getvalue()
+    assert "s3cret" not in written
+
+
+def test_a_text_line_loses_its_secrets() -> None:
+    written = log_with_secrets(TextLines())
+    assert '127.0.0.1 - "GET /ws/tables/t-1?token=REDACTED&me=0"' in written
+    assert "token=REDACTED" in written.split("failed", 1)[1]  # the traceback's
+    assert "s3cret" not in written
 
 
 @pytest.mark.parametrize(

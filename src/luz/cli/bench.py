@@ -548,3 +548,31 @@ def _points_line(label: str, points: dict[str, Any]) -> str:
         f"{label}: expected points {points['expected']:.2f}, scored {points['scored']:.2f}, "
         f"scored - expected {points['difference']:+.2f}{interval}"
     )
+
+
+@bench_app.command("metrics")
+def metrics(
+    tables: int = typer.Option(200, min=0, max=10_000, help="Live tables the server holds while it is scraped."),
+    scrapes: int = typer.Option(200, min=1, help="Scrapes of /metrics (and as many GET /healthz, the reference)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """The cost of a Prometheus scrape of a real ``luz serve`` (SQLite) holding ``--tables`` live tables: time and
+    size of the answer and the server's CPU per scrape, against ``GET /healthz`` in the same run."""
+    from luz.bench.metrics import bench_metrics
+
+    report = bench_metrics(tables, scrapes, progress=None if as_json else progress_line)
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=f"{report['live_tables_reported']:.0f} live tables")
+    for column in ("GET", "p50 ms", "p95 ms", "bytes", "server CPU ms"):
+        table.add_column(column, justify="right")
+    for path in ("metrics", "healthz"):
+        figures = report[path]
+        ms = figures["ms"]
+        cpu = figures["server_cpu_ms_per_request"]
+        table.add_row(
+            f"/{path}", f"{ms['p50']}", f"{ms['p95']}", f"{figures['bytes']:,}", "-" if cpu is None else f"{cpu}"
+        )
+    Console().print(table)
+    Console().print(f"p50 /metrics / /healthz: [bold]{report['ratio_p50_metrics_over_healthz']}[/bold]")

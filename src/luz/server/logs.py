@@ -55,6 +55,16 @@ class WithIds(logging.Filter):
         return True
 
 
+class TextLines(logging.Formatter):
+    """A record as ``time logger level message``, secrets redacted from its traceback too."""
+
+    def __init__(self) -> None:
+        super().__init__(TEXT_FORMAT)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
 class JsonLines(JsonFormatter):
     """A record as one JSON object of ``JSON_FIELDS`` only, secrets redacted from its traceback too."""
 
@@ -66,10 +76,11 @@ class JsonLines(JsonFormatter):
         )
 
     def process_log_record(self, log_data: dict[str, Any]) -> dict[str, Any]:
-        return {key: log_data[key] for key in JSON_FIELDS if key in log_data}
-
-    def formatException(self, ei: Any) -> str:
-        return redact(str(super().formatException(ei)))
+        kept = {key: log_data[key] for key in JSON_FIELDS if key in log_data}
+        for traceback in ("exc_info", "stack_info"):
+            if isinstance(kept.get(traceback), str):
+                kept[traceback] = redact(kept[traceback])
+        return kept
 
 
 def configure_logs(log_format: str) -> None:
@@ -78,7 +89,7 @@ def configure_logs(log_format: str) -> None:
     if log_format not in FORMATS:
         raise ValueError(f"LUZ_LOG_FORMAT is {log_format!r}: it must be text or json")
     handler = logging.StreamHandler()
-    handler.setFormatter(JsonLines() if log_format == "json" else logging.Formatter(TEXT_FORMAT))
+    handler.setFormatter(JsonLines() if log_format == "json" else TextLines())
     handler.addFilter(RedactSecrets())  # on the handler: every record it writes, whichever logger made it
     handler.addFilter(WithIds())
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
