@@ -1,13 +1,15 @@
 """``GET /metrics`` of a real ``luz serve``: off without ``LUZ_METRICS_TOKEN``, 401 without the token, and its
 counters moving during a game driven over WebSocket (actions, acknowledgements, connections, refusals, deadlines).
 
-Slow (each server start takes seconds): marked ``slow``.
+The tests of a server process are slow (each server start takes seconds): marked ``slow``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,13 +18,58 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from support.server import Message, ServerProcess, Truth, WirePeer, guest, open_store, play_wire, seats, wait_for
-
-pytestmark = pytest.mark.slow
+from luz.server.metrics import Metrics, token_matches
+from support.server import (
+    Message,
+    ServerProcess,
+    Truth,
+    WirePeer,
+    children_of,
+    guest,
+    open_store,
+    play_wire,
+    seats,
+    wait_for,
+)
 
 TOKEN = "metrics-token-of-the-tests-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 TABLES_PER_MINUTE = 3
+
+
+def test_each_app_counts_in_a_registry_of_its_own() -> None:
+    first, second = Metrics(), Metrics()  # the same names, no collision
+    first.action_stored("bid", "human")
+    first.refused("tables_per_minute")
+    first.acknowledged(0.003)
+    second.watch(lambda: 7, lambda: {"playing": 2, "over": 5})
+    one, two = first.exposition().decode(), second.exposition().decode()
+    assert value(one, "luz_actions_stored_total", kind="bid", source="human") == 1
+    assert value(one, "luz_refusals_total", limit="tables_per_minute") == 1
+    assert value(one, "luz_ack_seconds_bucket", le="0.005") == 1
+    assert value(one, "luz_ack_seconds_bucket", le="0.0025") == 0
+    assert "luz_live_tables" not in one
+    assert value(two, "luz_actions_stored_total", kind="bid", source="human") == 0
+    assert value(two, "luz_live_tables") == 7
+    assert value(two, "luz_stored_tables", status="over") == 5
+    assert "luz_bot_queue" not in two  # no bot processes
+
+
+@pytest.mark.parametrize(
+    ("authorization", "matches"),
+    [
+        ("Bearer " + TOKEN, True),
+        ("bearer  " + TOKEN, True),
+        ("Bearer " + TOKEN + "x", False),
+        ("Bearer " + TOKEN[:-1], False),
+        (TOKEN, False),
+        ("Basic " + TOKEN, False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_the_token_is_asked_for_as_a_bearer(authorization: str | None, matches: bool) -> None:
+    assert token_matches(TOKEN, authorization) is matches
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +134,7 @@ def create_table(http: httpx.Client, **spec: Any) -> tuple[str, dict[int, str]]:
     return table_id, tokens
 
 
+@pytest.mark.slow
 def test_metrics_need_the_token(server: ServerProcess) -> None:
     assert httpx.get(f"{server.http}/metrics").status_code == 401
     wrong = httpx.get(f"{server.http}/metrics", headers={"Authorization": "Bearer " + TOKEN[:-1] + "x"})
@@ -99,6 +147,7 @@ def test_metrics_need_the_token(server: ServerProcess) -> None:
     assert "python_info" in text
 
 
+@pytest.mark.slow
 def test_metrics_are_off_without_the_setting(tmp_path: Path) -> None:
     server = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log").start()
     try:
@@ -113,6 +162,7 @@ def mid_deal(state: Message) -> bool:
     return seen is not None and seen["phase"] == "play" and sum(seen["tricks_won"]) >= 2
 
 
+@pytest.mark.slow
 def test_the_counters_move_during_a_game(server: ServerProcess) -> None:
     before = scrape(server)
     with httpx.Client(base_url=server.http, timeout=10) as http:
@@ -157,6 +207,7 @@ async def play_and_scrape(server: ServerProcess, table_id: str, token: str, trut
     assert value(after, "luz_refusals_total", limit="max_message_bytes") == 1
 
 
+@pytest.mark.slow
 def test_a_deadline_fired_is_counted(server: ServerProcess) -> None:
     before = value(scrape(server), "luz_deadlines_fired_total")
     with httpx.Client(base_url=server.http, timeout=10) as http:
@@ -178,6 +229,7 @@ async def wait_for_timeout(server: ServerProcess, table_id: str, token: str, bef
     assert total(text, "luz_actions_stored_total", source="timeout") >= 1
 
 
+@pytest.mark.slow
 def test_a_refused_table_is_counted(server: ServerProcess) -> None:
     before = value(scrape(server), "luz_refusals_total", limit="tables_per_minute")
     refused = 0
@@ -187,3 +239,23 @@ def test_a_refused_table_is_counted(server: ServerProcess) -> None:
             refused += answer.status_code == 429
     assert refused >= 1
     assert value(scrape(server), "luz_refusals_total", limit="tables_per_minute") - before == refused
+
+
+@pytest.mark.slow
+def test_the_bot_pool_is_watched(tmp_path: Path) -> None:
+    env = {"LUZ_METRICS_TOKEN": TOKEN}
+    server = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log", bot_workers=1, env=env)
+    server.start()
+    try:
+        assert server.process is not None
+        text = scrape(server)
+        assert value(text, "luz_bot_queue") == 0
+        assert value(text, "luz_bot_pool_replacements_total") == 0
+        workers = wait_for(lambda: children_of(server.process.pid) if server.process else None, timeout=30)
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        # The pool is replaced when a move or /healthz finds the process dead.
+        wait_for(lambda: httpx.get(f"{server.http}/healthz").json().get("bot_pool_replacements") == 1, timeout=30)
+        assert value(scrape(server), "luz_bot_pool_replacements_total") == 1
+    finally:
+        server.stop()
