@@ -92,7 +92,8 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
     try:
         arrived, evicted = tables.presence.attach(table, seat, websocket, watcher.player_id if watcher else None)
     except Refused as refused:
-        metrics_of(websocket).refused(refused.limit or refused.code)
+        if refused.limit is not None:
+            metrics_of(websocket).refused(refused.limit)
         await websocket.close(code=4429, reason=str(refused))
         return
     await close_all(set(evicted), code=4409)
