@@ -27,6 +27,7 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 ACK_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 """Seconds from a client's action message received to its acknowledgement sent."""
 MIN_TOKEN_LENGTH = 16
+"""The shortest ``LUZ_METRICS_TOKEN`` that ``luz serve`` accepts."""
 STORED_TABLES_SECONDS = 5.0
 """The stored tables are counted in the database at most this often (a scrape in between gets the last count)."""
 
