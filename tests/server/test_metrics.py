@@ -72,6 +72,22 @@ def test_the_token_is_asked_for_as_a_bearer(authorization: str | None, matches: 
     assert token_matches(TOKEN, authorization) is matches
 
 
+def test_stored_tables_are_counted_by_status(database_url: str) -> None:
+    from fastapi.testclient import TestClient
+
+    from luz.server import Settings, create_app
+
+    settings = Settings(database_url=database_url, bot_workers=0, metrics_token=TOKEN)
+    with TestClient(create_app(settings)) as client:
+        for _ in range(2):
+            assert client.post(
+                "/api/tables", json={"players": 3, "seats": seats("human", "random", "random")}
+            ).is_success
+        text = client.get("/metrics", headers=AUTH).text
+    assert value(text, "luz_stored_tables", status="waiting") == 2
+    assert value(text, "luz_stored_tables", status="playing") == value(text, "luz_stored_tables", status="over") == 0
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     folder = tmp_path_factory.mktemp("metrics")

@@ -462,9 +462,11 @@ class Store:
 
     def count_tables(self) -> dict[str, int]:
         """How many tables are stored, by status (the metrics' ``luz_stored_tables``)."""
+        counts = {status.value: 0 for status in Status}
         with Session(self.engine) as session:
-            rows = session.execute(select(TableRow.status, func.count()).group_by(TableRow.status))
-            return {status.value: 0 for status in Status} | dict(rows.tuples().all())
+            for status, count in session.execute(select(TableRow.status, func.count()).group_by(TableRow.status)):
+                counts[status] = count
+        return counts
 
     def due_tables(self, at: int, limit: int = 200) -> list[str]:
         """Turn-based tables whose deadline is past at ``at`` (epoch ms), earliest first: a mover's time has run
