@@ -11,6 +11,7 @@ from dataclasses import replace
 import typer
 
 from .apps import app
+from .extras import require
 
 
 class RedactTokens(logging.Filter):
@@ -42,6 +43,7 @@ def serve(
     ),
 ) -> None:
     """Run the game server (HTTP API and WebSocket play; see docs/PROTOCOL.md)."""
+    require("server", "luz serve")
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 
