@@ -35,9 +35,10 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 # The abuse tests time a victim's service while a real server is attacked: they run alone, after the rest.
-# tests/packaging builds the wheel and the sdist and installs the wheel into a fresh venv.
+# tests/packaging builds the wheel and the sdist and installs the wheel into a fresh venv, once: its tests are one
+# xdist group (--dist loadgroup), run by one worker.
 test: lint typecheck
-	$(PY) -m pytest -n auto tests src/luz --ignore=tests/abuse
+	$(PY) -m pytest -n auto --dist loadgroup tests src/luz --ignore=tests/abuse
 	$(PY) -m pytest tests/abuse
 
 # The inner loop: no browser, no server processes, no abuse or install tests (a few minutes on 2 cores).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import itertools
 import re
 import tomllib
 from pathlib import Path
@@ -14,7 +15,9 @@ from luz.cli import app
 from luz.cli.extras import EXTRA_MODULES, install_hint, missing_modules
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+PROJECT = PYPROJECT["project"]
+TOOL_UV = PYPROJECT["tool"]["uv"]
 
 
 def canonical(name: str) -> str:
@@ -67,3 +70,19 @@ def test_a_missing_extra_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch)
     result = CliRunner().invoke(app, ["serve"])
     assert result.exit_code == 2
     assert result.output == "luz serve needs the server extra: pip install 'luz-game[server]'\n"
+
+
+def test_constraints_pin_every_dependency_of_every_extra() -> None:
+    """constraints.txt is current (`make lock` after a change of pyproject.toml): each dependency is pinned there,
+    and PyTorch at the release pyproject.toml asks uv for."""
+    pins = dict(
+        line.split("==", 1)
+        for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
+        if "==" in line
+    )
+    pins = {canonical(name): version.strip() for name, version in pins.items()}
+    requirements = [*PROJECT["dependencies"], *itertools.chain(*PROJECT["optional-dependencies"].values())]
+    unpinned = {requirement_name(r) for r in requirements} - pins.keys() - {"luz-game"}
+    assert unpinned == set(), f"not in constraints.txt (run make lock): {sorted(unpinned)}"
+    (torch,) = TOOL_UV["constraint-dependencies"]
+    assert f"torch=={pins['torch']}" == torch

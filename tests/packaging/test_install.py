@@ -18,7 +18,8 @@ import pytest
 
 from luz.cli.extras import EXTRA_MODULES
 
-pytestmark = pytest.mark.slow
+# Slow (deselected by make test-fast); one xdist worker builds and installs once for all (make test: --dist loadgroup).
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("packaging")]
 
 ROOT = Path(__file__).resolve().parents[2]
 MINUTES = 600  # a ceiling for a stuck subprocess on a loaded machine, never a wait
@@ -84,7 +85,7 @@ def test_the_base_install_is_luz_game_without_any_extra(base_venv: Path) -> None
     assert server.returncode != 0 and "ModuleNotFoundError" in server.stderr
 
 
-def test_luz_play_plays_a_whole_game_from_standard_input(base_venv: Path, tmp_path: Path) -> None:
+def test_luz_play_a_whole_game_then_replay_and_view_its_record(base_venv: Path, tmp_path: Path) -> None:
     record = tmp_path / "game.json"
     keys = "\n".join(itertools.islice(itertools.cycle("0123456789"), 3000)) + "\n"
     luz = base_venv / "bin" / "luz"
@@ -98,6 +99,10 @@ def test_luz_play_plays_a_whole_game_from_standard_input(base_venv: Path, tmp_pa
     report = json.loads(replayed.stdout)
     assert report["finished"] is True
     assert {key: report[key] for key in outcome} == outcome
+    viewed = run(luz, "view", record, "--seat", "1", "--after", "5")
+    assert viewed.returncode == 0, viewed.stderr
+    own = json.loads(viewed.stdout)["hands"][1]
+    assert own and all(card["value"] is None for card in own if not card["played"])  # never one's own values
 
 
 def test_luz_score_reads_a_document_on_standard_input(base_venv: Path) -> None:
