@@ -1,24 +1,26 @@
 # Quick start: `make run` (the game server on http://127.0.0.1:8000) and `make test` (the whole suite).
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# Every install takes the versions of constraints.txt (`make lock` refreshes it).
+INSTALL := $(PY) -m pip install -q -c constraints.txt
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run test test-fast lint typecheck bench clean
+.PHONY: run test test-fast lint typecheck bench lock dist clean
 
 $(VENV)/bin/python:
 	python3 -m venv $(VENV)
 
-RUN_STAMP := $(VENV)/.installed-run
-
-# make run installs what playing needs; make test (and lint, bench) the test and research tools too.
-$(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
+# make run installs what the server needs (the server extra); make test (and lint, bench) every extra.
+# A changed pyproject.toml or constraints.txt reinstalls.
+$(RUN_STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e .
+	$(INSTALL) -e '.[server]'
 	touch $(RUN_STAMP)
 
-$(STAMP): pyproject.toml | $(VENV)/bin/python
+$(STAMP): pyproject.toml constraints.txt | $(VENV)/bin/python
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,research,ray]'
+	$(INSTALL) -e '.[all]'
 	touch $(STAMP)
 
 run: $(RUN_STAMP)
@@ -33,16 +35,29 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
 # The abuse tests time a victim's service while a real server is attacked: they run alone, after the rest.
+# tests/packaging builds the wheel and the sdist and installs the wheel into a fresh venv, once: its tests are one
+# xdist group (--dist loadgroup), run by one worker.
 test: lint typecheck
-	$(PY) -m pytest -n auto tests src/luz --ignore=tests/abuse
+	$(PY) -m pytest -n auto --dist loadgroup tests src/luz --ignore=tests/abuse
 	$(PY) -m pytest tests/abuse
 
-# The inner loop: no browser, no server processes, no abuse tests (a few minutes on 2 cores).
+# The inner loop: no browser, no server processes, no abuse or install tests (a few minutes on 2 cores).
 test-fast: $(STAMP)
 	$(PY) -m pytest -n auto tests src/luz --ignore=tests/abuse --ignore=tests/web --ignore=tests/scaleout -m "not slow"
 
 bench: $(STAMP)
 	$(VENV)/bin/luz bench engine
 
+# constraints.txt: every extra's dependencies pinned for Python 3.11 on Linux, by uv (installed in the venv if needed).
+lock: | $(VENV)/bin/python
+	test -x $(VENV)/bin/uv || $(PY) -m pip install -q uv
+	$(VENV)/bin/uv pip compile pyproject.toml --all-extras --python-version 3.11 \
+		--python-platform x86_64-unknown-linux-gnu --quiet -o constraints.txt
+
+# The wheel and the sdist in dist/ (the wheel is built from the sdist, so the sdist is known to be complete).
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --outdir dist
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) dist .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -38,7 +38,7 @@ def test_the_same_seed_gives_the_same_games_on_every_backend(records: list[GameR
 
 
 def test_ray_gives_the_same_games(records: list[GameRecord]) -> None:
-    pytest.importorskip("ray", reason="Ray is the optional luz[ray] extra")
+    pytest.importorskip("ray", reason="Ray is the optional luz-game[ray] extra")
     assert run_arena(SMALL, workers=2, use_ray=True) == records
 
 
@@ -137,7 +137,7 @@ def test_the_ray_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
 
 
 def test_the_oracle_and_the_openspiel_anchor_take_part() -> None:
-    pytest.importorskip("pyspiel", reason="OpenSpiel is the optional luz[openspiel] extra")
+    pytest.importorskip("pyspiel", reason="OpenSpiel is the optional luz-game[research] extra")
     config = ArenaConfig(("oracle", "openspiel-ismcts:iters=3", "heuristic"), "iello-2024", 3, deal_sets=1, seed=2)
     summary = summarise(config, run_arena(config, workers=1))
     assert set(summary["bots"]) == {"oracle", "openspiel-ismcts:iters=3", "heuristic"}

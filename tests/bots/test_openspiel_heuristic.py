@@ -11,7 +11,7 @@ from luz.bots import make_arena_bot
 from luz.engine import Game, Phase, view
 from support.reference import random_steps
 
-openspiel = pytest.importorskip("luz.research.openspiel", reason="OpenSpiel is the optional luz[research] extra")
+openspiel = pytest.importorskip("luz.research.openspiel", reason="OpenSpiel is the optional luz-game[research] extra")
 
 
 @pytest.mark.parametrize(("edition", "players"), [("iello-2024", 4), ("korokorodou-2014", 3), ("standard-deck", 4)])

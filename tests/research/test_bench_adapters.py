@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from luz.cli import app
 
-pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install 'luz[research]')")
-pytest.importorskip("pettingzoo", reason="PettingZoo is not installed (pip install 'luz[research]')")
+pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install 'luz-game[research]')")
+pytest.importorskip("pettingzoo", reason="PettingZoo is not installed (pip install 'luz-game[research]')")
 
 runner = CliRunner()
 

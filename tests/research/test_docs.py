@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install 'luz[research]')")
-pytest.importorskip("pettingzoo", reason="PettingZoo is not installed (pip install 'luz[research]')")
+pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install 'luz-game[research]')")
+pytest.importorskip("pettingzoo", reason="PettingZoo is not installed (pip install 'luz-game[research]')")
 
 DOC = Path(__file__).parents[2] / "docs" / "RESEARCH.md"
 

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-gymnasium = pytest.importorskip("gymnasium", reason="Gymnasium is not installed (pip install 'luz[research]')")
+gymnasium = pytest.importorskip("gymnasium", reason="Gymnasium is not installed (pip install 'luz-game[research]')")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 

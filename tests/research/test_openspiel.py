@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install 'luz[research]')")
+pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed (pip install 'luz-game[research]')")
 
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 from scipy.stats import chisquare  # noqa: E402

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-pytest.importorskip("pettingzoo", reason="PettingZoo is not installed (pip install 'luz[research]')")
+pytest.importorskip("pettingzoo", reason="PettingZoo is not installed (pip install 'luz-game[research]')")
 
 from pettingzoo.test import api_test, seed_test
 

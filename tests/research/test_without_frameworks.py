@@ -28,7 +28,7 @@ def test_bench_adapters_without_the_frameworks(monkeypatch: pytest.MonkeyPatch) 
         monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.delitem(sys.modules, "luz.research.openspiel", raising=False)
     report = bench_adapters(seconds=1, players=3)
-    assert "luz[research]" in report["missing"] and report["ismcts"] is None
+    assert "luz-game[research]" in report["missing"] and report["ismcts"] is None
     assert list(report["games_per_s"]) == ["engine"] and report["games_per_s"]["engine"] > 0
 
 
@@ -39,6 +39,6 @@ def test_bench_vector_without_the_frameworks(monkeypatch: pytest.MonkeyPatch) ->
         monkeypatch.delitem(sys.modules, f"luz.research.{adapter}", raising=False)
         monkeypatch.delattr(luz.research, adapter, raising=False)
     report = bench_vector(seconds=2, players=3)
-    assert "luz[research]" in report["missing"]
+    assert "luz-game[research]" in report["missing"]
     assert "pettingzoo" not in report["steps_per_s"] and report["ratio_to_pettingzoo"] == {}
     assert report["steps_per_s"]["batch_64"] > 0 and report["steps_per_s"]["engine_with_tensors"] > 0

@@ -1,4 +1,4 @@
-"""The arena on Ray: the same games as the process pool, played by Ray tasks (``pip install 'luz[ray]'``)."""
+"""The arena on Ray: the same games as the process pool, played by Ray tasks (``pip install 'luz-game[ray]'``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def run_on_ray(config: ArenaConfig, schedule: Schedule, workers: int, address: s
     try:
         import ray
     except ImportError:
-        raise ArenaError("--ray needs Ray: pip install 'luz[ray]'") from None
+        raise ArenaError("--ray needs Ray: pip install 'luz-game[ray]'") from None
     started = not ray.is_initialized()
     if started:
         if address:

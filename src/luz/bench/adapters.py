@@ -30,7 +30,7 @@ def engine_games(edition: str, players: int, seed: int) -> Iterator[int]:
 
 
 def openspiel_games(edition: str, players: int, seed: int, tensors: bool) -> Iterator[int]:
-    import pyspiel  # type: ignore[import-not-found]  # optional (luz[openspiel]) and untyped
+    import pyspiel  # type: ignore[import-not-found]  # optional (luz-game[research]) and untyped
 
     import luz.research.openspiel  # noqa: F401  (registers the game)
 
@@ -143,7 +143,7 @@ def bench_adapters(
         for runner in runners.values():
             next(runner)  # imports the framework now, outside the timing
     except ImportError as error:
-        report["missing"] = f"{error.name} (pip install 'luz[research]')"
+        report["missing"] = f"{error.name} (pip install 'luz-game[research]')"
         runners = {"engine": engine_games(edition, players, seed)}
     if progress:
         progress(f"{', '.join(runners)}: {seconds * 2 / 3:.1f} s in all")

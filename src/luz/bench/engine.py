@@ -34,7 +34,7 @@ def luz_deals(edition: str, players: int, seed: int) -> Iterator[int]:
 def oh_hell_deals(seed: int) -> Iterator[int] | None:
     """Random deals of OpenSpiel's oh_hell (4 players, 10 tricks), or None when open_spiel is not installed."""
     try:
-        import pyspiel  # type: ignore[import-not-found]  # optional (luz[openspiel]) and untyped
+        import pyspiel  # type: ignore[import-not-found]  # optional (luz-game[research]) and untyped
     except ImportError:
         return None
     game = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 10})

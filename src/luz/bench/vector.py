@@ -51,7 +51,7 @@ def engine_steps(edition: str, players: int, seed: int, tensors: bool) -> Iterat
 
 
 def openspiel_steps(edition: str, players: int, seed: int) -> Iterator[int]:
-    import pyspiel  # type: ignore[import-not-found]  # optional (luz[openspiel]) and untyped
+    import pyspiel  # type: ignore[import-not-found]  # optional (luz-game[research]) and untyped
 
     import luz.research.openspiel  # noqa: F401  (registers the game)
 
@@ -133,7 +133,7 @@ def bench_vector(
         try:
             next(runner)  # imports and compiles now, outside the timing
         except ImportError as error:  # a framework of the research extra is missing: measure the rest
-            report["missing"] = f"{error.name} (pip install 'luz[research]')"
+            report["missing"] = f"{error.name} (pip install 'luz-game[research]')"
             del runners[name]
     threads = numba.get_num_threads()
     numba.set_num_threads(1)

@@ -83,7 +83,7 @@ REFERENCE_BOTS: dict[str, Callable[..., Any]] = {
 """Bots for the arena only: ``learned`` (the strong search with the self-play policy in its playouts) and
 ``policy`` (that policy alone), not offered until measured stronger (docs/BOTS.md); ``oracle`` sees its own
 values (a reference, never an opponent for people); ``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external
-anchor (needs ``luz[research]``), with random rollouts or (``-h``) the heuristic's."""
+anchor (needs ``luz-game[research]``), with random rollouts or (``-h``) the heuristic's."""
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, int | float]]:

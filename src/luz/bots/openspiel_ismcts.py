@@ -1,4 +1,4 @@
-"""OpenSpiel's own ISMCTS as a bot: the arena's external anchor, through the OpenSpiel adapter (``luz[research]``).
+"""OpenSpiel's own ISMCTS as a bot: the arena's external anchor, through the OpenSpiel adapter (``luz-game[research]``).
 
 It searches from the seat's view alone (:func:`luz.research.openspiel.ismcts_action` draws each world from the
 seat's exact beliefs), with a budget of simulations (``iters``, reproducible) or of time (``seconds``). Leaf values
@@ -72,7 +72,7 @@ class OpenSpielISMCTSBot(Bot):
         try:
             from luz.research.openspiel import ismcts_action
         except ImportError:
-            raise InvalidBotSpec("openspiel-ismcts needs OpenSpiel: pip install 'luz[research]'") from None
+            raise InvalidBotSpec("openspiel-ismcts needs OpenSpiel: pip install 'luz-game[research]'") from None
         self._search = ismcts_action
         self.iters = self.default_simulations if iters is None and seconds is None else iters
         self.seconds = seconds

@@ -21,6 +21,7 @@ from luz.bots import BOTS, REFERENCE_BOTS
 from luz.engine import DEFAULT_EDITION, EDITIONS, LuzError
 
 from .apps import app
+from .extras import require
 
 PLAIN_STEPS = 10
 """Without a terminal (a log file), the progress is one line each time another tenth of the games is done."""
@@ -97,6 +98,9 @@ def arena(
     same as with processes for the same seed and iteration budgets.
     """
     use_ray, address = ray_backend(ctx.args)
+    require("arena", "luz arena")
+    if use_ray:
+        require("ray", "luz arena --ray")
     specs = tuple(spec.strip() for spec in bots.split(",") if spec.strip())
     if field is not None:
         gauntlet(FieldRun(specs, field, edition, players or 4, games, seed, workers, minutes, out, as_json))

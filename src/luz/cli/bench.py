@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from luz.bench.beliefs import bench_beliefs
@@ -14,6 +15,7 @@ from luz.bench.engine import bench_engine
 from luz.engine import DEFAULT_EDITION
 
 from .apps import bench_app
+from .extras import install_hint, require
 
 
 def progress_line(message: str) -> None:
@@ -48,7 +50,7 @@ def engine(
     for name, rate in report["luz"].items():
         table.add_row(f"luz {name}", f"{rate:,.0f}")
     if report["openspiel_oh_hell"] is None:
-        table.add_row("OpenSpiel oh_hell/4", "not installed (pip install 'luz[openspiel]')")
+        table.add_row("OpenSpiel oh_hell/4", escape(f"not installed ({install_hint('research')})"))
     else:
         table.add_row("OpenSpiel oh_hell/4", f"{report['openspiel_oh_hell']:,.0f}")
     Console().print(table)
@@ -161,6 +163,7 @@ def server(
     errors, actions lost against the database log, and games finished; with --attack, the honest clients' figures
     without and with each attacker, in the same run.
     """
+    require("server", "luz bench server")
     from luz.bench.attacks import KINDS
 
     if attack is not None and attack not in (*KINDS, "all"):
@@ -316,6 +319,7 @@ def players(
 ) -> None:
     """Register and login latency, the rating update of a game, and the profile and leaderboard answers with
     many games stored (p50/p99 in ms; the server in this process)."""
+    require("server", "luz bench players")
     from luz.bench.players import bench_players  # imports the server stack: only for this command
 
     report = bench_players(database_url, accounts, games, rated_games, reads, progress=progress_line)
@@ -350,7 +354,7 @@ def adapters(
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Random complete games per second through OpenSpiel, PettingZoo and Gymnasium against the engine directly, and
-    ISMCTS simulations per second through OpenSpiel (needs pip install 'luz[research]')."""
+    ISMCTS simulations per second through OpenSpiel (needs pip install 'luz-game[research]')."""
     from luz.bench.adapters import bench_adapters  # imports the frameworks: only for this command
 
     check_table(edition, players)
@@ -366,7 +370,7 @@ def adapters(
         table.add_row(name.replace("_", " "), f"{rate:,.1f}", f"{report['ratio_to_engine'][name]:.3f}")
     Console().print(table)
     if "missing" in report:
-        Console().print(f"adapters not measured: missing {report['missing']}")
+        Console().print(f"adapters not measured: missing {report['missing']}", markup=False)
     if report["ismcts"] is not None:
         sims = report["ismcts"]["simulations_per_s"]
         Console().print(
@@ -408,7 +412,7 @@ def vector(
         )
     Console().print(table)
     if "missing" in report:
-        Console().print(f"not measured: missing {report['missing']}")
+        Console().print(f"not measured: missing {report['missing']}", markup=False)
 
 
 @bench_app.command("review")
@@ -436,6 +440,8 @@ def review(
 ) -> None:
     """The review's calibration: the stated chance of making the chosen bid against the made frequency (deciles,
     expected calibration error), expected points against points scored, and full reviews' times and labels."""
+    if server_games:
+        require("server", "luz bench review --server-games")
     from luz.bench.review import bench_review, server_review_times  # compiles the fast core: only for this command
 
     check_table(edition, players)

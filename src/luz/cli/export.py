@@ -10,6 +10,7 @@ from pathlib import Path
 import typer
 
 from .apps import app
+from .extras import require
 
 
 @app.command()
@@ -21,6 +22,7 @@ def export(
     output: Path | None = typer.Option(None, "--output", "-o", help="File to write (default: standard output)."),
 ) -> None:
     """Write every game finished since a day as one record per line, with the names the players chose."""
+    require("server", "luz export")
     from luz.server.db import make_engine, migrate
     from luz.server.history import finished_games
     from luz.server.settings import Settings

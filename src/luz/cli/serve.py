@@ -10,6 +10,7 @@ from dataclasses import replace
 import typer
 
 from .apps import app
+from .extras import require
 from .records import fail
 
 
@@ -29,6 +30,7 @@ def serve(
     ),
 ) -> None:
     """Run the game server (HTTP API and WebSocket play; see docs/PROTOCOL.md)."""
+    require("server", "luz serve")
     import uvicorn
     from uvicorn.config import STARTUP_FAILURE
 

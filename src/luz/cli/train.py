@@ -12,6 +12,7 @@ import typer
 from luz.engine import DEFAULT_EDITION, EDITIONS, LuzError, get_edition
 
 from .apps import app
+from .extras import require
 
 
 @app.command()
@@ -39,11 +40,9 @@ def train(
     agreement of the policy and of the heuristic with the expert's best card, CPU seconds) and writes OUT with
     every step's weights, the log and the options.
     """
-    try:
-        from luz.bots.training import TrainConfig
-        from luz.bots.training import train as run_training
-    except ImportError as error:
-        raise typer.BadParameter(f"luz train needs {error.name}: pip install 'luz[train]'") from None
+    require("arena", "luz train")
+    from luz.bots.training import TrainConfig
+    from luz.bots.training import train as run_training
 
     try:
         table = get_edition(edition)
@@ -89,11 +88,9 @@ def train_value(
     held-out log-loss and error in tricks still to take, next to the even chance's, CPU and wall seconds) and
     writes OUT with every step's weights, the log and the options.
     """
-    try:
-        from luz.bots.value import ValueConfig
-        from luz.bots.value import train_value as run_training
-    except ImportError as error:
-        raise typer.BadParameter(f"luz train-value needs {error.name}: pip install 'luz[train]'") from None
+    require("arena", "luz train-value")
+    from luz.bots.value import ValueConfig
+    from luz.bots.value import train_value as run_training
 
     config = ValueConfig(steps, deals, held_out, l2, seed, search_steps, search_deals, iters)
     steps_weights, log = run_training(config, lambda line: typer.echo(json.dumps(line)), workers)
