@@ -395,6 +395,9 @@ class SeatClient:
         self.sent = 0
         self.closed_early = False
         self.compression = False
+        self.in_doubt: tuple[int, tuple[int, str]] | None = None
+        """(version acted on, (game, action)) of an action whose connection closed before its reply: stored if
+        the table moves on from that version before this seat gets another action acknowledged there."""
 
     async def connect(self, websockets_connect: Callable[..., Any], compression: bool, url: str | None = None) -> None:
         self.compression = compression
@@ -430,14 +433,14 @@ class SeatClient:
         self.turn.set()
 
     async def reconnect(self, stop: asyncio.Event) -> bool:
-        """Connect again to a live process (the others first, in turn, as a proxy would), then settle the request
-        that was in flight by the resync; whether connected before ``stop``."""
+        """Connect again to a live process (the others first, in turn, as a proxy would) and resync; whether
+        connected before ``stop``."""
         from websockets.asyncio.client import connect
         from websockets.exceptions import WebSocketException
 
         lost_at = time.perf_counter()
         self.connected.clear()
-        in_doubt = self.abandon_request()
+        self.abandon_request()
         urls = [*self.fallbacks, self.url]
         attempt = 0
         while not stop.is_set():
@@ -451,7 +454,6 @@ class SeatClient:
                 await asyncio.sleep(min(0.5, 0.02 * attempt))
                 continue
             self.figures.reconnect_gaps.append(time.perf_counter() - lost_at)
-            self.settle_in_doubt(in_doubt)
             self.connected.set()
             self.turn.set()
             return True
@@ -463,31 +465,34 @@ class SeatClient:
         self.on_message(message)
         return message.get("type") == "state"
 
-    def abandon_request(self) -> tuple[int, tuple[int, str]] | None:
-        """Give up waiting for the reply to the request in flight (its connection closed); the action it carried
-        and the version it acted on, if it was an action."""
+    def abandon_request(self) -> None:
+        """Give up waiting for the reply to the request in flight (its connection closed): an action is then in
+        doubt (``in_doubt``), and the seat may act again on that version if the resync shows it still current."""
         if self.pending_id is None:
-            return None
-        in_doubt = None if self.pending_action is None else (self.acted_on, self.pending_action)
+            return
         if self.pending_action is None:
             self.next_game_for = 0  # asked again if the game is still over
+        elif self.in_doubt is None:  # (a second action in doubt on the same version: the first one is kept)
+            self.in_doubt = (self.acted_on, self.pending_action)
         self.table.inflight.pop(self.acted_on, None)
+        self.acted_on = -1
         self.pending_id, self.pending_action = None, None
         self.reply.set()
-        return in_doubt
 
-    def settle_in_doubt(self, in_doubt: tuple[int, tuple[int, str]] | None) -> None:
-        """After the resync: an action whose reply never came is stored if the table moved on from the version it
-        acted on (only the seat to move could move it on, and this seat was it); else it is played again."""
-        if in_doubt is None:
-            return
-        version, action = in_doubt
-        if self.version > version:
-            self.acked.append(action)
+    def resolve_doubt(self, stored: bool) -> None:
+        """The action in doubt was stored (the table moved on from its version: only this seat, whose turn it was,
+        could move it), or not (another action of this seat was acknowledged on that version)."""
+        assert self.in_doubt is not None
+        if stored:
+            self.acked.append(self.in_doubt[1])
             self.figures.settled_by_resync += 1
         else:
-            self.acted_on = -1
             self.figures.sent_again += 1
+        self.in_doubt = None
+
+    def acting_again_on_doubt(self) -> bool:
+        """Whether the request in flight is an action on the version of the action in doubt."""
+        return self.in_doubt is not None and self.pending_action is not None and self.acted_on == self.in_doubt[0]
 
     def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -495,6 +500,8 @@ class SeatClient:
             self.on_state(message)
         elif kind == "ack":
             if message.get("id") == self.pending_id:
+                if self.acting_again_on_doubt():
+                    self.resolve_doubt(stored=False)
                 if self.pending_action is not None:
                     self.acked.append(self.pending_action)
                     self.table.last_ack = time.perf_counter()
@@ -513,6 +520,8 @@ class SeatClient:
                 if self.pending_action is not None:
                     self.table.inflight.pop(self.acted_on, None)
                 self.pending_id, self.pending_action = None, None
+                if self.in_doubt is not None and self.version > self.in_doubt[0]:
+                    self.resolve_doubt(stored=True)
                 self.reply.set()
         elif kind != "notes":  # a seat's own notes on its cards come on connecting: the bench writes none
             self.figures.error(f"unexpected_{kind}")
@@ -527,6 +536,8 @@ class SeatClient:
             return  # the same state again (someone connected or left)
         self.version = version
         self.figures.states += 1
+        if self.in_doubt is not None and version > self.in_doubt[0] and not self.acting_again_on_doubt():
+            self.resolve_doubt(stored=True)
         now = time.perf_counter()
         for acted_on, pending in list(self.table.inflight.items()):
             if acted_on < version and self.seat not in pending.seen:
