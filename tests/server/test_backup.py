@@ -185,6 +185,7 @@ def test_restore_refuses_bad_backups_and_an_existing_database(tmp_path: Path, da
     backup_file = tmp_path / "backup.sqlite3"
     assert luz("backup", backup_file, "--database-url", database).returncode == 0
     refused(luz("restore", backup_file, "--database-url", "postgresql://luz@db/luz"), "pg_dump and pg_restore")
+    refused(luz("restore", backup_file, "--database-url", f"sqlite:///{tmp_path}"), "is a folder")
     # A backup from a newer luz (a schema revision this code does not know) is not restored.
     newer = tmp_path / "newer.sqlite3"
     assert luz("backup", newer, "--database-url", database).returncode == 0

@@ -159,7 +159,10 @@ def in_use(path: Path) -> bool:
 
     Every open connection to a WAL database holds a shared lock on it; an exclusive lock is then refused at once.
     """
-    connection = sqlite3.connect(path, timeout=0, isolation_level=None)
+    try:
+        connection = sqlite3.connect(path, timeout=0, isolation_level=None)
+    except sqlite3.Error as error:
+        raise BackupError(f"cannot open {path}: {error}") from None
     try:
         connection.execute("PRAGMA locking_mode=EXCLUSIVE")
         connection.execute("BEGIN EXCLUSIVE")
@@ -188,6 +191,8 @@ def restore(backup_path: Path, database_url: str, *, force: bool = False) -> Sum
     database is in use by a running server; and when it exists, unless ``force``.
     """
     target = sqlite_path(database_url)
+    if target.is_dir():
+        raise BackupError(f"{target} is a folder, not a database file")
     with _connected(backup_path, read_only=True) as source:
         revision = _checked(source, backup_path)
         if revision not in known_revisions():
