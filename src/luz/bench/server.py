@@ -203,14 +203,20 @@ class RollingRestart:
     folder: Path
     bot_workers: int
     pause: float
-    """Seconds of play before each restart and after the last one."""
+    """Seconds of play before each restart and after the last one (then, up to ``settle`` seconds more, until every
+    table has had an action acknowledged since the last replacement was up)."""
+    settle: float = 30.0
     steps: list[dict[str, Any]] = field(default_factory=list)
     retired: list[ServerProcess] = field(default_factory=list)
     done_at: float = 0.0
     """When the last replacement was healthy (perf_counter)."""
 
     async def run(
-        self, servers: list[ServerProcess], cpu_before: list[float | None], progress: Callable[[str], None]
+        self,
+        servers: list[ServerProcess],
+        runs: list[TableRun],
+        cpu_before: list[float | None],
+        progress: Callable[[str], None],
     ) -> None:
         """Replace ``servers`` in place, one at a time; ``cpu_before`` (each slot's CPU at the window's start) moved
         so that a slot's CPU over the window is its old process's and then its replacement's, start-up apart."""
@@ -248,6 +254,9 @@ class RollingRestart:
             )
         self.done_at = time.perf_counter()
         await asyncio.sleep(self.pause)
+        deadline = time.perf_counter() + self.settle
+        while any(run.last_ack <= self.done_at for run in runs) and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
 
     def report(self, figures: Figures, runs: list[TableRun]) -> dict[str, Any]:
         """The restarts, the reconnections and the longest time a seat had no connection."""
@@ -779,7 +788,7 @@ async def _drive(
     for client in clients:
         client.turn.set()
     if rolling is not None:
-        await rolling.run(servers, cpu_before, progress)
+        await rolling.run(servers, runs, cpu_before, progress)
     else:
         await asyncio.sleep(seconds)
     phases = [phase_figures(figures, None, time.perf_counter() - started)]
@@ -954,7 +963,8 @@ def bench_server(
     """Run the load and return the report (see the module's docstring).
 
     ``rolling_restart``: ``seconds / 3`` of play, then each process in turn stopped with SIGTERM, replaced on its
-    port and waited for until healthy, with ``seconds / 3`` of play between and after; the report's
+    port and waited for until healthy, with ``seconds / 3`` of play between and after (and until every table has
+    had an action acknowledged since, up to 30 s more); the report's
     ``rolling_restart`` says how long each step took, the reconnections and the longest a seat was disconnected.
 
     ``clock``: every table timed with this preset of ``luz.server.timecontrol.PRESETS`` (e.g. ``3+10``).
