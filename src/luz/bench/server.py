@@ -499,6 +499,17 @@ class SeatClient:
             self.figures.sent_again += 1
         self.in_doubt = None
 
+    def next_game_overtaken(self, code: str, message: dict[str, Any]) -> bool:
+        """Whether ``no_game`` answers a next game asked again after a reconnection (a benign refusal): the request
+        cut off by the restart had been taken, and the next game began (it needs every seat's answer, this one's
+        too) while the state the client saw, from a process not yet caught up, still showed the game over."""
+        return (
+            code == "no_game"
+            and bool(self.fallbacks)
+            and self.pending_action is None
+            and message.get("id") == self.pending_id
+        )
+
     def acting_again_on_doubt(self) -> bool:
         """Whether the request in flight is an action on the version of the action in doubt."""
         return self.in_doubt is not None and self.pending_action is not None and self.acted_on == self.in_doubt[0]
@@ -521,7 +532,7 @@ class SeatClient:
                 self.reply.set()
         elif kind == "error":
             code = str(message.get("code"))
-            if code == "stale":
+            if code == "stale" or self.next_game_overtaken(code, message):
                 self.figures.stale += 1
             else:
                 self.figures.error(code)
