@@ -500,11 +500,12 @@ class SeatClient:
         self.in_doubt = None
 
     def next_game_overtaken(self, code: str, message: dict[str, Any]) -> bool:
-        """Whether ``no_game`` answers a next game asked again after a reconnection (a benign refusal): the request
-        cut off by the restart had been taken, and the next game began (it needs every seat's answer, this one's
-        too) while the state the client saw, from a process not yet caught up, still showed the game over."""
+        """Whether the refusal answers a next game asked again after a reconnection, whose first request, cut off by
+        the restart, had been taken (a benign refusal): ``answered`` (this seat's answer is stored) or ``no_game``
+        (the next game began, every seat having answered, while the state the client saw, from a process not yet
+        caught up, still showed the game over)."""
         return (
-            code == "no_game"
+            code in ("answered", "no_game")
             and bool(self.fallbacks)
             and self.pending_action is None
             and message.get("id") == self.pending_id
