@@ -404,6 +404,10 @@ class SeatClient:
         self.sent = 0
         self.closed_early = False
         self.compression = False
+        self.next_game_in_doubt = False
+        """Whether a request for the next game was cut off by its connection closing (then asked again)."""
+        self.asking_again = False
+        """Whether the next game request in flight asks again for one cut off."""
         self.in_doubt: tuple[int, tuple[int, str]] | None = None
         """(version acted on, (game, action)) of an action whose connection closed before its reply: stored if
         the table moves on from that version before this seat gets another action acknowledged there."""
@@ -481,6 +485,7 @@ class SeatClient:
             return
         if self.pending_action is None:
             self.next_game_for = 0  # asked again if the game is still over
+            self.next_game_in_doubt = True
         elif self.in_doubt is None:  # (a second action in doubt on the same version: the first one is kept)
             self.in_doubt = (self.acted_on, self.pending_action)
         self.table.inflight.pop(self.acted_on, None)
@@ -506,7 +511,7 @@ class SeatClient:
         caught up, still showed the game over)."""
         return (
             code in ("answered", "no_game")
-            and bool(self.fallbacks)
+            and self.asking_again
             and self.pending_action is None
             and message.get("id") == self.pending_id
         )
@@ -569,6 +574,8 @@ class SeatClient:
                 if len(pending.seen) >= self.table.players:
                     del self.table.inflight[acted_on]
         table = message["table"]
+        if table["status"] != "over":
+            self.next_game_in_doubt = False  # the next game began: nothing left to ask
         if table["status"] == "over" and self.seat == 0 and table["game_no"] not in self.over_seen:
             self.over_seen.add(table["game_no"])
             if self.figures.measuring:
@@ -602,6 +609,7 @@ class SeatClient:
             self.reply.clear()
             if wants_next:
                 self.next_game_for = table["game_no"]
+                self.asking_again, self.next_game_in_doubt = self.next_game_in_doubt, False
                 self.pending_action = None
                 payload = {"type": "next_game", "id": self.pending_id}
             else:
@@ -622,7 +630,7 @@ class SeatClient:
                     self.pending_id, self.pending_action = None, None
                     self.table.inflight.pop(version, None)
                     if wants_next:
-                        self.next_game_for = 0
+                        self.next_game_for, self.next_game_in_doubt = 0, self.asking_again
                     else:
                         self.acted_on = -1
                     continue  # the receiver reconnects; the next turn is taken once resynced
