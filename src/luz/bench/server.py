@@ -12,7 +12,9 @@ and counts acknowledgements, refusals (a ``stale`` refusal is benign, anything e
 and at the end compares every acknowledged action with the database's action log (``lost`` when an acknowledged
 action is missing there). Clients pace themselves under the server's per-connection message rate, so that a
 fast table is not refused for flooding. With attackers (``bench_server(attacks=...)``), the same load is measured
-again while each attacker of ``luz.bench.attacks`` runs.
+again while each attacker of ``luz.bench.attacks`` runs. With a rolling restart (``rolling_restart=True``), each
+server process in turn is stopped gracefully and replaced while the tables play; the clients reconnect to a live
+process as browsers behind a proxy would, and resync.
 """
 
 from __future__ import annotations
@@ -192,6 +194,84 @@ def running_servers(
             server.stop()
 
 
+@dataclass
+class RollingRestart:
+    """Each server process in turn stopped gracefully (SIGTERM) and replaced on its port while the tables play."""
+
+    database_url: str
+    redis_url: str | None
+    folder: Path
+    bot_workers: int
+    pause: float
+    """Seconds of play before each restart and after the last one (then, up to ``settle`` seconds more, until every
+    table has had an action acknowledged since the last replacement was up)."""
+    settle: float = 30.0
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    retired: list[ServerProcess] = field(default_factory=list)
+    done_at: float = 0.0
+    """When the last replacement was healthy (perf_counter)."""
+
+    async def run(
+        self,
+        servers: list[ServerProcess],
+        runs: list[TableRun],
+        cpu_before: list[float | None],
+        progress: Callable[[str], None],
+    ) -> None:
+        """Replace ``servers`` in place, one at a time; ``cpu_before`` (each slot's CPU at the window's start) moved
+        so that a slot's CPU over the window is its old process's and then its replacement's, start-up apart."""
+        for number, old in enumerate(list(servers)):
+            await asyncio.sleep(self.pause)
+            progress(f"rolling restart: stopping process {number + 1} of {len(servers)} (SIGTERM)")
+            cores = os.sched_getaffinity(old.process.pid) if hasattr(os, "sched_getaffinity") else None
+            old_cpu = old.cpu_seconds()
+            asked = time.perf_counter()
+            await asyncio.to_thread(old.stop, 15.0)
+            stopped = time.perf_counter()
+            new = ServerProcess.start(
+                self.database_url,
+                self.redis_url,
+                self.folder / f"server-{number}-replacement.log",
+                port=old.port,
+                bot_workers=self.bot_workers,
+            )
+            if cores is not None:
+                with contextlib.suppress(OSError):
+                    os.sched_setaffinity(new.process.pid, cores)  # the cores of the process it replaces
+            await asyncio.to_thread(new.wait_healthy)
+            servers[number] = new
+            self.retired.append(old)
+            new_cpu, before = new.cpu_seconds(), cpu_before[number]
+            if old_cpu is not None and new_cpu is not None and before is not None:
+                cpu_before[number] = new_cpu - (old_cpu - before)
+            self.steps.append(
+                {
+                    "process": number,
+                    "exit_code": old.process.returncode,
+                    "stop_s": round(stopped - asked, 2),
+                    "replacement_healthy_s": round(time.perf_counter() - stopped, 2),
+                }
+            )
+        self.done_at = time.perf_counter()
+        await asyncio.sleep(self.pause)
+        deadline = time.perf_counter() + self.settle
+        while any(run.last_ack <= self.done_at for run in runs) and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+
+    def report(self, figures: Figures, runs: list[TableRun]) -> dict[str, Any]:
+        """The restarts, the reconnections and the longest time a seat had no connection."""
+        gaps = figures.reconnect_gaps
+        return {
+            "steps": self.steps,
+            "reconnections": len(gaps),
+            "disconnected_ms": percentiles(gaps),
+            "longest_disconnected_s": round(max(gaps), 3) if gaps else 0.0,
+            "settled_by_resync": figures.settled_by_resync,
+            "sent_again_after_resync": figures.sent_again,
+            "tables_acknowledged_after": sum(run.last_ack > self.done_at for run in runs),
+        }
+
+
 def machine_cpu_seconds() -> float | None:
     """Busy CPU time of the whole machine so far, all cores together (Linux ``/proc/stat``; ``None`` elsewhere)."""
     try:
@@ -252,6 +332,8 @@ class TableRun:
     players: int
     inflight: dict[int, Pending] = field(default_factory=dict)
     """Actions in flight by the version they act on (at most one: only the player to act acts)."""
+    last_ack: float = 0.0
+    """When one of its actions was last acknowledged (perf_counter)."""
 
 
 @dataclass
@@ -267,6 +349,12 @@ class Figures:
     games_finished: int = 0
     states: int = 0
     measuring: bool = False
+    reconnect_gaps: list[float] = field(default_factory=list)
+    """Seconds each reconnection left its seat without a connection (closed -> the new connection's state)."""
+    settled_by_resync: int = 0
+    """Actions in flight when their connection closed that the resync showed stored (counted as acknowledged)."""
+    sent_again: int = 0
+    """Actions in flight when their connection closed that the resync showed not stored (acted again)."""
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -290,8 +378,13 @@ class SeatClient:
         think: float,
         min_interval: float,
         local_address: str | None = None,
+        fallbacks: tuple[str, ...] = (),
     ) -> None:
         self.local_address = local_address
+        self.fallbacks = fallbacks
+        """The seat's URL on the other server processes: where it reconnects when its connection closes (as a
+        browser behind a proxy would reach a live process). Empty: a closed connection is an error."""
+        self.connected = asyncio.Event()
         self.table, self.seat, self.url, self.figures, self.rng = table, seat, url, figures, rng
         self.think, self.min_interval = think, min_interval
         self.ws: Any = None
@@ -310,10 +403,19 @@ class SeatClient:
         """(game number, action text) of every acknowledged action, in order."""
         self.sent = 0
         self.closed_early = False
+        self.compression = False
+        self.next_game_in_doubt = False
+        """Whether a request for the next game was cut off by its connection closing (then asked again)."""
+        self.asking_again = False
+        """Whether the next game request in flight asks again for one cut off."""
+        self.in_doubt: tuple[int, tuple[int, str]] | None = None
+        """(version acted on, (game, action)) of an action whose connection closed before its reply: stored if
+        the table moves on from that version before this seat gets another action acknowledged there."""
 
-    async def connect(self, websockets_connect: Callable[..., Any], compression: bool) -> None:
+    async def connect(self, websockets_connect: Callable[..., Any], compression: bool, url: str | None = None) -> None:
+        self.compression = compression
         self.ws = await websockets_connect(
-            self.url,
+            url or self.url,
             open_timeout=60,
             ping_interval=None,
             max_size=2**22,
@@ -324,16 +426,99 @@ class SeatClient:
     async def receive(self, stop: asyncio.Event) -> None:
         from websockets.exceptions import ConnectionClosed
 
-        try:
-            async for raw in self.ws:
-                self.on_message(json.loads(raw))
-        except ConnectionClosed:
-            pass
-        if not stop.is_set():
-            self.closed_early = True
-            self.figures.error("connection_closed")
+        while True:
+            try:
+                async for raw in self.ws:
+                    self.on_message(json.loads(raw))
+            except ConnectionClosed:
+                pass
+            if stop.is_set():
+                break
+            if not self.fallbacks:
+                self.closed_early = True
+                self.figures.error("connection_closed")
+                break
+            if self.ws.close_code != SERVICE_RESTART:  # a restarting server closes with 1012; anything else is wrong
+                self.figures.error(f"closed_{self.ws.close_code}")
+            if not await self.reconnect(stop):
+                break
         self.reply.set()
         self.turn.set()
+
+    async def reconnect(self, stop: asyncio.Event) -> bool:
+        """Connect again to a live process (the others first, in turn, as a proxy would) and resync; whether
+        connected before ``stop``."""
+        from websockets.asyncio.client import connect
+        from websockets.exceptions import WebSocketException
+
+        lost_at = time.perf_counter()
+        self.connected.clear()
+        self.abandon_request()
+        urls = [*self.fallbacks, self.url]
+        attempt = 0
+        while not stop.is_set():
+            url = urls[attempt % len(urls)]
+            attempt += 1
+            try:
+                await self.connect(connect, self.compression, url)
+                while not await self._state_received():
+                    pass
+            except (OSError, TimeoutError, WebSocketException):
+                await asyncio.sleep(min(0.5, 0.02 * attempt))
+                continue
+            self.figures.reconnect_gaps.append(time.perf_counter() - lost_at)
+            self.connected.set()
+            self.turn.set()
+            return True
+        return False
+
+    async def _state_received(self) -> bool:
+        """Take in the new connection's next message; whether it was a state (the first one is: the resync)."""
+        message: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
+        self.on_message(message)
+        return message.get("type") == "state"
+
+    def abandon_request(self) -> None:
+        """Give up waiting for the reply to the request in flight (its connection closed): an action is then in
+        doubt (``in_doubt``), and the seat may act again on that version if the resync shows it still current."""
+        if self.pending_id is None:
+            return
+        if self.pending_action is None:
+            self.next_game_for = 0  # asked again if the game is still over
+            self.next_game_in_doubt = True
+        elif self.in_doubt is None:  # (a second action in doubt on the same version: the first one is kept)
+            self.in_doubt = (self.acted_on, self.pending_action)
+        self.table.inflight.pop(self.acted_on, None)
+        self.acted_on = -1
+        self.pending_id, self.pending_action = None, None
+        self.reply.set()
+
+    def resolve_doubt(self, stored: bool) -> None:
+        """The action in doubt was stored (the table moved on from its version: only this seat, whose turn it was,
+        could move it), or not (another action of this seat was acknowledged on that version)."""
+        assert self.in_doubt is not None
+        if stored:
+            self.acked.append(self.in_doubt[1])
+            self.figures.settled_by_resync += 1
+        else:
+            self.figures.sent_again += 1
+        self.in_doubt = None
+
+    def next_game_overtaken(self, code: str, message: dict[str, Any]) -> bool:
+        """Whether the refusal answers a next game asked again after a reconnection, whose first request, cut off by
+        the restart, had been taken (a benign refusal): ``answered`` (this seat's answer is stored) or ``no_game``
+        (the next game began, every seat having answered, while the state the client saw, from a process not yet
+        caught up, still showed the game over)."""
+        return (
+            code in ("answered", "no_game")
+            and self.asking_again
+            and self.pending_action is None
+            and message.get("id") == self.pending_id
+        )
+
+    def acting_again_on_doubt(self) -> bool:
+        """Whether the request in flight is an action on the version of the action in doubt."""
+        return self.in_doubt is not None and self.pending_action is not None and self.acted_on == self.in_doubt[0]
 
     def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
@@ -341,8 +526,11 @@ class SeatClient:
             self.on_state(message)
         elif kind == "ack":
             if message.get("id") == self.pending_id:
+                if self.acting_again_on_doubt():
+                    self.resolve_doubt(stored=False)
                 if self.pending_action is not None:
                     self.acked.append(self.pending_action)
+                    self.table.last_ack = time.perf_counter()
                     self.figures.acks += 1
                     if self.figures.measuring:
                         self.figures.acks_in_window += 1
@@ -350,7 +538,7 @@ class SeatClient:
                 self.reply.set()
         elif kind == "error":
             code = str(message.get("code"))
-            if code == "stale":
+            if code == "stale" or self.next_game_overtaken(code, message):
                 self.figures.stale += 1
             else:
                 self.figures.error(code)
@@ -358,6 +546,8 @@ class SeatClient:
                 if self.pending_action is not None:
                     self.table.inflight.pop(self.acted_on, None)
                 self.pending_id, self.pending_action = None, None
+                if self.in_doubt is not None and self.version > self.in_doubt[0]:
+                    self.resolve_doubt(stored=True)
                 self.reply.set()
         elif kind != "notes":  # a seat's own notes on its cards come on connecting: the bench writes none
             self.figures.error(f"unexpected_{kind}")
@@ -372,6 +562,8 @@ class SeatClient:
             return  # the same state again (someone connected or left)
         self.version = version
         self.figures.states += 1
+        if self.in_doubt is not None and version > self.in_doubt[0] and not self.acting_again_on_doubt():
+            self.resolve_doubt(stored=True)
         now = time.perf_counter()
         for acted_on, pending in list(self.table.inflight.items()):
             if acted_on < version and self.seat not in pending.seen:
@@ -382,6 +574,8 @@ class SeatClient:
                 if len(pending.seen) >= self.table.players:
                     del self.table.inflight[acted_on]
         table = message["table"]
+        if table["status"] != "over":
+            self.next_game_in_doubt = False  # the next game began: nothing left to ask
         if table["status"] == "over" and self.seat == 0 and table["game_no"] not in self.over_seen:
             self.over_seen.add(table["game_no"])
             if self.figures.measuring:
@@ -393,6 +587,7 @@ class SeatClient:
         while not stop.is_set() and not self.closed_early:
             await self.turn.wait()
             self.turn.clear()
+            await self.connected.wait()  # reconnecting: acts once resynced
             if stop.is_set() or self.closed_early or self.latest is None:
                 continue
             message = self.latest
@@ -414,6 +609,7 @@ class SeatClient:
             self.reply.clear()
             if wants_next:
                 self.next_game_for = table["game_no"]
+                self.asking_again, self.next_game_in_doubt = self.next_game_in_doubt, False
                 self.pending_action = None
                 payload = {"type": "next_game", "id": self.pending_id}
             else:
@@ -427,8 +623,17 @@ class SeatClient:
             try:
                 await self.ws.send(json.dumps(payload))
             except Exception:
-                self.figures.error("send_failed")
-                return
+                if not self.fallbacks:
+                    self.figures.error("send_failed")
+                    return
+                if self.pending_id == payload["id"]:  # closed before it went out, and not yet seen closed: not sent
+                    self.pending_id, self.pending_action = None, None
+                    self.table.inflight.pop(version, None)
+                    if wants_next:
+                        self.next_game_for, self.next_game_in_doubt = 0, self.asking_again
+                    else:
+                        self.acted_on = -1
+                    continue  # the receiver reconnects; the next turn is taken once resynced
             await self.reply.wait()
 
     async def settle(self, timeout: float) -> bool:
@@ -438,6 +643,13 @@ class SeatClient:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.reply.wait(), timeout)
         return self.pending_id is None
+
+
+STOPPED_CLEANLY = (0, -signal.SIGTERM)
+"""Exit statuses of a server process stopped by SIGTERM within its grace (uvicorn raises the signal again once it
+has shut down cleanly); a kill after the grace ends in -SIGKILL."""
+SERVICE_RESTART = 1012
+"""The close code of a server process stopping for a restart (server/http.py)."""
 
 
 def action_text(action: dict[str, Any]) -> str:
@@ -491,6 +703,7 @@ async def _drive(
     progress: Callable[[str], None],
     attacks: list[str],
     clock: str | None = None,
+    rolling: RollingRestart | None = None,
 ) -> tuple[Figures, list[SeatClient], list[TableRun], dict[str, float], list[dict[str, Any]]]:
     import httpx
     from websockets.asyncio.client import connect
@@ -542,16 +755,20 @@ async def _drive(
             runs.append(run)
             for invite in body["invites"]:
                 seat = invite["seat"]
-                server = servers[(number + seat) % len(servers)]
+                home = (number + seat) % len(servers)
+                server = servers[home]
+                path = f"/ws/tables/{run.id}?token={invite['token']}"
+                others = servers[home + 1 :] + servers[:home]
                 seat_client = SeatClient(
                     run,
                     seat,
-                    f"{server.ws_url}/ws/tables/{run.id}?token={invite['token']}",
+                    f"{server.ws_url}{path}",
                     figures,
                     random.Random(rng.getrandbits(64)),
                     think,
                     min_interval,
                     address,
+                    tuple(f"{other.ws_url}{path}" for other in others) if rolling else (),
                 )
                 clients.append(seat_client)
                 guest = await post(f"{server.url}/api/me/guest", {}, client)  # one seat per identity: a guest each
@@ -571,6 +788,8 @@ async def _drive(
     started = time.perf_counter()
     await _gather_limited([c.connect(connect, compression) for c in clients], 64)
     timings["connect_s"] = time.perf_counter() - started
+    for client in clients:
+        client.connected.set()
     receivers = [asyncio.create_task(c.receive(stop)) for c in clients]
     await asyncio.sleep(0.5)  # let the greetings land
 
@@ -588,7 +807,10 @@ async def _drive(
     actors = [asyncio.create_task(c.act(stop)) for c in clients]
     for client in clients:
         client.turn.set()
-    await asyncio.sleep(seconds)
+    if rolling is not None:
+        await rolling.run(servers, runs, cpu_before, progress)
+    else:
+        await asyncio.sleep(seconds)
     phases = [phase_figures(figures, None, time.perf_counter() - started)]
     for kind in attacks:
         phases.append(await _attacked_phase(kind, attackers[kind], figures, seconds, progress))
@@ -756,8 +978,14 @@ def bench_server(
     pin: bool = True,
     attacks: tuple[str, ...] = (),
     clock: str | None = None,
+    rolling_restart: bool = False,
 ) -> dict[str, Any]:
     """Run the load and return the report (see the module's docstring).
+
+    ``rolling_restart``: ``seconds / 3`` of play, then each process in turn stopped with SIGTERM, replaced on its
+    port and waited for until healthy, with ``seconds / 3`` of play between and after (and until every table has
+    had an action acknowledged since, up to 30 s more); the report's
+    ``rolling_restart`` says how long each step took, the reconnections and the longest a seat was disconnected.
 
     ``clock``: every table timed with this preset of ``luz.server.timecontrol.PRESETS`` (e.g. ``3+10``).
 
@@ -769,6 +997,8 @@ def bench_server(
     say = progress or (lambda _: None)
     if processes > 1 and not (database_url and database_url.startswith("postgresql") and redis_url):
         raise ValueError("several processes need a shared PostgreSQL database and Redis (--database-url, --redis-url)")
+    if rolling_restart and (processes < 2 or attacks):
+        raise ValueError("a rolling restart needs two processes or more and no attacker")
     clients = tables * clients_per_table
     open_files = raise_open_files(4 * clients + 1024)
     folder = Path(tempfile.mkdtemp(prefix="luz-bench-server-"))
@@ -777,6 +1007,7 @@ def bench_server(
         say(f"starting {processes} server process(es) ({url.split('://')[0]}{', redis' if redis_url else ''})")
         # Attacked, the server runs as deployed: luz serve's limits and its default of one bot worker process.
         deployed = bool(attacks)
+        rolling = RollingRestart(url, redis_url, folder, bot_workers=0, pause=seconds / 3) if rolling_restart else None
         with running_servers(
             processes, url, redis_url, folder, bot_workers=1 if deployed else 0, client_limits=deployed
         ) as servers:
@@ -794,10 +1025,13 @@ def bench_server(
                     progress=say,
                     attacks=list(attacks),
                     clock=clock,
+                    rolling=rolling,
                 )
             )
             logs = [s.log_tail(10) for s in servers if s.process.poll() is not None]
-        trouble = [line for s in servers for line in s.trouble()]
+        retired = rolling.retired if rolling else []
+        logs += [s.log_tail(10) for s in retired if s.process.returncode not in STOPPED_CLEANLY]
+        trouble = [line for s in retired + servers for line in s.trouble()]
         say("checking the action log")
         log = check_log(url, seat_clients, runs)
     finally:
@@ -842,4 +1076,5 @@ def bench_server(
         "server_errors": len(trouble),
         "server_error_lines": trouble[:20],
         "phases": phases,
+        "rolling_restart": rolling.report(figures, runs) if rolling else None,
     }

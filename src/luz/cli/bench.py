@@ -145,6 +145,12 @@ def server(
     clock: str | None = typer.Option(
         None, help="Time every table with this clock preset (minutes + seconds per move): 1+5, 3+10 or 5+15."
     ),
+    rolling_restart: bool = typer.Option(
+        False,
+        "--rolling-restart",
+        help="Stop each of the --processes in turn with SIGTERM and replace it while the tables play (the clients "
+        "reconnect to a live process and resync); reports lost actions, reconnections and the longest disconnection.",
+    ),
     turn_based: bool = typer.Option(
         False,
         "--turn-based",
@@ -175,6 +181,8 @@ def server(
         raise typer.BadParameter(f"--clock must be one of {', '.join(PRESETS)}")
     if processes > 1 and not (database_url and database_url.startswith("postgresql") and redis_url):
         raise typer.BadParameter("--processes > 1 needs --database-url postgresql://... and --redis-url redis://...")
+    if rolling_restart and (processes < 2 or attacks):
+        raise typer.BadParameter("--rolling-restart needs --processes 2 or more, and no --attack")
     if turn_based:
         from luz.bench.turnbased import bench_turn_based  # imports the server stack: only for this command
 
@@ -211,6 +219,7 @@ def server(
         pin=pin,
         attacks=attacks,
         clock=clock,
+        rolling_restart=rolling_restart,
     )
     if as_json:
         typer.echo(json.dumps(report))
@@ -253,6 +262,25 @@ def server(
     Console().print(totals)
     if attacks:
         print_phases(report["phases"])
+    if report["rolling_restart"]:
+        print_rolling_restart(report["rolling_restart"])
+
+
+def print_rolling_restart(rolling: dict[str, Any]) -> None:
+    """Each restart's steps, the reconnections and how long seats were without a connection."""
+    steps = Table(title="rolling restart")
+    for column in ("process", "exit code", "SIGTERM -> exited (s)", "exited -> replacement healthy (s)"):
+        steps.add_column(column, justify="right")
+    for step in rolling["steps"]:
+        steps.add_row(*(str(step[k]) for k in ("process", "exit_code", "stop_s", "replacement_healthy_s")))
+    Console().print(steps)
+    gaps = rolling["disconnected_ms"]
+    Console().print(
+        f"{rolling['reconnections']} reconnections; a seat without a connection p50 {gaps['p50']} ms, "
+        f"p99 {gaps['p99']} ms, longest {rolling['longest_disconnected_s']} s; in-flight actions found stored by "
+        f"the resync {rolling['settled_by_resync']}, sent again {rolling['sent_again_after_resync']}; tables "
+        f"acknowledging actions after the restart: {rolling['tables_acknowledged_after']}"
+    )
 
 
 def print_turn_based(report: dict[str, Any]) -> None:
