@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from .apps import app
+from .extras import require
 
 if TYPE_CHECKING:
     from luz.server.backup import Summary
@@ -35,6 +36,7 @@ def backup(
     database_url: str | None = DATABASE_URL,
 ) -> None:
     """Copy the server's SQLite database to OUT with SQLite's online backup API (safe while the server runs)."""
+    require("server", "luz backup")
     from luz.server.backup import BackupError
     from luz.server.backup import backup as make_backup
     from luz.server.settings import Settings
@@ -54,6 +56,7 @@ def restore(
 ) -> None:
     """Put a backup back as the server's SQLite database (checked, migrated up as luz serve would); the server
     must be stopped."""
+    require("server", "luz restore")
     from luz.server.backup import BackupError
     from luz.server.backup import restore as restore_backup
     from luz.server.settings import Settings
