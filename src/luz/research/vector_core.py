@@ -183,7 +183,7 @@ def is_legal(col, played, st, rules, i, action):
 @njit(cache=True)
 def _apply(val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, i, action, reward):
     """Apply a legal action id of game ``i``'s player to act; add any deal's points to ``reward``; return 1 when the
-    game ended (it is then reset from its stream), else 0."""
+    game ended (the finished game stays in the slot, to be observed, until :func:`_new_game`), else 0."""
     players = table[T_PLAYERS]
     if action < BIDS:
         apply_bid(st[i], bids[i], safe[i], rules[i], action // 2, action % 2)
@@ -202,7 +202,6 @@ def _apply(val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem,
         reward[p] += points
     gs[i, DEAL] = deal + 1
     if deal + 1 == table[T_DEALS]:
-        _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, i)
         return 1
     last = (H - 1) * players
     for place in range(players):
@@ -232,12 +231,14 @@ def encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close,
     card_width = colours + table[T_VALUES]
     slot_width = card_width + 1
     value_at = colours - low
+    over = st[i, PHASE] == OVER  # a finished game (its last deal's cards all shown; nobody to act, no memory)
     out[:] = 0.0
     out[table[O_SEAT] + seat] = 1.0
-    out[table[O_PHASE] + (1 if st[i, PHASE] == BIDDING else 2)] = 1.0
-    out[table[O_DEAL] + gs[i, DEAL]] = 1.0
+    out[table[O_PHASE] + (3 if over else 1 if st[i, PHASE] == BIDDING else 2)] = 1.0
+    out[table[O_DEAL] + gs[i, DEAL] - over] = 1.0
     out[table[O_FIRST] + _rel(st[i, FIRST], seat, players)] = 1.0
-    out[table[O_CURRENT] + _rel(st[i, CURRENT], seat, players)] = 1.0
+    if not over:
+        out[table[O_CURRENT] + _rel(st[i, CURRENT], seat, players)] = 1.0
     hands, bids_at, won_at = table[O_HANDS], table[O_BIDS], table[O_WON]
     for holder in range(players):
         rel = _rel(holder, seat, players)
@@ -281,7 +282,7 @@ def encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close,
             rel = _rel(close[i, place, 0], seat, players)
             _card(out, at, rel, close[i, place, 1], close[i, place, 2], players, colours, low)
             at += place_width
-    if table[T_RECALL]:
+    if table[T_RECALL] and not over:
         width = H + players
         plays = table[O_PLAYS]
         for k in range(tricks * players + count):
@@ -343,6 +344,8 @@ def _step(
             val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, i, actions[i],
             reward[i],
         )  # fmt: skip
+        if done[i]:
+            _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, i)
         seat = st[i, CURRENT]
         seats[i] = seat
         encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, i, seat, obs[i])
@@ -425,10 +428,11 @@ def _opponent_action(
 
 def _step_seat(
     val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, scale, kind, weights,
-    bias, actions, obs, mask, reward, done,
+    bias, actions, obs, mask, reward, done, final_obs,
 ):  # fmt: skip
     """Apply the learning seat's ``actions`` (legal, checked before), then the opponents until the learning seat is
-    to act again (in the same game, or a new one when it ended); fill its tensor, mask, reward and done flag."""
+    to act again (in the same game, or a new one when it ended); fill its tensor, mask, reward and done flag, and,
+    for a game that ended, the learning seat's tensor of the finished game in ``final_obs``."""
     players = table[T_PLAYERS]
     for i in prange(actions.shape[0]):
         gt = np.zeros((H, table[T_LOW] + table[T_VALUES] + 1), dtype=np.float64)
@@ -446,6 +450,9 @@ def _step_seat(
                 reward[i] = points[me]
                 points[:] = 0.0
                 done[i] = True
+                encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, i, me,
+                       final_obs[i])  # fmt: skip
+                _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, i)
                 me = gs[i, LEARNER]
             if st[i, CURRENT] == me:
                 break
