@@ -131,6 +131,8 @@ def test_the_command_saves_checkpoints_and_the_curve(tmp_path: Path) -> None:
         (["--opponents", "strong"], "one of random, heuristic"),
         (["--checkpoints", "0,ten"], "whole step counts"),
         (["--checkpoints", "-5"], "0 or more"),
+        (["--hidden", "256,wide"], "whole layer sizes"),
+        (["--hidden", "64,0"], "1 or more"),
         (["--players", "9"], "players"),
         (["--edition", "chess"], "unknown edition"),
     ],

@@ -119,7 +119,10 @@ def train_ppo(
     rollout: Annotated[int, typer.Option(min=2, help="Decisions per game slot between two updates.")] = 128,
     batch_size: Annotated[int, typer.Option(min=2, help="Minibatch size of an update.")] = 1024,
     epochs: Annotated[int, typer.Option(min=1, help="Passes over each rollout.")] = 4,
-    learning_rate: Annotated[float, typer.Option(min=0, help="Adam's learning rate.")] = 3e-4,
+    learning_rate: Annotated[float, typer.Option(min=0, help="Adam's learning rate.")] = 1e-3,
+    hidden: Annotated[
+        str, typer.Option(help="Sizes of the policy's and the value's hidden layers, comma-separated.")
+    ] = "256,256",
     seed: Annotated[int, typer.Option(help="Seed of the training games and of the network.")] = 0,
     threads: Annotated[int, typer.Option(min=1, help="Torch's threads.")] = 1,
     plot: Annotated[bool, typer.Option(help="Draw curve.png (needs matplotlib).")] = True,
@@ -154,14 +157,21 @@ def train_ppo(
         raise typer.BadParameter("whole step counts, comma-separated", param_hint="'--checkpoints'") from None
     if counts[0] < 0:
         raise typer.BadParameter("step counts are 0 or more", param_hint="'--checkpoints'")
+    try:
+        layers = tuple(int(size) for size in hidden.split(","))
+    except ValueError:
+        raise typer.BadParameter("whole layer sizes, comma-separated", param_hint="'--hidden'") from None
+    if min(layers) < 1:
+        raise typer.BadParameter("layer sizes are 1 or more", param_hint="'--hidden'")
     if plot:
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             raise typer.BadParameter("curve.png needs matplotlib: install luz's [arena] extra, or --no-plot") from None
     config = PPOConfig(
-        edition, players, opponents, envs, rollout, batch_size, epochs, learning_rate, seed=seed, threads=threads
-    )
+        edition, players, opponents, envs, rollout, batch_size, epochs, learning_rate, hidden=layers, seed=seed,
+        threads=threads,
+    )  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     run = run_training(config, counts, games, out, lambda line: typer.echo(json.dumps(line))).to_json()
     (out / "curve.json").write_text(json.dumps(run, indent=1) + "\n")

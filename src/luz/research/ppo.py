@@ -43,7 +43,8 @@ OPPONENTS = ("random", "heuristic")
 @dataclass(frozen=True)
 class PPOConfig:
     """The table, the opponents trained against, and ``MaskablePPO``'s settings (``rollout``: decisions per game
-    slot between updates; ``threads``: torch's)."""
+    slot between updates; ``hidden``: the sizes of the policy's and the value's hidden layers; ``threads``:
+    torch's)."""
 
     edition: str = DEFAULT_EDITION
     players: int = 4
@@ -52,8 +53,9 @@ class PPOConfig:
     rollout: int = 128
     batch_size: int = 1024
     epochs: int = 4
-    learning_rate: float = 3e-4
+    learning_rate: float = 1e-3
     gamma: float = 1.0
+    hidden: tuple[int, ...] = (256, 256)
     seed: int = 0
     threads: int = 1
 
@@ -150,7 +152,8 @@ def train(
     )  # fmt: skip
     model = MaskablePPO(
         "MlpPolicy", env, learning_rate=config.learning_rate, n_steps=config.rollout, batch_size=config.batch_size,
-        n_epochs=config.epochs, gamma=config.gamma, seed=config.seed, device="cpu",
+        n_epochs=config.epochs, gamma=config.gamma, policy_kwargs={"net_arch": list(config.hidden)}, seed=config.seed,
+        device="cpu",
     )  # fmt: skip
     run = PPORun(model, config)
     table = (config.edition, config.players)
