@@ -57,6 +57,24 @@ def test_the_adapter_steps_games_to_their_end_with_terminal_observations_and_epi
     env.close()
 
 
+def test_a_seed_applies_to_the_next_reset_and_the_batch_answers_for_every_slot() -> None:
+    env = make_vec_env(5, players=3, seat=None, opponents="heuristic", seed=0)
+    env.seed(7)
+    seeded = env.reset()
+    expected, info = LuzVectorEnv(5, players=3, seat=None, opponents="heuristic", seed=7).reset()
+    assert np.array_equal(seeded, expected["observation"])
+    assert np.array_equal(env.action_masks(), expected["action_mask"].astype(bool))
+    assert [reset["seat"] for reset in env.unwrapped.reset_infos] == info["seat"].tolist()
+    assert env.get_attr("render_mode") == [None] * 5 and env.get_attr("action_masks", indices=[1, 2])[0]
+    assert [mask.tolist() for mask in env.env_method("action_masks", indices=[3])] == [
+        expected["action_mask"][3].astype(bool).tolist()
+    ]
+    with pytest.raises(AttributeError, match="no per-slot method 'reset'"):
+        env.env_method("reset")
+    with pytest.raises(ValueError, match="every slot"):
+        env.set_attr("render_mode", None, indices=[0])
+
+
 def test_maskable_ppo_trains_without_ever_sending_a_masked_action(monkeypatch: pytest.MonkeyPatch) -> None:
     sent: list[int] = []
     step, reset = LuzVectorEnv.step, LuzVectorEnv.reset

@@ -2,8 +2,8 @@
 environment, and its learning curve measured against references in the same run.
 
 One learning seat, drawn each game, plays against opponents in the fast core (:func:`luz.research.sb3.make_vec_env`,
-the view-only tensor ``perfect_recall=False``). At each step count asked, the policy so far is saved and
-:func:`evaluate`\\ d: it plays its most likely legal action in independent games against random opponents and
+the view-only tensor ``perfect_recall=False``). At each step count asked, the policy so far is saved and evaluated
+(:func:`evaluate`): it plays its most likely legal action in independent games against random opponents and
 against heuristic ones, next to luz's own random and heuristic players at the same seat of the same games; each
 game's total is one unit of the arena's bootstrap interval (:func:`luz.arena.stats.interval`).
 

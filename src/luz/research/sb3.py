@@ -12,7 +12,6 @@ The observation is the ``observation`` tensor; the legal mask is :meth:`LuzSB3Ve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, cast
 
 import gymnasium
@@ -102,9 +101,6 @@ class LuzSB3VecEnv(VecEnv):
         self, wrapper_class: type[gymnasium.Wrapper[Any, Any, Any, Any]], indices: VecEnvIndices = None
     ) -> list[bool]:
         return [False for _ in self._get_indices(indices)]
-
-    def get_images(self) -> Sequence[np.ndarray[Any, Any] | None]:
-        return [None for _ in range(self.num_envs)]
 
 
 def make_vec_env(num_envs: int, **options: Any) -> VecMonitor:
