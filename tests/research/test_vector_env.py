@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from luz.engine import IllegalAction, InvalidOptions
-from luz.research.gym import LuzEnv
+from luz.research.gym import LuzEnv  # registers luz/Luz-v1
 from luz.research.vector import LinearPolicy
 from luz.research.vector_env import LuzVectorEnv
 
@@ -142,3 +144,19 @@ def test_the_autoreset_infos_are_laid_out_as_gymnasiums_own_vector_env_lays_them
         theirs_layout[key] = theirs_layout[key][:2]
     assert ours_layout == theirs_layout
     assert set(ours["final_obs"][ours["_final_obs"]][0]) == set(theirs["final_obs"][theirs["_final_obs"]][0])
+
+
+def test_gymnasiums_episode_statistics_read_the_autoreset_right() -> None:
+    """Gymnasium's own RecordEpisodeStatistics on ``make_vec("luz/Luz-v1")``: its returns are the games' totals."""
+    env = RecordEpisodeStatistics(gymnasium.make_vec("luz/Luz-v1", num_envs=4, edition="standard-deck", players=3))
+    encoder = env.unwrapped.batch.encoder
+    rng = np.random.default_rng(2)
+    observations, _ = env.reset(seed=6)
+    totals: list[float] = []
+    while len(totals) < 10:
+        observations, _, terminated, _, info = env.step(random_legal(observations["action_mask"], rng))
+        for i in np.flatnonzero(terminated):
+            total = info["final_obs"][i]["observation"][encoder.offsets["totals"]] * encoder.scale * encoder.deals
+            assert info["episode"]["r"][i] == pytest.approx(total)
+            totals.append(total)
+    assert list(env.return_queue) == pytest.approx(totals)
