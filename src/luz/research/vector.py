@@ -58,7 +58,7 @@ Seeds = int | Sequence[int | None] | npt.NDArray[np.integer[Any]]
 """A seed for a whole batch, or one per game slot (``None``: that slot keeps its streams)."""
 
 
-def whole_seed(seed: object) -> int:
+def _whole_seed(seed: object) -> int:
     """``seed`` as a Python int >= 0 (numpy's integers too); :class:`InvalidOptions` for anything else."""
     if not isinstance(seed, bool | np.bool_):
         try:
@@ -171,9 +171,9 @@ class LuzBatch:
             seeds = list(seed)  # type: ignore[arg-type]
             if len(seeds) != self.num_games:
                 raise InvalidOptions(f"give one seed per game slot ({self.num_games}), not {len(seeds)}")
-            chosen = [(slot, np.random.SeedSequence(whole_seed(s))) for slot, s in enumerate(seeds) if s is not None]
+            chosen = [(slot, np.random.SeedSequence(_whole_seed(s))) for slot, s in enumerate(seeds) if s is not None]
         else:
-            chosen = list(enumerate(np.random.SeedSequence(whole_seed(seed)).spawn(self.num_games)))
+            chosen = list(enumerate(np.random.SeedSequence(_whole_seed(seed)).spawn(self.num_games)))
         slots = np.array([slot for slot, _ in chosen], dtype=np.int64)
         keys = np.array([sequence.generate_state(2, np.uint64) for _, sequence in chosen], dtype=np.uint64)
         core.seed_streams(self._rng, slots, keys.reshape(len(chosen), 2))
