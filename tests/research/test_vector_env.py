@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.wrappers.vector import RecordEpisodeStatistics
 
 from luz.engine import IllegalAction, InvalidOptions
-from luz.research.gym import LuzEnv
+from luz.research.gym import LuzEnv  # registers luz/Luz-v1
 from luz.research.vector import LinearPolicy
 from luz.research.vector_env import LuzVectorEnv
 
@@ -142,3 +144,47 @@ def test_the_autoreset_infos_are_laid_out_as_gymnasiums_own_vector_env_lays_them
         theirs_layout[key] = theirs_layout[key][:2]
     assert ours_layout == theirs_layout
     assert set(ours["final_obs"][ours["_final_obs"]][0]) == set(theirs["final_obs"][theirs["_final_obs"]][0])
+
+
+def test_gymnasiums_episode_statistics_read_the_autoreset_right() -> None:
+    """Gymnasium's own RecordEpisodeStatistics on ``make_vec("luz/Luz-v1")``: its returns are the games' totals."""
+    env = RecordEpisodeStatistics(gymnasium.make_vec("luz/Luz-v1", num_envs=4, edition="standard-deck", players=3))
+    encoder = env.unwrapped.batch.encoder
+    rng = np.random.default_rng(2)
+    observations, _ = env.reset(seed=6)
+    totals: list[float] = []
+    while len(totals) < 10:
+        observations, _, terminated, _, info = env.step(random_legal(observations["action_mask"], rng))
+        for i in np.flatnonzero(terminated):
+            total = info["final_obs"][i]["observation"][encoder.offsets["totals"]] * encoder.scale * encoder.deals
+            assert info["episode"]["r"][i] == pytest.approx(total)
+            totals.append(total)
+    assert list(env.return_queue) == pytest.approx(totals)
+
+
+def test_parallel_and_serial_kernels_give_the_same_games_and_final_observations() -> None:
+    runs = []
+    for parallel in (False, True):
+        env = LuzVectorEnv(8, "standard-deck", 3, seat=None, opponents="random", seed=4, parallel=parallel)
+        rng = np.random.default_rng(0)
+        observations, _ = env.reset()
+        trace = [observations["observation"]]
+        for _ in range(120):
+            observations, rewards, terminated, _, info = env.step(random_legal(observations["action_mask"], rng))
+            trace += [observations["observation"], rewards, terminated]
+            trace += [info["final_obs"][i]["observation"] for i in np.flatnonzero(terminated)]
+        runs.append(trace)
+    assert len(runs[0]) == len(runs[1]) > 3 * 120 + 1  # games ended on the way
+    for serial, parallel in zip(*runs, strict=True):
+        np.testing.assert_array_equal(serial, parallel)
+
+
+def test_reset_without_a_seed_gives_new_games_and_the_seed_replays_them() -> None:
+    env = LuzVectorEnv(16, "iello-2024", 4, seat=None, seed=3)
+    first, _ = env.reset()
+    second, _ = env.reset()
+    assert all((a != b).any() for a, b in zip(first["observation"], second["observation"], strict=True))
+    again, _ = env.reset(seed=3)
+    np.testing.assert_array_equal(again["observation"], first["observation"])
+    one_per_slot, _ = env.reset(seed=list(range(16)))
+    assert not np.array_equal(one_per_slot["observation"], first["observation"])

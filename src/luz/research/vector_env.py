@@ -20,7 +20,7 @@ from luz.engine import Edition, InvalidOptions
 
 from . import vector_core as core
 from .encoding import ACTION_COUNT
-from .vector import FloatArray, LinearPolicy, LuzBatch
+from .vector import FloatArray, LinearPolicy, LuzBatch, Seeds
 
 
 class LuzVectorEnv(VectorEnv):
@@ -114,11 +114,11 @@ class LuzVectorEnv(VectorEnv):
         }
 
     def reset(
-        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+        self, *, seed: Seeds | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
-        """New games in every slot (``seed``: a new seed for their streams); the learning seat's first turn."""
-        if isinstance(seed, list):
-            raise InvalidOptions("give one seed for the whole batch (each game draws its own stream from it)")
+        """New games in every slot, up to the learning seat's first turn. Without ``seed``, each slot goes on to its
+        next game; ``seed`` (one for the batch, or a list of one per slot, ``None`` keeping that slot's streams)
+        starts the streams afresh, as :meth:`LuzBatch.reset` does. ``options`` is not used."""
         batch = self.batch
         batch.reset(seed)
         if self.fixed_seat is not None:
