@@ -18,7 +18,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from typer.testing import CliRunner
 
 from luz.cli import app
-from luz.research.ppo import PPOConfig, evaluate, heuristic_actions, random_chooser, train
+from luz.research.ppo import PPOConfig, evaluate, heuristic_actions, plot, random_chooser, train
 from luz.research.sb3 import make_vec_env
 from luz.research.vector_env import LuzVectorEnv
 
@@ -118,7 +118,7 @@ def test_the_evaluation_gives_each_player_an_interval_over_the_same_games() -> N
     assert again == random_points
 
 
-def test_a_short_run_writes_its_curve_with_the_references() -> None:
+def test_a_short_run_writes_its_curve_with_the_references(tmp_path: Path) -> None:
     config = PPOConfig(players=3, opponents="random", envs=8, rollout=16, batch_size=64, epochs=1)
     lines: list[dict[str, Any]] = []
     run = train(config, checkpoints=[128, 0], games=24, report=lines.append)
@@ -129,6 +129,9 @@ def test_a_short_run_writes_its_curve_with_the_references() -> None:
             low, high = point[against]["ci95"]
             assert low <= point[against]["mean"] <= high
     assert json.loads(json.dumps(run.to_json()))["config"]["players"] == 3
+    pytest.importorskip("matplotlib", reason="the curve's PNG needs matplotlib (the arena extra)")
+    plot(run.to_json(), tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_the_command_saves_checkpoints_and_the_curve(tmp_path: Path) -> None:

@@ -132,7 +132,7 @@ def train_ppo(
     At each step count of --checkpoints the policy is saved and plays --games independent games against random
     and against heuristic opponents; luz's random and heuristic players at the same seat of the same games are
     the references. Prints one JSON line per evaluation (mean points per game and 95% interval, one game a
-    unit) and writes OUT/curve.json.
+    unit); OUT/curve.json is rewritten after each (a stopped run keeps its curve).
     """
     try:
         from luz.research.ppo import OPPONENTS, PPOConfig
@@ -173,8 +173,7 @@ def train_ppo(
         threads=threads,
     )  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
-    run = run_training(config, counts, games, out, lambda line: typer.echo(json.dumps(line))).to_json()
-    (out / "curve.json").write_text(json.dumps(run, indent=1) + "\n")
+    run = run_training(config, counts, games, out, lambda line: typer.echo(json.dumps(line)))
     if plot:
-        plot_curve(run, out / "curve.png")
+        plot_curve(run.to_json(), out / "curve.png")
     typer.echo(f"curve: {out / 'curve.json'}")

@@ -14,6 +14,7 @@ game's total is one unit of the arena's bootstrap interval (:func:`luz.arena.sta
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -144,7 +145,8 @@ def train(
 ) -> PPORun:
     """Train from scratch, evaluating (on ``games`` games against each opponent) and saving (``out/ppo-STEPS.zip``)
     at each step count of ``checkpoints`` (the count reached: updates take whole rollouts). The references luz's
-    random and heuristic players are evaluated first on the same games; ``report`` gets each line."""
+    random and heuristic players are evaluated first on the same games; ``report`` gets each line, and
+    ``out/curve.json`` (:meth:`PPORun.to_json`) is rewritten after each, so a stopped run keeps its curve."""
     torch.set_num_threads(config.threads)
     env = make_vec_env(
         config.envs, edition=config.edition, players=config.players, seat=None,
@@ -176,6 +178,8 @@ def train(
         }
         run.curve.append({"steps": model.num_timesteps, "training_seconds": round(seconds, 1), **scores})
         report(run.curve[-1])
+        if out is not None:
+            (out / "curve.json").write_text(json.dumps(run.to_json(), indent=1) + "\n")
     return run
 
 
