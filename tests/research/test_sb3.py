@@ -4,6 +4,7 @@ sends a masked action, the evaluation's intervals and the ``luz train-ppo`` comm
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +163,11 @@ def test_the_command_refuses_bad_arguments_in_one_line(tmp_path: Path, args: lis
     result = CliRunner().invoke(app, ["train-ppo", "--out", str(tmp_path), *args])
     assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.output
     assert not list(tmp_path.iterdir())
+
+
+def test_the_command_without_torch_names_the_extra(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.delitem(sys.modules, "luz.research.ppo", raising=False)
+    result = CliRunner().invoke(app, ["train-ppo", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "needs torch" in result.stderr and "[research] extra" in result.stderr
+    assert "Traceback" not in result.output and not list(tmp_path.iterdir())
