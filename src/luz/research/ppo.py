@@ -201,6 +201,7 @@ def plot(run: dict[str, Any], path: Path) -> None:
         for (name, reference), colour in zip(run["references"].items(), ("tab:grey", "tab:green"), strict=True):
             axis.axhspan(*reference[against]["ci95"], color=colour, alpha=0.3, label=f"luz {name}")
         axis.set_title(f"against {against} opponents")
+        axis.set_xscale("symlog", linthresh=max(steps[1:2] or [1]))
         axis.set_xlabel("training steps (decisions of the learning seat)")
         axis.grid(alpha=0.3)
     axes[0].set_ylabel("points per game (95% interval)")
