@@ -19,6 +19,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from typer.testing import CliRunner
 
 from luz.cli import app
+from luz.engine import IllegalAction, InvalidAction
 from luz.research.ppo import PPOConfig, evaluate, heuristic_actions, plot, random_chooser, train
 from luz.research.sb3 import make_vec_env
 from luz.research.vector_env import LuzVectorEnv
@@ -74,6 +75,10 @@ def test_a_seed_applies_to_the_next_reset_and_the_batch_answers_for_every_slot()
         env.env_method("reset")
     with pytest.raises(ValueError, match="every slot"):
         env.set_attr("render_mode", None, indices=[0])
+    with pytest.raises(IllegalAction):
+        env.step((~env.action_masks()).argmax(axis=1))
+    with pytest.raises(InvalidAction):
+        env.step(np.full(5, 0.5))
 
 
 def test_maskable_ppo_trains_without_ever_sending_a_masked_action(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,7 +40,7 @@ class LuzSB3VecEnv(VecEnv):
     def __init__(self, env: LuzVectorEnv) -> None:
         self.env = env
         self._masks = np.zeros((env.num_envs, ACTION_COUNT), dtype=np.bool_)
-        self._actions: npt.NDArray[np.int64] = np.zeros(env.num_envs, dtype=np.int64)
+        self._actions: npt.NDArray[Any] = np.zeros(env.num_envs, dtype=np.int64)
         observation_space = cast(spaces.Dict, env.single_observation_space)["observation"]
         super().__init__(env.num_envs, observation_space, env.single_action_space)
 
@@ -63,7 +63,7 @@ class LuzSB3VecEnv(VecEnv):
         return self._observe(observations)
 
     def step_async(self, actions: npt.NDArray[Any]) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self._actions = actions  # checked by the batch: one legal id per game
 
     def step_wait(self) -> VecEnvStepReturn:
         observations, rewards, terminated, truncated, info = self.env.step(self._actions)
