@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -15,7 +17,8 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from luz.bots import Bot  # noqa: E402
 from luz.engine import Action, IllegalAction, InvalidAction, View, replay  # noqa: E402
 from luz.research.encoding import action_of  # noqa: E402
-from luz.research.gym import ENV_ID, LuzEnv  # noqa: E402
+from luz.research.gym import ALIAS_ID, ENV_ID, VECTOR_ENV_ID, LuzEnv  # noqa: E402
+from luz.research.vector_env import LuzVectorEnv  # noqa: E402
 from support.reference import CONFIGS  # noqa: E402
 
 
@@ -30,10 +33,46 @@ def test_check_env(key: str, players: int) -> None:
 
 
 def test_registered_with_gymnasium() -> None:
-    env = gymnasium.make(ENV_ID, edition="standard-deck", players=3, render_mode="ansi")
+    with pytest.deprecated_call(match="upgrading to version `v1`"):
+        env = gymnasium.make(ENV_ID, edition="standard-deck", players=3, render_mode="ansi")
     observation, _ = env.reset(seed=2)
     assert env.observation_space.contains(observation)
     assert "hand 0" in env.render()
+
+
+@pytest.mark.parametrize("env_id", [VECTOR_ENV_ID, ALIAS_ID])
+def test_version_1_makes_the_single_seat_env_and_the_batched_vector_env(env_id: str) -> None:
+    assert env_id in ("luz/Luz-v1", "Luz-v1")
+    single = gymnasium.make(env_id, edition="standard-deck", players=3)
+    assert isinstance(single.unwrapped, LuzEnv) and single.unwrapped.opponents[0].name == "random"
+    check_env(single.unwrapped)
+    vector = gymnasium.make_vec(env_id, num_envs=3, edition="standard-deck", players=3, seed=1)
+    assert isinstance(vector.unwrapped, LuzVectorEnv) and vector.num_envs == 3
+    assert vector.unwrapped._kind == LuzVectorEnv(1, opponents="random")._kind  # the same default opponents
+    assert vector.metadata["autoreset_mode"] is gymnasium.vector.AutoresetMode.SAME_STEP
+    observations, _ = vector.reset()
+    assert vector.observation_space.contains(observations)
+    heuristic = gymnasium.make_vec(env_id, num_envs=2, opponents="heuristic")
+    assert heuristic.unwrapped._kind != vector.unwrapped._kind
+    synced = gymnasium.make_vec(env_id, num_envs=2, vectorization_mode="sync", players=3)
+    assert isinstance(synced, gymnasium.vector.SyncVectorEnv)
+
+
+def test_version_0_stays_the_single_seat_env_alone() -> None:
+    spec = gymnasium.spec(ENV_ID)
+    assert spec.entry_point == "luz.research.gym:LuzEnv" and spec.vector_entry_point is None and not spec.kwargs
+
+
+def test_the_module_prefix_registers_without_an_import() -> None:
+    """Gymnasium 1.x loads no plugins: ``"module:id"`` imports the registering module itself."""
+    code = (
+        "import gymnasium, sys; assert 'luz.research.gym' not in sys.modules; "
+        "env = gymnasium.make_vec('luz.research.gym:luz/Luz-v1', num_envs=2, players=3, edition='standard-deck'); "
+        "print(type(env).__name__)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "LuzVectorEnv"
 
 
 def actions_so_far(env: LuzEnv) -> list[str]:

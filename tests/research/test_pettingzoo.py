@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pettingzoo", reason="PettingZoo is not installed (pip install 'luz-game[research]')")
 
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 from luz.engine import IllegalAction, InvalidAction, replay
 from luz.research import luz_v0
@@ -45,7 +45,7 @@ def test_table_options_and_bad_arguments() -> None:
     with pytest.raises(ValueError, match="played by 3, 4 players"):
         luz_v0.env(edition="standard-deck", players=5)
     with pytest.raises(ValueError, match="render_mode"):
-        luz_v0.env(render_mode="human")
+        luz_v0.env(render_mode="rgb_array")
 
 
 def play_random(env: object, rng: np.random.Generator) -> tuple[list[int], dict[str, float]]:
@@ -133,3 +133,20 @@ def test_render_shows_only_what_every_player_sees() -> None:
     quiet = luz_v0.env(players=4)
     quiet.reset(seed=8)
     assert quiet.render() is None
+
+
+def test_render_test() -> None:
+    render_test(lambda render_mode: luz_v0.env(players=4, render_mode=render_mode))
+
+
+def test_human_mode_prints_the_ansi_text_at_each_reset_and_step(capsys: pytest.CaptureFixture[str]) -> None:
+    shown, human = luz_v0.env(players=3, render_mode="ansi"), luz_v0.env(players=3, render_mode="human")
+    for env in (shown, human):
+        env.reset(seed=4)
+    assert capsys.readouterr().out == shown.render() + "\n\n"
+    action = int(np.flatnonzero(shown.last()[0]["action_mask"])[0])
+    for env in (shown, human):
+        env.step(action)
+    assert human.render() is None
+    printed = capsys.readouterr().out
+    assert printed == (shown.render() + "\n\n") * 2  # the step's own rendering, then render()'s

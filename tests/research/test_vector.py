@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from luz.engine import Game, IllegalAction, InvalidAction, InvalidOptions, Phase, get_edition, view
+from luz.research import vector_core as core
 from luz.research.encoding import Table
 from luz.research.vector import LuzBatch
 from support.reference import CONFIGS, hidden_variant
@@ -84,6 +85,32 @@ def test_table_options_and_the_view_alone(key: str, players: int, overrides: dic
     for recall in (True, False):
         batch = LuzBatch(GAMES, key, players, seed=7, perfect_recall=recall, **overrides)  # type: ignore[arg-type]
         assert check_against_engine(batch, steps=250, seed=2, every_seat_each=50) >= 1
+
+
+@pytest.mark.parametrize(("key", "players"), CONFIGS)
+def test_a_finished_games_tensor_is_the_encoders(key: str, players: int) -> None:
+    """The tensor of a game just ended (the final observation of ``LuzVectorEnv``), for every seat."""
+    batch = LuzBatch(1, key, players, seed=players)
+    rng = np.random.default_rng(0)
+    _, _, masks = batch.reset()
+    table = mirror(batch, 0)
+    while True:
+        action = int(rng.choice(np.flatnonzero(masks[0])))
+        table.apply_id(action)
+        if table.game.phase is Phase.GAME_OVER:
+            break
+        _, _, masks, _, _ = batch.step(np.array([action]))
+        if table.game.phase is Phase.DEAL:
+            deal_into(table.game, batch, 0)
+    *state, scale = batch._state()
+    assert core._apply(*state, 0, action, np.zeros(players, np.float32)) == 1  # the game ends, stays in its slot
+    out = np.zeros(batch.encoder.size, np.float32)
+    for seat in range(players):
+        core.encode(
+            batch._val, batch._col, batch._played, batch._st, batch._bids, batch._safe, batch._won, batch._rules,
+            batch._gs, batch._scores, batch._mem, batch._close, batch._table, scale, 0, seat, out,
+        )  # fmt: skip
+        np.testing.assert_array_equal(out, batch.encoder.tensor(view(table.game, seat), seat, table.memory()))
 
 
 def test_parallel_and_serial_kernels_agree_and_a_seed_reproduces_a_run() -> None:

@@ -98,3 +98,74 @@ def train_value(
     options = json.dumps({"command": "luz train-value", **{k: getattr(config, k) for k in config.__slots__}})
     np.savez_compressed(out, steps=steps_weights, log=json.dumps(log), options=options)
     typer.echo(f"weights: {out}")
+
+
+@app.command("train-ppo")
+def train_ppo(
+    out: Annotated[
+        Path, typer.Option(help="The folder for the checkpoints (ppo-STEPS.zip), curve.json and curve.png.")
+    ],
+    checkpoints: Annotated[
+        str, typer.Option(help="Training step counts to save and evaluate at, comma-separated (0: untrained).")
+    ] = "0,50000,100000,200000",
+    edition: Annotated[str, typer.Option(help=f"One of {', '.join(EDITIONS)}.")] = DEFAULT_EDITION,
+    players: Annotated[int, typer.Option(min=2, help="Players at the table.")] = 4,
+    opponents: Annotated[str, typer.Option(help="The opponents trained against: heuristic or random.")] = "heuristic",
+    games: Annotated[int, typer.Option(min=1, help="Independent games per evaluation, against each opponent.")] = 500,
+    envs: Annotated[int, typer.Option(min=1, help="Games stepped side by side in training.")] = 64,
+    rollout: Annotated[int, typer.Option(min=2, help="Decisions per game slot between two updates.")] = 128,
+    batch_size: Annotated[int, typer.Option(min=2, help="Minibatch size of an update.")] = 1024,
+    epochs: Annotated[int, typer.Option(min=1, help="Passes over each rollout.")] = 4,
+    learning_rate: Annotated[float, typer.Option(min=0, help="Adam's learning rate.")] = 1e-3,
+    hidden: Annotated[
+        str, typer.Option(help="Sizes of the policy's and the value's hidden layers, comma-separated.")
+    ] = "256,256",
+    seed: Annotated[int, typer.Option(help="Seed of the training games and of the network.")] = 0,
+    threads: Annotated[int, typer.Option(min=1, help="Torch's threads.")] = 1,
+    plot: Annotated[bool, typer.Option(help="Draw curve.png (needs matplotlib).")] = True,
+) -> None:
+    """Train sb3-contrib's MaskablePPO on the batched environment and measure its learning curve.
+
+    At each step count of --checkpoints the policy is saved and plays --games independent games against random
+    and against heuristic opponents; luz's random and heuristic players at the same seat of the same games are
+    the references. Prints one JSON line per evaluation (mean points per game and 95% interval, one game a
+    unit); OUT/curve.json is rewritten after each (a stopped run keeps its curve).
+    """
+    require("research", "luz train-ppo")
+    from luz.research.ppo import OPPONENTS, PPOConfig
+    from luz.research.ppo import plot as plot_curve
+    from luz.research.ppo import train as run_training
+
+    try:
+        table = get_edition(edition)
+    except LuzError:
+        raise typer.BadParameter(f"unknown edition {edition!r}", param_hint="'--edition'") from None
+    if players not in table.values:
+        raise typer.BadParameter(
+            f"{edition} is for {', '.join(map(str, table.values))} players", param_hint="'--players'"
+        )
+    if opponents not in OPPONENTS:
+        raise typer.BadParameter(f"one of {', '.join(OPPONENTS)}, not {opponents!r}", param_hint="'--opponents'")
+    try:
+        counts = sorted({int(count) for count in checkpoints.split(",")})
+    except ValueError:
+        raise typer.BadParameter("whole step counts, comma-separated", param_hint="'--checkpoints'") from None
+    if counts[0] < 0:
+        raise typer.BadParameter("step counts are 0 or more", param_hint="'--checkpoints'")
+    try:
+        layers = tuple(int(size) for size in hidden.split(","))
+    except ValueError:
+        raise typer.BadParameter("whole layer sizes, comma-separated", param_hint="'--hidden'") from None
+    if min(layers) < 1:
+        raise typer.BadParameter("layer sizes are 1 or more", param_hint="'--hidden'")
+    if plot:
+        require("arena", "luz train-ppo without --no-plot")
+    config = PPOConfig(
+        edition, players, opponents, envs, rollout, batch_size, epochs, learning_rate, hidden=layers, seed=seed,
+        threads=threads,
+    )  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    run = run_training(config, counts, games, out, lambda line: typer.echo(json.dumps(line)))
+    if plot:
+        plot_curve(run.to_json(), out / "curve.png")
+    typer.echo(f"curve: {out / 'curve.json'}")

@@ -30,6 +30,12 @@ from luz.engine import DEFAULT_EDITION, HAND_SIZE, Game, IllegalAction, Phase, g
 from .encoding import ACTION_COUNT, Encoder, Table, action_id, action_of
 
 ENV_ID = "luz/Luz-v0"
+"""The single-seat environment alone (``gymnasium.make``; ``make_vec`` wraps copies of it)."""
+VECTOR_ENV_ID = "luz/Luz-v1"
+"""Version 1: :class:`LuzEnv` for ``gymnasium.make``, the batched :class:`~luz.research.vector_env.LuzVectorEnv`
+(independent streams per game, ``final_obs``) for ``gymnasium.make_vec``; random opponents unless told."""
+ALIAS_ID = "Luz-v1"
+"""Version 1 without the namespace."""
 
 
 class LuzEnv(gymnasium.Env[dict[str, Any], np.int64]):
@@ -150,3 +156,11 @@ class LuzEnv(gymnasium.Env[dict[str, Any], np.int64]):
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="luz.research.gym:LuzEnv")
+for _id in (VECTOR_ENV_ID, ALIAS_ID):
+    if _id not in gymnasium.registry:
+        gymnasium.register(
+            id=_id,
+            entry_point="luz.research.gym:LuzEnv",
+            vector_entry_point="luz.research.vector_env:LuzVectorEnv",
+            kwargs={"opponents": "random"},
+        )

@@ -5,6 +5,8 @@ seat's view (:class:`~luz.research.encoding.Encoder`, perfect recall of the deal
 it may take now (all zero when it is not its turn). Rewards are the points each seat scores when a deal ends;
 every agent terminates when the game is over. Deals come from the engine's seeded shuffles, the game seed from
 ``reset(seed=...)``. An illegal or malformed action raises the engine's error and changes nothing.
+``render_mode="ansi"`` renders the table as every player sees it as text; ``"human"`` prints that text after each
+reset and step, as PettingZoo's classic games render in human mode.
 
 >>> from luz.research import luz_v0
 >>> env = luz_v0.env(edition="standard-deck", players=3)
@@ -39,7 +41,11 @@ def env(**kwargs: Any) -> AECEnv:
 class raw_env(AECEnv):  # type: ignore[misc]
     """The unwrapped AEC environment; ``options`` are table options (``bid_cap=None``, ``trick_history=True``...)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"name": NAME, "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": NAME,
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -50,8 +56,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         **options: Any,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         self.edition = get_edition(edition)
         self.players = players
         self.options = self.edition.options(players, **options)
@@ -97,6 +103,8 @@ class raw_env(AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self.agent_selection = self._agent_to_act()
+        if self.render_mode == "human":
+            self.render()
 
     def _agent_to_act(self) -> str:
         seat = self.game.current_player
@@ -125,16 +133,23 @@ class raw_env(AECEnv):  # type: ignore[misc]
             self.terminations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
         self.agent_selection = self._agent_to_act()
+        if self.render_mode == "human":
+            self.render()
 
     def record(self) -> dict[str, Any]:
         """The game so far as a luz record (docs/RECORD.md): replay it with :func:`luz.engine.replay`."""
         return to_record(self.game, names=list(self.possible_agents))
 
     def render(self) -> str | None:
-        """The table as every player sees it (no unplayed value), for ``render_mode="ansi"``."""
+        """The table as every player sees it (no unplayed value): returned for ``render_mode="ansi"``, printed for
+        ``"human"``."""
         if self.render_mode is None or self.table is None:
             return None
-        return self._table_text.text(view(self.game, None), 0)
+        text = self._table_text.text(view(self.game, None), 0)
+        if self.render_mode == "human":
+            print(text, end="\n\n")
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release."""

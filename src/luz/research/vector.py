@@ -20,6 +20,8 @@ Two interfaces, the same observations and action ids as the single-game adapters
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -52,14 +54,37 @@ PARALLEL_FROM = 256
 """Batches of at least this many games are stepped on every core numba may use (smaller ones on one)."""
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
+Seeds = int | Sequence[int | None] | npt.NDArray[np.integer[Any]]
+"""A seed for a whole batch, or one per game slot (``None``: that slot keeps its streams)."""
+
+
+def _whole_seed(seed: object) -> int:
+    """``seed`` as a Python int >= 0 (numpy's integers too); :class:`InvalidOptions` for anything else."""
+    if not isinstance(seed, bool | np.bool_):
+        try:
+            value = operator.index(seed)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+        else:
+            if value >= 0:
+                return value
+    raise InvalidOptions(f"a seed is a whole number >= 0, not {seed!r}")
+
+
+def _one_per_slot(seed: object) -> bool:
+    """Whether ``seed`` is a list (or tuple, or array) of seeds rather than one."""
+    return isinstance(seed, Sequence | np.ndarray) and not isinstance(seed, str | bytes)
 
 
 class LuzBatch:
     """``num_games`` independent games of one table, every seat controlled by the caller.
 
     Arrays returned by :meth:`reset`, :meth:`step` and :meth:`observe` are buffers that the next call overwrites:
-    copy what you keep. ``seed`` fixes every deal and first player of every game (each game slot has its own
-    stream); ``parallel`` (default: from :data:`PARALLEL_FROM` games) steps the games on numba's threads.
+    copy what you keep. ``seed`` (a whole number >= 0) fixes every deal and first player of every game: game ``g``
+    of slot ``i`` draws from a stream of its own, split off slot ``i``'s stream, itself keyed by
+    ``numpy.random.SeedSequence(seed).spawn(num_games)[i]``, so a slot's games depend neither on the other slots,
+    nor on the batch size, nor on how earlier games were played. ``parallel`` (default: from
+    :data:`PARALLEL_FROM` games) steps the games on numba's threads.
     """
 
     def __init__(
@@ -87,7 +112,6 @@ class LuzBatch:
         self.options = options
         self.encoder = Encoder(self.edition, players, options, perfect_recall)
         self.parallel = num_games >= PARALLEL_FROM if parallel is None else parallel
-        self.seed = seed
         self._table = self._table_array(draw_seat=False)
         self._scale = float(points_scale(self.edition, options))
         n, p, deals = num_games, players, self.edition.deals(players)
@@ -104,13 +128,16 @@ class LuzBatch:
         self._scores = np.zeros((n, deals, p), dtype=np.int64)
         self._mem = np.zeros((n, HAND_SIZE * p, 2), dtype=np.int64)
         self._close = np.zeros((n, p, 3), dtype=np.int64)
-        self._rng = np.zeros(n, dtype=np.uint64)
+        self._rng = np.zeros((n, core.RNG_WIDTH), dtype=np.uint64)
         self._seats = np.zeros(n, dtype=np.int64)
         self._obs = np.zeros((n, self.encoder.size), dtype=np.float32)
         self._mask = np.zeros((n, ACTION_COUNT), dtype=np.int8)
         self._reward = np.zeros((n, p), dtype=np.float32)
         self._done = np.zeros(n, dtype=np.bool_)
         self._rules[:] = rules_array(self.edition, players, options, 1)  # made points: set at each deal
+        if _one_per_slot(seed):
+            raise InvalidOptions("give the batch one seed here (reset(seed=[...]) takes one per slot)")
+        self._seed(seed)
 
     def _table_array(self, draw_seat: bool) -> IntArray:
         table = np.zeros(core.TABLE_SIZE, dtype=np.int64)
@@ -137,12 +164,26 @@ class LuzBatch:
             self._rules, self._gs, self._scores, self._mem, self._close, self._rng, self._table, self._scale,
         )  # fmt: skip
 
-    def reset(self, seed: int | None = None) -> tuple[IntArray, FloatArray, npt.NDArray[np.int8]]:
-        """Start a new game in every slot (``seed``: a new seed for the streams); the seats to act, their tensors
-        and masks."""
+    def _seed(self, seed: Seeds) -> None:
+        """Key the slots' streams: all from one seed (slot ``i`` by the ``i``-th spawned ``SeedSequence``), or
+        slot ``i`` by ``SeedSequence(seed[i])`` (``None``: unchanged). Checks everything before changing anything."""
+        if _one_per_slot(seed):
+            seeds = list(seed)  # type: ignore[arg-type]
+            if len(seeds) != self.num_games:
+                raise InvalidOptions(f"give one seed per game slot ({self.num_games}), not {len(seeds)}")
+            chosen = [(slot, np.random.SeedSequence(_whole_seed(s))) for slot, s in enumerate(seeds) if s is not None]
+        else:
+            chosen = list(enumerate(np.random.SeedSequence(_whole_seed(seed)).spawn(self.num_games)))
+        slots = np.array([slot for slot, _ in chosen], dtype=np.int64)
+        keys = np.array([sequence.generate_state(2, np.uint64) for _, sequence in chosen], dtype=np.uint64)
+        core.seed_streams(self._rng, slots, keys.reshape(len(chosen), 2))
+
+    def reset(self, seed: Seeds | None = None) -> tuple[IntArray, FloatArray, npt.NDArray[np.int8]]:
+        """Start a new game in every slot; the seats to act, their tensors and masks. Without ``seed``, each slot
+        goes on to its next game (never a replay); ``seed``, one for the batch or one per slot (``None``: that
+        slot goes on), starts the streams afresh, so that the same seed gives the same games."""
         if seed is not None:
-            self.seed = seed
-        core.seed_streams(self._rng, self.seed)
+            self._seed(seed)
         core.reset_all(
             self._val, self._col, self._played, self._st, self._trick, self._won, self._bids, self._safe,
             self._rules, self._gs, self._scores, self._rng, self._table,

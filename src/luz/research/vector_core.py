@@ -14,8 +14,11 @@ game axis ``N``:
 - ``gs``: ``int64[N, 4]`` indexed by :data:`DEAL` ... :data:`LEARNER`; ``scores``: ``int64[N, D, P]`` the
   sheet's points per deal; ``mem``: ``int64[N, 10 * P, 2]`` the deal's plays in order as ``(seat, slot)``;
   ``close``: ``int64[N, P, 3]`` the previous deal's last trick as ``(seat, colour, value)``;
-- ``rng``: ``uint64[N]``, each game's own generator (splitmix64), seeded from the environment's seed and the
-  game's index, so that a run is reproducible for a seed.
+- ``rng``: ``uint64[N, 4]``, each slot's random streams, indexed by :data:`R_STATE` ... :data:`R_GAMES_GAMMA`
+  (SplitMix, Steele, Lea and Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014): a slot's
+  stream of games is keyed by numpy's ``SeedSequence`` (:func:`seed_streams`), and each new game of the slot
+  splits its own stream off it (:func:`_game_stream`), so that game ``g`` of slot ``i`` draws from a stream that
+  depends only on the seed, ``i`` and ``g``; streams differ in their increment, so none is another one shifted.
 
 ``table`` (``int64[TABLE_SIZE]``) holds what is fixed for the environment: the table's rules and the offsets of
 the encoder's pieces.
@@ -98,14 +101,47 @@ T_DRAW_SEAT = T_FIXED_FIRST + 1
 TABLE_SIZE = T_DRAW_SEAT + 1
 
 
+R_STATE, R_GAMMA, R_GAMES, R_GAMES_GAMMA = range(4)
+"""Columns of ``rng``: the current game's stream (state, odd increment), the slot's stream of games (likewise)."""
+RNG_WIDTH = 4
+
+
 @njit(cache=True)
-def _next(rng, i):
-    """The next 64 random bits of game ``i``'s splitmix64 stream."""
-    rng[i] += np.uint64(0x9E3779B97F4A7C15)
-    z = rng[i]
+def _mix64(z):
+    """SplitMix64's output function (Stafford's variant 13 of MurmurHash3's finaliser)."""
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _mix_gamma(z):
+    """An odd increment for a stream, with enough bit transitions (SplitMix's ``mixGamma``)."""
+    z = (z ^ (z >> np.uint64(33))) * np.uint64(0xFF51AFD7ED558CCD)
+    z = (z ^ (z >> np.uint64(33))) * np.uint64(0xC4CEB9FE1A85EC53)
+    z = (z ^ (z >> np.uint64(33))) | np.uint64(1)
+    transitions = 0
+    x = z ^ (z >> np.uint64(1))
+    while x != np.uint64(0):
+        x &= x - np.uint64(1)
+        transitions += 1
+    return z ^ np.uint64(0xAAAAAAAAAAAAAAAA) if transitions < 24 else z
+
+
+@njit(cache=True)
+def _next(rng, i):
+    """The next 64 random bits of slot ``i``'s current game's stream."""
+    rng[i, R_STATE] += rng[i, R_GAMMA]
+    return _mix64(rng[i, R_STATE])
+
+
+@njit(cache=True)
+def _game_stream(rng, i):
+    """Start the stream of slot ``i``'s next game: split off the slot's stream of games (SplitMix's ``split``)."""
+    rng[i, R_GAMES] += rng[i, R_GAMES_GAMMA]
+    rng[i, R_STATE] = _mix64(rng[i, R_GAMES])
+    rng[i, R_GAMES] += rng[i, R_GAMES_GAMMA]
+    rng[i, R_GAMMA] = _mix_gamma(rng[i, R_GAMES])
 
 
 @njit(cache=True)
@@ -119,11 +155,11 @@ def _below(rng, i, n):
             return np.int64(r % bound)
 
 
-def _seed_streams(rng, seed):
-    """Seed every game's stream from ``seed`` and its index."""
-    for i in range(rng.shape[0]):
-        rng[i] = np.uint64(seed) * np.uint64(0x2545F4914F6CDD1D) + np.uint64(i) * np.uint64(0x9E3779B97F4A7C15)
-        _next(rng, i)
+def _seed_streams(rng, slots, keys):
+    """Key the stream of games of each slot ``slots[j]`` with ``keys[j]`` (two words of a ``SeedSequence``)."""
+    for j in range(slots.shape[0]):
+        rng[slots[j], R_GAMES] = keys[j, 0]
+        rng[slots[j], R_GAMES_GAMMA] = _mix_gamma(keys[j, 1])
 
 
 @njit(cache=True)
@@ -159,7 +195,8 @@ def _deal(val, col, played, st, trick, won, bids, safe, rules, gs, rng, table, i
 
 @njit(cache=True)
 def _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, i):
-    """Start a new game in slot ``i``: draw its first player, clear its sheet, deal."""
+    """Start a new game in slot ``i`` on a stream of its own: draw its first player, clear its sheet, deal."""
+    _game_stream(rng, i)
     first = table[T_FIXED_FIRST] if table[T_FIXED_FIRST] >= 0 else _below(rng, i, table[T_PLAYERS])
     if table[T_DRAW_SEAT]:
         gs[i, LEARNER] = _below(rng, i, table[T_PLAYERS])
@@ -183,7 +220,7 @@ def is_legal(col, played, st, rules, i, action):
 @njit(cache=True)
 def _apply(val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, i, action, reward):
     """Apply a legal action id of game ``i``'s player to act; add any deal's points to ``reward``; return 1 when the
-    game ended (it is then reset from its stream), else 0."""
+    game ended (the finished game stays in the slot, to be observed, until :func:`_new_game`), else 0."""
     players = table[T_PLAYERS]
     if action < BIDS:
         apply_bid(st[i], bids[i], safe[i], rules[i], action // 2, action % 2)
@@ -202,7 +239,6 @@ def _apply(val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem,
         reward[p] += points
     gs[i, DEAL] = deal + 1
     if deal + 1 == table[T_DEALS]:
-        _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, i)
         return 1
     last = (H - 1) * players
     for place in range(players):
@@ -232,12 +268,14 @@ def encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close,
     card_width = colours + table[T_VALUES]
     slot_width = card_width + 1
     value_at = colours - low
+    over = st[i, PHASE] == OVER  # a finished game (its last deal's cards all shown; nobody to act, no memory)
     out[:] = 0.0
     out[table[O_SEAT] + seat] = 1.0
-    out[table[O_PHASE] + (1 if st[i, PHASE] == BIDDING else 2)] = 1.0
-    out[table[O_DEAL] + gs[i, DEAL]] = 1.0
+    out[table[O_PHASE] + (3 if over else 1 if st[i, PHASE] == BIDDING else 2)] = 1.0
+    out[table[O_DEAL] + gs[i, DEAL] - over] = 1.0
     out[table[O_FIRST] + _rel(st[i, FIRST], seat, players)] = 1.0
-    out[table[O_CURRENT] + _rel(st[i, CURRENT], seat, players)] = 1.0
+    if not over:
+        out[table[O_CURRENT] + _rel(st[i, CURRENT], seat, players)] = 1.0
     hands, bids_at, won_at = table[O_HANDS], table[O_BIDS], table[O_WON]
     for holder in range(players):
         rel = _rel(holder, seat, players)
@@ -281,7 +319,7 @@ def encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close,
             rel = _rel(close[i, place, 0], seat, players)
             _card(out, at, rel, close[i, place, 1], close[i, place, 2], players, colours, low)
             at += place_width
-    if table[T_RECALL]:
+    if table[T_RECALL] and not over:
         width = H + players
         plays = table[O_PLAYS]
         for k in range(tricks * players + count):
@@ -343,6 +381,8 @@ def _step(
             val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, i, actions[i],
             reward[i],
         )  # fmt: skip
+        if done[i]:
+            _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, i)
         seat = st[i, CURRENT]
         seats[i] = seat
         encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, i, seat, obs[i])
@@ -425,10 +465,11 @@ def _opponent_action(
 
 def _step_seat(
     val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, scale, kind, weights,
-    bias, actions, obs, mask, reward, done,
+    bias, actions, obs, mask, reward, done, final_obs,
 ):  # fmt: skip
     """Apply the learning seat's ``actions`` (legal, checked before), then the opponents until the learning seat is
-    to act again (in the same game, or a new one when it ended); fill its tensor, mask, reward and done flag."""
+    to act again (in the same game, or a new one when it ended); fill its tensor, mask, reward and done flag, and,
+    for a game that ended, the learning seat's tensor of the finished game in ``final_obs``."""
     players = table[T_PLAYERS]
     for i in prange(actions.shape[0]):
         gt = np.zeros((H, table[T_LOW] + table[T_VALUES] + 1), dtype=np.float64)
@@ -446,6 +487,9 @@ def _step_seat(
                 reward[i] = points[me]
                 points[:] = 0.0
                 done[i] = True
+                encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, i, me,
+                       final_obs[i])  # fmt: skip
+                _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, i)
                 me = gs[i, LEARNER]
             if st[i, CURRENT] == me:
                 break

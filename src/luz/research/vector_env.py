@@ -20,7 +20,7 @@ from luz.engine import Edition, InvalidOptions
 
 from . import vector_core as core
 from .encoding import ACTION_COUNT
-from .vector import FloatArray, LinearPolicy, LuzBatch
+from .vector import FloatArray, LinearPolicy, LuzBatch, Seeds
 
 
 class LuzVectorEnv(VectorEnv):
@@ -30,9 +30,12 @@ class LuzVectorEnv(VectorEnv):
 
     Observations are ``{"observation": float32[num_envs, size], "action_mask": int8[num_envs, 32]}`` for the
     learning seat, rewards the points it scored since its previous action. ``seat=None`` draws the learning seat
-    each game (``info["seat"]``). Games reset in the same step as they end (``autoreset_mode`` ``SameStep``): the
-    observation returned then is the new game's; no final observation is given, since a finished game asks for no
-    decision. An illegal action raises :class:`IllegalAction` and changes nothing: mask the policy.
+    each game (``info["seat"]``). Games reset in the step that ends them (Gymnasium's ``AutoresetMode.SAME_STEP``):
+    the observation returned for such a slot is the new game's first, and ``info["final_obs"][i]`` and
+    ``info["final_info"][i]`` hold the ended game's last observation (the finished game as the learning seat sees
+    it, an all-zero mask) and info, masked by ``info["_final_obs"]`` and ``info["_final_info"]`` (keys present
+    only on a step where a game ended, as in Gymnasium's ``SyncVectorEnv``). An illegal action raises
+    :class:`IllegalAction` and changes nothing: mask the policy.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012 (as gymnasium's VectorEnv declares it)
@@ -82,6 +85,7 @@ class LuzVectorEnv(VectorEnv):
         self._reward = np.zeros(num_envs, dtype=np.float32)
         self._done = np.zeros(num_envs, dtype=np.bool_)
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
+        self._final = np.zeros((num_envs, size), dtype=np.float32)
 
     def _policy(self) -> tuple[Any, ...]:
         return (self._kind, self._weights, self._bias)
@@ -93,14 +97,28 @@ class LuzVectorEnv(VectorEnv):
         return {"observation": obs, "action_mask": mask}
 
     def _info(self) -> dict[str, Any]:
-        return {"seat": self.batch._gs[:, core.LEARNER].copy()}
+        return {"seat": self.batch._gs[:, core.LEARNER].copy(), "_seat": np.ones(self.num_envs, dtype=np.bool_)}
+
+    def _final_info(self, seats: npt.NDArray[np.int64]) -> dict[str, Any]:
+        """Gymnasium's same-step autoreset keys for the games that just ended (``seats``: their learning seats)."""
+        ended = self._done.copy()
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(ended):
+            final_obs[i] = {"observation": self._final[i].copy(), "action_mask": np.zeros(ACTION_COUNT, np.int8)}
+        final_seats = np.where(ended, seats, 0)
+        return {
+            "final_obs": final_obs,
+            "_final_obs": ended,
+            "final_info": {"seat": final_seats, "_seat": ended.copy()},
+            "_final_info": ended.copy(),
+        }
 
     def reset(
-        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+        self, *, seed: Seeds | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
-        """New games in every slot (``seed``: a new seed for their streams); the learning seat's first turn."""
-        if isinstance(seed, list):
-            raise InvalidOptions("give one seed for the whole batch (each game draws its own stream from it)")
+        """New games in every slot, up to the learning seat's first turn. Without ``seed``, each slot goes on to its
+        next game; ``seed`` (one for the batch, or a list of one per slot, ``None`` keeping that slot's streams)
+        starts the streams afresh, as :meth:`LuzBatch.reset` does. ``options`` is not used."""
         batch = self.batch
         batch.reset(seed)
         if self.fixed_seat is not None:
@@ -116,8 +134,15 @@ class LuzVectorEnv(VectorEnv):
         """The learning seat's action in every game, then the opponents' until its next turn."""
         batch = self.batch
         checked = batch._check(actions)
+        seats = batch._gs[:, core.LEARNER].copy()
         kernel = core.step_seat_parallel if batch.parallel else core.step_seat_serial
-        kernel(*batch._state(), *self._policy(), checked, batch._obs, batch._mask, self._reward, self._done)
+        kernel(
+            *batch._state(), *self._policy(), checked, batch._obs, batch._mask, self._reward, self._done, self._final
+        )
         batch._seats[:] = batch._gs[:, core.LEARNER]
+        info = self._info()
+        if self._done.any():
+            info.update(self._final_info(seats))
         reward, done = (self._reward.copy(), self._done.copy()) if self.copy else (self._reward, self._done)
-        return self._result(), reward, done, self._truncated, self._info()
+        truncated = self._truncated.copy() if self.copy else self._truncated
+        return self._result(), reward, done, truncated, info
