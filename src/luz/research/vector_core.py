@@ -23,6 +23,7 @@ the encoder's pieces.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -96,6 +97,17 @@ learning seat is drawn each game (0/1)."""
 T_FIXED_FIRST = T_MADE + 6
 T_DRAW_SEAT = T_FIXED_FIRST + 1
 TABLE_SIZE = T_DRAW_SEAT + 1
+
+
+def _parallel(function: Callable[..., Any]) -> Kernel:
+    """``function`` compiled by numba with its loop over games on numba's threads, under a name of its own: numba's
+    cache tells kernels apart by their name, line and argument types, not by their options, so that the serial and
+    the parallel kernel of one function shared one cache entry, and whichever was compiled first was loaded for
+    both (a parallel batch stepped on one thread, or a serial one on all)."""
+    name = f"{function.__name__}_parallel"
+    renamed = types.FunctionType(function.__code__, function.__globals__, name, function.__defaults__)
+    renamed.__qualname__ = name
+    return njit(cache=True, parallel=True)(renamed)
 
 
 @njit(cache=True)
@@ -350,7 +362,7 @@ def _step(
 
 
 step_serial: Kernel = njit(cache=True)(_step)
-step_parallel: Kernel = njit(cache=True, parallel=True)(_step)
+step_parallel: Kernel = _parallel(_step)
 
 
 def _observe(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, seats, obs, mask):
@@ -460,7 +472,7 @@ def _step_seat(
 
 
 step_seat_serial: Kernel = njit(cache=True)(_step_seat)
-step_seat_parallel: Kernel = njit(cache=True, parallel=True)(_step_seat)
+step_seat_parallel: Kernel = _parallel(_step_seat)
 
 
 def _advance_to_seat(
@@ -505,7 +517,7 @@ def _advance_to_seat(
 
 
 advance_to_seat_serial: Kernel = njit(cache=True)(_advance_to_seat)
-advance_to_seat_parallel: Kernel = njit(cache=True, parallel=True)(_advance_to_seat)
+advance_to_seat_parallel: Kernel = _parallel(_advance_to_seat)
 
 seed_streams: Kernel = njit(cache=True)(_seed_streams)
 reset_all: Kernel = njit(cache=True)(_reset_all)
