@@ -21,9 +21,9 @@ compiles them once, not once per install.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,9 @@ PACKAGE = Path(__file__).resolve().parents[2]
 """The ``luz`` package's folder: the kernels under it are cached in :func:`cache_dir`."""
 
 
-def _digest(sources: Iterable[Path]) -> str:
+@functools.cache
+def _digest(*sources: Path) -> str:
+    """A digest of ``sources``' names and contents (read once a process: every kernel decorated asks)."""
     digest = hashlib.sha256()
     for source in sources:
         digest.update(source.name.encode())
@@ -58,7 +60,7 @@ def cache_dir() -> Path:
     if not root:
         home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         root = os.path.join(home, "luz", "numba")
-    return Path(root) / _digest(sorted(Path(__file__).parent.glob("*.py")))
+    return Path(root) / _digest(*sorted(Path(__file__).parent.glob("*.py")))
 
 
 class KernelCacheLocator(UserProvidedCacheLocator):
@@ -69,7 +71,7 @@ class KernelCacheLocator(UserProvidedCacheLocator):
     def __init__(self, py_func: Any, py_file: str) -> None:
         super().__init__(py_func, py_file)  # type: ignore[no-untyped-call]  # numba is untyped
         source = Path(py_file)
-        self._cache_path = str(cache_dir() / f"{source.parent.name}.{source.stem}-{_digest([source])}")
+        self._cache_path = str(cache_dir() / f"{source.parent.name}.{source.stem}-{_digest(source)}")
 
     @classmethod
     def from_function(cls, py_func: Any, py_file: str) -> KernelCacheLocator | None:
