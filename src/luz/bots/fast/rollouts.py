@@ -122,9 +122,9 @@ def rollouts(
     tricks: Array,
 ) -> None:  # fmt: skip
     """:func:`rollouts_with`, every seat the plain heuristic (the cards by the play ``policy``). Not compiled apart
-    (nor :func:`rollouts_variants`): a compiled caller of a kernel compiles that kernel's whole code again (4.8 of
-    the 45 s of a strong bot's first decision under load), and the strong bot, the expert and the reviews share
-    :func:`rollouts_with` compiled once."""
+    (nor :func:`rollouts_variants`): a compiled wrapper optimises the code of the kernel it calls again, as part of
+    its own (4.8 of the 45 s of a strong bot's first decision under load), and the strong bot, the expert and the
+    reviews share :func:`rollouts_with` compiled once."""
     kinds = np.zeros((vals.shape[0], rules[PLAYERS], 4), dtype=np.int64)
     rollouts_with(
         vals, kinds, col, played, st, trick, won, bids, safe, rules, me, exact_self, firsts, policy, -1, stop, value,
