@@ -610,3 +610,32 @@ def metrics(
         )
     Console().print(table)
     Console().print(f"p50 /metrics / /healthz: [bold]{report['ratio_p50_metrics_over_healthz']}[/bold]")
+
+
+@bench_app.command("coldstart")
+def coldstart(
+    parts: str = typer.Option("play,vector,server", help="Parts measured, comma-separated: play, vector, server."),
+    games: int = typer.Option(64, min=1, help="Games of the batched environment (numba's threads from 256)."),
+    timeout: float = typer.Option(1800.0, min=1.0, help="Seconds any one process may take at most."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """The first use's compile time with numba's cache empty, against the same use warm, each in a fresh process:
+    a strong bot's first decision, the batched environment's first reset and step, the server's start."""
+    from luz.bench.coldstart import PARTS, bench_coldstart
+
+    chosen = tuple(part.strip() for part in parts.split(",") if part.strip())
+    if not chosen or any(part not in PARTS for part in chosen):
+        raise typer.BadParameter(f"parts are among {', '.join(PARTS)}, not {parts!r}", param_hint="--parts")
+    report = bench_coldstart(chosen, games, timeout, progress=None if as_json else progress_line)
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=f"cold start, seconds from a fresh process's start ({report['cpus']} CPUs)")
+    for column in ("part", "milestone", "cold", "warm", "cold / warm"):
+        table.add_column(column, justify="left" if column in ("part", "milestone") else "right")
+    for part, figures in report["parts"].items():
+        for milestone, cold in figures["cold"].items():
+            warm, ratio = figures["warm"][milestone], figures["ratio"][milestone]
+            table.add_row(part, milestone.replace("_", " "), f"{cold:.1f}", f"{warm:.1f}", f"{ratio:.1f}")
+    Console().print(table)
+    Console().print(f"load average {report['load_average']} before, {report['load_average_after']} after")

@@ -26,6 +26,7 @@ the encoder's pieces.
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -104,6 +105,17 @@ TABLE_SIZE = T_DRAW_SEAT + 1
 R_STATE, R_GAMMA, R_GAMES, R_GAMES_GAMMA = range(4)
 """Columns of ``rng``: the current game's stream (state, odd increment), the slot's stream of games (likewise)."""
 RNG_WIDTH = 4
+
+
+def _parallel(function: Callable[..., Any]) -> Kernel:
+    """``function`` compiled by numba with its loop over games on numba's threads, under a name of its own: numba's
+    cache tells kernels apart by their name, line and argument types, not by their options, so that the serial and
+    the parallel kernel of one function shared one cache entry, and whichever was compiled first was loaded for
+    both (a parallel batch stepped on one thread, or a serial one on all)."""
+    name = f"{function.__name__}_parallel"
+    renamed = types.FunctionType(function.__code__, function.__globals__, name, function.__defaults__)
+    renamed.__qualname__ = name
+    return njit(cache=True, parallel=True)(renamed)
 
 
 @njit(cache=True)
@@ -390,7 +402,7 @@ def _step(
 
 
 step_serial: Kernel = njit(cache=True)(_step)
-step_parallel: Kernel = njit(cache=True, parallel=True)(_step)
+step_parallel: Kernel = _parallel(_step)
 
 
 def _observe(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, seats, obs, mask):
@@ -504,7 +516,7 @@ def _step_seat(
 
 
 step_seat_serial: Kernel = njit(cache=True)(_step_seat)
-step_seat_parallel: Kernel = njit(cache=True, parallel=True)(_step_seat)
+step_seat_parallel: Kernel = _parallel(_step_seat)
 
 
 def _advance_to_seat(
@@ -549,7 +561,7 @@ def _advance_to_seat(
 
 
 advance_to_seat_serial: Kernel = njit(cache=True)(_advance_to_seat)
-advance_to_seat_parallel: Kernel = njit(cache=True, parallel=True)(_advance_to_seat)
+advance_to_seat_parallel: Kernel = _parallel(_advance_to_seat)
 
 seed_streams: Kernel = njit(cache=True)(_seed_streams)
 reset_all: Kernel = njit(cache=True)(_reset_all)

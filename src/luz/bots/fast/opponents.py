@@ -9,13 +9,18 @@ per world) and the expert's (:func:`likelihoods_by_variant`, one product per sea
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from .beliefs import own_beliefs
 from .heuristic import bid_values, choose_play_variant, trick_chances
 from .rules import COUNT, CURRENT, HIGH, LEADER, LED, PENALTY, PLAYERS, H, legal_plays, max_bid_after
 from .variants import GREEDY, NOISE, PLAIN, variant_bid_chances
+
+Array = npt.NDArray[Any]
 
 
 @njit(cache=True)
@@ -86,7 +91,7 @@ def likelihoods_with(vals, col, rules, me, first, bids, safe, observed, kinds, n
     out[:] = 1.0
     for k in range(vals.shape[0]):
         val = vals[k]
-        total = 0
+        total = np.int64(0)  # not the literal 0, for which numba compiled seat_bid_values once more
         for i in range(players):
             seat = (first + i) % players
             if bids[seat] < 0:
@@ -119,19 +124,23 @@ def likelihoods_with(vals, col, rules, me, first, bids, safe, observed, kinds, n
                 out[k, at, v] *= (1.0 - mix) * (choice == slot) + mix / count
 
 
-@njit(cache=True)
-def likelihoods(vals, col, rules, me, first, bids, safe, observed, noise_bid, noise_play, out):
+def likelihoods(
+    vals: Array, col: Array, rules: Array, me: int, first: int, bids: Array, safe: Array, observed: Array,
+    noise_bid: float, noise_play: float, out: Array,
+) -> None:  # fmt: skip
     """The strong bot's model (:func:`likelihoods_with`, joint): fill ``out[k]`` with how likely the others' bids and
     observed plays are in world ``vals[k]``, each other seat the plain heuristic (mixed with a uniform choice:
-    ``noise_bid``, ``noise_play``, for players who are not the heuristic)."""
+    ``noise_bid``, ``noise_play``, for players who are not the heuristic). Not compiled apart (nor
+    :func:`likelihoods_by_variant`): the strong bot and the expert share :func:`likelihoods_with` compiled once."""
     joint = np.empty((vals.shape[0], 1, 1), dtype=np.float64)
     likelihoods_with(vals, col, rules, me, first, bids, safe, observed, PLAIN, noise_bid, noise_play, True, joint)
-    for k in range(vals.shape[0]):
-        out[k] = joint[k, 0, 0]
+    out[:] = joint[:, 0, 0]
 
 
-@njit(cache=True)
-def likelihoods_by_variant(vals, col, rules, me, first, bids, safe, observed, kinds, noise_bid, noise_play, out):
+def likelihoods_by_variant(
+    vals: Array, col: Array, rules: Array, me: int, first: int, bids: Array, safe: Array, observed: Array,
+    kinds: Array, noise_bid: float, noise_play: float, out: Array,
+) -> None:  # fmt: skip
     """The expert's model (:func:`likelihoods_with`, by variant): fill ``out[k, seat, v]`` with how likely
     ``seat``'s bid and observed plays are in world ``vals[k]`` if it plays variant ``kinds[v]``."""
     likelihoods_with(vals, col, rules, me, first, bids, safe, observed, kinds, noise_bid, noise_play, False, out)

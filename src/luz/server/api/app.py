@@ -30,7 +30,7 @@ from ..settings import Settings
 from ..stalls import watch_from_env
 from ..store import AccountRequired, AccountTooNew, OneSeatPerAddress, Store, TooManyGames
 from ..tables import Registry
-from ..tables.botpool import BotPool, load_levels
+from ..tables.botpool import BotPool, start_bots
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
 from . import friends, games, history, identity, live, mygames, notify, ratings, reviews, tables
@@ -77,7 +77,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             asyncio.get_running_loop().set_default_executor(InlineExecutor())
         stall_watch = watch_from_env()  # LUZ_STALL_MS: log every stall of the event loop (stalls.py)
         await asyncio.to_thread(migrate, engine)
-        await asyncio.to_thread(load_levels)
         # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
         players = Players(engine)
         app.state.identities = Identities(
@@ -91,7 +90,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             scope=deployment_scope(settings.database_url),
         )
         broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
-        pool = BotPool(settings.bot_workers) if settings.bot_workers > 0 else None
+        pool = BotPool(settings.bot_workers, start=False) if settings.bot_workers > 0 else None
+        # The bot levels imported and numba started off the loop, then the bot processes: not waited for.
+        bots_starting = asyncio.create_task(start_bots(pool))
         registry = Registry(Store(engine), broker, pool, settings, metrics)
         metrics.watch(
             lambda: len(registry.live),
@@ -124,6 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
+            bots_starting.cancel()
             app.state.identities.close()
             await app.state.notify.close()
             await app.state.chat.close()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import functools
@@ -20,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from luz.bots import BOTS, InvalidBotSpec, make_bot, parse_spec
-from luz.bots.fast import start_numba
 from luz.engine import DEFAULT_EDITION, Action, Game, View, view
 
 from ..settings import Settings
@@ -57,9 +57,36 @@ def load_levels() -> None:
     once, for the bot processes forked later to inherit (:func:`luz.bots.fast.start_numba`): the replacement of a
     dead one took 8 to 20 s to warm up on a busy machine, at the idle priority, most of its 0.54 s of CPU spent on
     numba's own start-up."""
+    from luz.bots.fast import start_numba  # numba's import too: not at the server's import
+
     for name in BOTS:
         make_bot(name)
     start_numba()
+
+
+async def start_bots(pool: BotPool | None) -> None:
+    """:func:`load_levels` in a thread of its own, then start ``pool``'s processes (forked from the event loop's
+    thread, once nothing is being imported). The server answers meanwhile and its quick bots play; a search bot's
+    move waits in the pool and the quick bot plays it at its release time until the pool is warm."""
+    loop = asyncio.get_running_loop()
+    loaded: asyncio.Future[None] = loop.create_future()
+
+    def settle() -> None:
+        if not loaded.done():
+            loaded.set_result(None)
+
+    def load() -> None:
+        try:
+            load_levels()
+        except Exception:  # a level that does not import: its tables' bots will say so; the others play
+            log.exception("the bot levels did not all load")
+        with contextlib.suppress(RuntimeError):  # the server stopped meanwhile: its loop is closed
+            loop.call_soon_threadsafe(settle)
+
+    threading.Thread(target=load, name="bot-levels", daemon=True).start()
+    await loaded
+    if pool is not None:
+        pool.start()
 
 
 # -- caps and release times ---------------------------------------------------------------------------------
@@ -178,9 +205,10 @@ class BotPool:
     fair queueing). A creator's many or slow bots thus delay their own moves, not the others'.
 
     When a process dies (the out-of-memory killer, a ``kill -9``) the pool is replaced at once; until the new one
-    has warmed up, ``healthy`` is false (``/healthz``: degraded)."""
+    has warmed up, ``healthy`` is false (``/healthz``: degraded). Made with ``start=False``, it holds what is
+    submitted until :meth:`start`."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, start: bool = True) -> None:
         self.workers = workers
         self.replacements = 0
         self._lock = threading.RLock()  # callbacks come from the executor's thread, or at once from ours
@@ -192,8 +220,20 @@ class BotPool:
         self._running = 0
         self._generation = 0
         self._stopped = False
-        self._executor = self._new_executor()
-        self._warm: Future[None] = self._warm_up()
+        self._started = False
+        self._executor = self._new_executor()  # its processes start with the first computation
+        self._warm: Future[None] = Future()
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Start the processes: they warm up first, then take the computations waiting."""
+        with self._lock:
+            if self._started or self._stopped:
+                return
+            self._started = True
+            self._warm = self._warm_up()
+            self._dispatch()
 
     def _new_executor(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(self.workers, initializer=_start_bot_process, initargs=(os.getpid(),))
@@ -258,7 +298,7 @@ class BotPool:
 
     def _dispatch(self) -> None:
         """Start waiting computations, fairest first, while a process is free (the lock held)."""
-        while self._running < self.workers and self._waiting:
+        while self._started and self._running < self.workers and self._waiting:
             share = min(self._waiting, key=self._used.__getitem__)
             queue = self._waiting[share]
             job = queue.popleft()
