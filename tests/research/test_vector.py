@@ -106,7 +106,7 @@ def test_a_finished_games_tensor_is_the_encoders(key: str, players: int) -> None
     assert core._apply(*state, 0, action, np.zeros(players, np.float32)) == 1  # the game ends, stays in its slot
     out = np.zeros(batch.encoder.size, np.float32)
     for seat in range(players):
-        core.encode(
+        core.encode_finished(
             batch._val, batch._col, batch._played, batch._st, batch._bids, batch._safe, batch._won, batch._rules,
             batch._gs, batch._scores, batch._mem, batch._close, batch._table, scale, 0, seat, out,
         )  # fmt: skip

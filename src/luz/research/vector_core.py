@@ -280,14 +280,12 @@ def encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close,
     card_width = colours + table[T_VALUES]
     slot_width = card_width + 1
     value_at = colours - low
-    over = st[i, PHASE] == OVER  # a finished game (its last deal's cards all shown; nobody to act, no memory)
     out[:] = 0.0
     out[table[O_SEAT] + seat] = 1.0
-    out[table[O_PHASE] + (3 if over else 1 if st[i, PHASE] == BIDDING else 2)] = 1.0
-    out[table[O_DEAL] + gs[i, DEAL] - over] = 1.0
+    out[table[O_PHASE] + (1 if st[i, PHASE] == BIDDING else 2)] = 1.0
+    out[table[O_DEAL] + gs[i, DEAL]] = 1.0
     out[table[O_FIRST] + _rel(st[i, FIRST], seat, players)] = 1.0
-    if not over:
-        out[table[O_CURRENT] + _rel(st[i, CURRENT], seat, players)] = 1.0
+    out[table[O_CURRENT] + _rel(st[i, CURRENT], seat, players)] = 1.0
     hands, bids_at, won_at = table[O_HANDS], table[O_BIDS], table[O_WON]
     for holder in range(players):
         rel = _rel(holder, seat, players)
@@ -331,7 +329,7 @@ def encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close,
             rel = _rel(close[i, place, 0], seat, players)
             _card(out, at, rel, close[i, place, 1], close[i, place, 2], players, colours, low)
             at += place_width
-    if table[T_RECALL] and not over:
+    if table[T_RECALL]:
         width = H + players
         plays = table[O_PLAYS]
         for k in range(tricks * players + count):
@@ -348,6 +346,30 @@ def encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close,
             out[scores_at + d * players + rel] = scores[i, d, holder] / scale
             total += scores[i, d, holder]
         out[totals_at + rel] = total / (scale * deals)
+
+
+@njit(cache=True)
+def encode_finished(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, i, seat, out):
+    """Write into ``out`` the tensor of ``seat`` in game ``i`` that has just ended (before :func:`_new_game`), as the
+    encoder writes a finished game's view: its last deal's cards all shown, the phase game over, the last deal's
+    number, nobody to act, no remembered plays (the engine's table forgets them as a deal ends), the whole sheet.
+    :func:`encode` (left as it is: it is the hot path) writes the last deal, then the differences are set."""
+    players, deals = table[T_PLAYERS], table[T_DEALS]
+    gs[i, DEAL] = deals - 1  # encode's deal being played; its sheet then holds the deals before it
+    encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, i, seat, out)
+    gs[i, DEAL] = deals
+    out[table[O_PHASE] : table[O_PHASE] + 4] = 0.0
+    out[table[O_PHASE] + 3] = 1.0
+    out[table[O_CURRENT] : table[O_CURRENT] + players] = 0.0
+    if table[T_RECALL]:
+        out[table[O_PLAYS] : table[O_PLAYS] + players * H * (H + players)] = 0.0
+    for holder in range(players):
+        rel = _rel(holder, seat, players)
+        out[table[O_SCORES] + (deals - 1) * players + rel] = scores[i, deals - 1, holder] / scale
+        total = 0
+        for d in range(deals):
+            total += scores[i, d, holder]
+        out[table[O_TOTALS] + rel] = total / (scale * deals)
 
 
 @njit(cache=True)
@@ -499,8 +521,8 @@ def _step_seat(
                 reward[i] = points[me]
                 points[:] = 0.0
                 done[i] = True
-                encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, i, me,
-                       final_obs[i])  # fmt: skip
+                encode_finished(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale,
+                                i, me, final_obs[i])  # fmt: skip
                 _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, i)
                 me = gs[i, LEARNER]
             if st[i, CURRENT] == me:
