@@ -25,7 +25,7 @@ from support.server import (
     WirePeer,
     action_log,
     assert_stored,
-    guest,
+    create_joined,
     migrate_to,
     open_store,
     play_wire,
@@ -58,18 +58,7 @@ def refused(done: subprocess.CompletedProcess[str], words: str) -> None:
 def create_and_join(server: ServerProcess, **spec: object) -> tuple[str, dict[int, str]]:
     """A table created and its human seats joined (each by a guest); its id and the seats' tokens."""
     with httpx.Client(base_url=server.http, timeout=10) as http:
-        answer = http.post("/api/tables", json=spec)
-        assert answer.status_code == 201, answer.text
-        table_id = answer.json()["table"]["id"]
-        tokens = {i["seat"]: i["token"] for i in answer.json()["invites"]}
-        for seat, token in tokens.items():
-            joined = http.post(
-                f"/api/tables/{table_id}/seats/{seat}/join",
-                json={"name": f"p{seat}", "token": token},
-                headers=guest(http),
-            )
-            assert joined.status_code == 200, joined.text
-    return table_id, tokens
+        return create_joined(http, **spec)
 
 
 def human_to_move(message: Message) -> bool:

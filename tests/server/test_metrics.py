@@ -12,7 +12,6 @@ import os
 import signal
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -25,7 +24,7 @@ from support.server import (
     Truth,
     WirePeer,
     children_of,
-    guest,
+    create_joined,
     open_store,
     play_wire,
     seats,
@@ -137,19 +136,6 @@ def total(text: str, name: str, **labels: str) -> float:
     return sum(v for (n, found), v in samples(text).items() if n == name and wanted <= found)
 
 
-def create_table(http: httpx.Client, **spec: Any) -> tuple[str, dict[int, str]]:
-    answer = http.post("/api/tables", json=spec)
-    assert answer.status_code == 201, answer.text
-    table_id = answer.json()["table"]["id"]
-    tokens = {invite["seat"]: invite["token"] for invite in answer.json()["invites"]}
-    for seat, token in tokens.items():
-        joined = http.post(
-            f"/api/tables/{table_id}/seats/{seat}/join", json={"name": f"p{seat}", "token": token}, headers=guest(http)
-        )
-        assert joined.status_code == 200, joined.text
-    return table_id, tokens
-
-
 @pytest.mark.slow
 def test_metrics_need_the_token(server: ServerProcess) -> None:
     assert httpx.get(f"{server.http}/metrics").status_code == 401
@@ -182,7 +168,7 @@ def mid_deal(state: Message) -> bool:
 def test_the_counters_move_during_a_game(server: ServerProcess) -> None:
     before = scrape(server)
     with httpx.Client(base_url=server.http, timeout=10) as http:
-        table_id, tokens = create_table(http, players=3, seats=seats("human", "random", "heuristic"))
+        table_id, tokens = create_joined(http, players=3, seats=seats("human", "random", "heuristic"))
     store = open_store(server.database_url)
     try:
         asyncio.run(play_and_scrape(server, table_id, tokens[0], Truth(store), before))
@@ -227,7 +213,7 @@ async def play_and_scrape(server: ServerProcess, table_id: str, token: str, trut
 def test_a_deadline_fired_is_counted(server: ServerProcess) -> None:
     before = value(scrape(server), "luz_deadlines_fired_total")
     with httpx.Client(base_url=server.http, timeout=10) as http:
-        table_id, tokens = create_table(
+        table_id, tokens = create_joined(
             http,
             players=3,
             seats=seats("human", "random", "random"),

@@ -27,7 +27,7 @@ from support.server import (
     assert_log_has_no_gap,
     assert_stored,
     backend_urls,
-    guest,
+    create_joined,
     is_over,
     open_store,
     play_wire,
@@ -38,19 +38,9 @@ pytestmark = pytest.mark.slow
 
 
 def create_and_join(server: ServerProcess, **spec: Any) -> tuple[str, dict[int, str]]:
+    """A table created and its human seats joined (each by a guest); its id and the seats' tokens."""
     with httpx.Client(base_url=server.http, timeout=10) as http:
-        answer = http.post("/api/tables", json=spec)
-        assert answer.status_code == 201, answer.text
-        table_id = answer.json()["table"]["id"]
-        tokens = {i["seat"]: i["token"] for i in answer.json()["invites"]}
-        for seat, token in tokens.items():
-            joined = http.post(
-                f"/api/tables/{table_id}/seats/{seat}/join",
-                json={"name": f"p{seat}", "token": token},
-                headers=guest(http),  # one seat per identity: a guest each
-            )
-            assert joined.status_code == 200, joined.text
-    return table_id, tokens
+        return create_joined(http, **spec)
 
 
 def mid_deal(state: Message) -> bool:

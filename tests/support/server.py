@@ -529,6 +529,16 @@ def guest(http: Any) -> dict[str, str]:
     return {"X-Luz-Session": response.json()["session"]}
 
 
+def create_joined(http: Any, **spec: Any) -> tuple[str, dict[int, str]]:
+    """A table created from ``spec`` and every human seat joined, each by a guest of its own; its id and tokens."""
+    answer = http.post("/api/tables", json=spec)
+    assert answer.status_code == 201, answer.text
+    table_id: str = answer.json()["table"]["id"]
+    tokens = {invite["seat"]: invite["token"] for invite in answer.json()["invites"]}
+    join_all(http, table_id, tokens)
+    return table_id, tokens
+
+
 def join_all(http: Any, table_id: str, tokens: dict[int, str]) -> Message:
     """Every seat of ``tokens`` joined, each by a guest of its own."""
     table: Message = {}

@@ -44,14 +44,7 @@ def train(
     from luz.bots.training import TrainConfig
     from luz.bots.training import train as run_training
 
-    try:
-        table = get_edition(edition)
-    except LuzError:
-        raise typer.BadParameter(f"unknown edition {edition!r}", param_hint="'--edition'") from None
-    if players not in table.values:
-        raise typer.BadParameter(
-            f"{edition} is for {', '.join(map(str, table.values))} players", param_hint="'--players'"
-        )
+    check_table(edition, players)
     config = TrainConfig(edition, players, steps, games, label_rate, iters, temperature, l2, seed)
     steps_weights, log = run_training(config, lambda line: typer.echo(json.dumps(line)))
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -136,14 +129,7 @@ def train_ppo(
     from luz.research.ppo import plot as plot_curve
     from luz.research.ppo import train as run_training
 
-    try:
-        table = get_edition(edition)
-    except LuzError:
-        raise typer.BadParameter(f"unknown edition {edition!r}", param_hint="'--edition'") from None
-    if players not in table.values:
-        raise typer.BadParameter(
-            f"{edition} is for {', '.join(map(str, table.values))} players", param_hint="'--players'"
-        )
+    check_table(edition, players)
     if opponents not in OPPONENTS:
         raise typer.BadParameter(f"one of {', '.join(OPPONENTS)}, not {opponents!r}", param_hint="'--opponents'")
     try:
@@ -169,3 +155,15 @@ def train_ppo(
     if plot:
         plot_curve(run.to_json(), out / "curve.png")
     typer.echo(f"curve: {out / 'curve.json'}")
+
+
+def check_table(edition: str, players: int) -> None:
+    """Refuse (one line, exit 2) an unknown edition or a player count the edition is not for."""
+    try:
+        table = get_edition(edition)
+    except LuzError:
+        raise typer.BadParameter(f"unknown edition {edition!r}", param_hint="'--edition'") from None
+    if players not in table.values:
+        raise typer.BadParameter(
+            f"{edition} is for {', '.join(map(str, table.values))} players", param_hint="'--players'"
+        )
