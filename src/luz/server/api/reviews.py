@@ -65,11 +65,13 @@ async def read_review(request: Request, response: Response, table_id: str, game:
     """The review of ``seat`` in a finished game: ``200`` when ready, ``202`` while it is computed, ``404`` if it
     was never asked (or failed: ask again)."""
     table, number = await reviewed_game(request, table_id, game, seat)
-    stored = await asyncio.to_thread(tables_of(request).store.review_of, table.id, number, seat)
-    if stored is not None:
-        return {"status": "ready", "review": stored}
+    # Computing here first, then stored: a review is stored before it stops being computed, so that one which
+    # ends while the database is read is found there (read the other way round, it was neither: a 404).
     status = reviews_of(request).status((table.id, number, seat))
-    if status is None:
+    if status is not None:
+        response.status_code = 202
+        return status
+    stored = await asyncio.to_thread(tables_of(request).store.review_of, table.id, number, seat)
+    if stored is None:
         raise HTTPException(404, "this seat's game has not been reviewed: POST to ask for its review")
-    response.status_code = 202
-    return status
+    return {"status": "ready", "review": stored}
