@@ -91,8 +91,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers, start=False) if settings.bot_workers > 0 else None
-        # The bot levels imported and numba started off the loop, then the bot processes: not waited for.
-        bots_starting = asyncio.create_task(start_bots(pool))
+        # The bot levels imported and numba started in a thread before the server answers (numba's start holds the
+        # interpreter for long stretches: done while serving, it held every table up for seconds), then the bot
+        # processes started: they warm up while the server answers and its quick bots play.
+        await start_bots(pool)
         registry = Registry(Store(engine), broker, pool, settings, metrics)
         metrics.watch(
             lambda: len(registry.live),
@@ -125,7 +127,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         try:
             yield
         finally:
-            bots_starting.cancel()
             app.state.identities.close()
             await app.state.notify.close()
             await app.state.chat.close()

@@ -65,9 +65,11 @@ def load_levels() -> None:
 
 
 async def start_bots(pool: BotPool | None) -> None:
-    """:func:`load_levels` in a thread of its own, then start ``pool``'s processes (forked from the event loop's
-    thread, once nothing is being imported). The server answers meanwhile and its quick bots play; a search bot's
-    move waits in the pool and the quick bot plays it at its release time until the pool is warm."""
+    """:func:`load_levels` in a thread of its own (the event loop is not held: with SQLite's inline executor,
+    ``asyncio.to_thread`` would run it in the loop's thread), then start ``pool``'s processes (forked from the
+    event loop's thread, once nothing is being imported). The server awaits this before it answers; the processes
+    then warm up while it answers and its quick bots play (a search bot's move waits in the pool, and the quick bot
+    plays it at its release time until the pool is warm)."""
     loop = asyncio.get_running_loop()
     loaded: asyncio.Future[None] = loop.create_future()
 
