@@ -27,10 +27,8 @@ import torch
 from sb3_contrib import MaskablePPO
 
 from luz.arena.stats import Interval, interval
-from luz.bots.fast.rules import H
 from luz.engine import DEFAULT_EDITION
 
-from . import vector_core as core
 from .sb3 import make_vec_env
 from .vector_env import LuzVectorEnv
 
@@ -91,19 +89,7 @@ def random_chooser(seed: int) -> Chooser:
 def heuristic_actions(env: LuzVectorEnv, observations: Observations) -> npt.NDArray[np.int64]:
     """The fast core's heuristic at the learning seat of every game, deciding from that seat's own beliefs (as
     the environment's heuristic opponents do)."""
-    batch = env.batch
-    table = batch._table
-    beliefs = np.zeros((H, table[core.T_LOW] + table[core.T_VALUES] + 1))
-    legal = np.empty(H, dtype=np.int64)
-    work = np.empty(table[core.T_SIZE], dtype=np.float32)
-    mask = np.empty(observations["action_mask"].shape[1], dtype=np.int8)
-    policy = (core.HEURISTIC, env._weights, env._bias)
-    state = batch._state()
-    opponent_action: core.Kernel = core._opponent_action
-    return np.array(
-        [opponent_action(*state, *policy, slot, beliefs, legal, work, mask) for slot in range(env.num_envs)],
-        dtype=np.int64,
-    )
+    return env.heuristic_actions()
 
 
 def model_chooser(model: MaskablePPO) -> Chooser:

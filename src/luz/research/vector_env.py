@@ -16,6 +16,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from luz.bots.fast.rules import H
 from luz.engine import Edition, InvalidOptions
 
 from . import vector_core as core
@@ -86,6 +87,22 @@ class LuzVectorEnv(VectorEnv):
         self._done = np.zeros(num_envs, dtype=np.bool_)
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
         self._final = np.zeros((num_envs, size), dtype=np.float32)
+
+    def heuristic_actions(self) -> npt.NDArray[np.int64]:
+        """The fast core's heuristic's action at the learning seat of every game, decided from that seat's own
+        beliefs as the heuristic opponents decide (a reference player for a learner in the same games)."""
+        table = self.batch._table
+        beliefs = np.zeros((H, table[core.T_LOW] + table[core.T_VALUES] + 1))
+        legal = np.empty(H, dtype=np.int64)
+        work = np.empty(table[core.T_SIZE], dtype=np.float32)
+        mask = np.empty(ACTION_COUNT, dtype=np.int8)
+        heuristic = (core.HEURISTIC, self._weights, self._bias)
+        state = self.batch._state()
+        decide: core.Kernel = core._opponent_action
+        return np.array(
+            [decide(*state, *heuristic, slot, beliefs, legal, work, mask) for slot in range(self.num_envs)],
+            dtype=np.int64,
+        )
 
     def _policy(self) -> tuple[Any, ...]:
         return (self._kind, self._weights, self._bias)
