@@ -40,12 +40,12 @@ import {
   identity,
   inviteLink,
   saved,
-  startPage,
   tableName,
 } from "./common.js";
 import { language, onLanguageChange, t } from "./i18n.js";
 import { ratingBadge, ratingBeforeAfter } from "./ratings.js";
 import { morph } from "./render.js";
+import { startPage } from "./site.js";
 import { fragment, nameOf, page, query, refuse, tableId, youOr } from "./tablepage.js";
 
 // -- seats and invites ------------------------------------------------------------------------------------
