@@ -6,7 +6,7 @@ import { renderHand } from "./board.js";
 import { $, announce, el } from "./common.js";
 import { isOpen, send } from "./connection.js";
 import { t } from "./i18n.js";
-import { morph } from "./render.js";
+import { morph, reconcile } from "./render.js";
 import { actionSent, chooseNoteSlot, myTurn, nextRequest, noReply, setNoteMode } from "./tablestate.js";
 
 /** The refusal under the controls (an action refused, a card that cannot be played now): shown and said. */
@@ -124,7 +124,6 @@ function drawBidding(state, view, legal) {
   $("#keys-help").hidden = bidding;
   if (!bidding) return;
   const safety = $("#safety").checked;
-  const hadFocus = fieldset.contains(document.activeElement) ? document.activeElement.dataset.tricks : undefined;
   // Every bid from 0 to the view's max_bid; one missing from the legal actions is ruled out by the cap, shown
   // disabled with the beads left (public: the view's beads_left and the table's cap).
   const legalCounts = new Set(view.legal_actions.filter((a) => a.type === "bid").map((a) => a.tricks));
@@ -132,25 +131,26 @@ function drawBidding(state, view, legal) {
   const capped = counts.filter((tricks) => !legalCounts.has(tricks));
   const cap = { left: view.beads_left, cap: view.options.bid_cap };
   $("#bid-capped").textContent = capped.length ? t("bid.capped", { ...cap, bids: runsText(capped) }) : "";
-  const box = $("#bid-buttons");
-  box.replaceChildren();
-  for (const tricks of counts) {
-    const allowed = bids.some((a) => a.tricks === tricks && a.safety === safety);
-    const out = capped.includes(tricks);
-    const label = t(out ? "bid.button_capped" : safety ? "bid.button_safety" : "bid.button", { ...cap, n: tricks });
-    const button = el("button", {
-      type: "button",
-      text: String(tricks),
-      "aria-label": label,
-      title: label,
-      disabled: !allowed,
-      class: out ? "capped" : null,
-      dataset: { tricks },
-      on: { click: () => act(state, { type: "bid", tricks, safety: $("#safety").checked }) },
-    });
-    box.append(button);
-  }
-  if (hadFocus !== undefined) box.querySelector(`[data-tricks="${hadFocus}"]`)?.focus();
+  // One button a bid, keyed by its count: a kept button (and its focus) is updated in place (render.js).
+  reconcile(
+    $("#bid-buttons"),
+    counts.map((tricks) => {
+      const out = capped.includes(tricks);
+      const label = t(out ? "bid.button_capped" : safety ? "bid.button_safety" : "bid.button", { ...cap, n: tricks });
+      const allowed = bids.some((a) => a.tricks === tricks && a.safety === safety);
+      const update = (button) => {
+        if (button.getAttribute("aria-label") !== label) button.setAttribute("aria-label", label);
+        button.title = label;
+        button.disabled = !allowed;
+        button.classList.toggle("capped", out);
+        return button;
+      };
+      const key = `bid:${tricks}`;
+      const click = () => act(state, { type: "bid", tricks, safety: $("#safety").checked });
+      const build = () => update(el("button", { type: "button", text: String(tricks), dataset: { key, tricks }, on: { click } }));
+      return { key, build, update };
+    }),
+  );
 }
 
 function enabledSlots() {

@@ -342,18 +342,18 @@ function drawTurnNote(table, view) {
 }
 
 function drawWaiting(state, table) {
-  const list = $("#waiting-seats");
-  list.replaceChildren();
   const canTake = !state.me && !state.invite && table.public;
   $("#take-name-row").hidden = !canTake;
   if (canTake && !$("#take-name").value) $("#take-name").value = saved.get("name", "");
-  for (const seat of table.seats) {
+  // One row a seat, keyed by it: a kept row, its button and its focus stay (render.js).
+  const rows = table.seats.map((seat) => {
     let what;
     if (seat.kind === "bot") what = t("waiting.bot", { bot: botName(seat.bot) });
     else if (seat.joined) what = state.me?.seat === seat.seat ? t("waiting.you") : t("waiting.joined");
     else what = t("waiting.open");
     const guest = seat.kind === "human" && seat.guest ? [" ", guestTag()] : [];
-    const item = el("li", { class: "row", dataset: { seat: seat.seat } }, el("strong", {}, nameOf(state, seat.seat)), ...guest, " ", what);
+    const name = el("strong", {}, nameOf(state, seat.seat));
+    const item = el("li", { class: "row", dataset: { seat: seat.seat, key: `seat:${seat.seat}` } }, name, ...guest, " ", what);
     if (canTake && seat.kind === "human" && !seat.joined) {
       item.append(
         el("button", {
@@ -364,8 +364,9 @@ function drawWaiting(state, table) {
         }),
       );
     }
-    list.append(item);
-  }
+    return item;
+  });
+  morph($("#waiting-seats"), rows);
   const invites = (saved.get(`invites.${state.tableId}`) || []).filter(
     (invite) => invite.seat !== state.me?.seat && !table.seats[invite.seat]?.joined,
   );
