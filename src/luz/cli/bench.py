@@ -426,8 +426,8 @@ def vector(
     players: int = typer.Option(4, help="Players at the table measured."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
-    """Steps per second of the batched environment (N = 1, 64, 1,024, 4,096) against PettingZoo, OpenSpiel and the
-    engine in the same run, one core each, and N = 4,096 on every core."""
+    """Steps per second of the batched environment (N = 1, 64, 1,024, 4,096) against luz's own PettingZoo wrapper,
+    OpenSpiel adapter and engine in the same run, one core each, and N = 4,096 on every core."""
     from luz.bench.vector import bench_vector  # compiles the batched core: only for this command
 
     check_table(edition, players)
@@ -438,7 +438,7 @@ def vector(
     table = Table(title=f"{report['unit']}, {report['table']}")
     table.add_column("through")
     table.add_column("steps/s", justify="right")
-    table.add_column("vs PettingZoo", justify="right")
+    table.add_column("vs luz_v0 (PettingZoo)", justify="right")
     table.add_column("vs engine", justify="right")
     for name, rate in report["steps_per_s"].items():
         versus = report["ratio_to_pettingzoo"].get(name)
@@ -449,6 +449,8 @@ def vector(
             f"{report['ratio_to_engine'][name]:,.2f}",
         )
     Console().print(table)
+    for name, what in report["references"].items():
+        Console().print(f"{name}: {what}", markup=False)
     if "missing" in report:
         Console().print(f"not measured: missing {report['missing']}", markup=False)
 
