@@ -287,12 +287,12 @@ def autoreset_layouts(env: Any, encoder: Any, mode: AutoresetMode, games: int = 
         return encoder.split(observation)  # type: ignore[no-any-return]
 
     while ended < games:
-        actions = np.where(waiting, 0, random_legal(np.maximum(observations["action_mask"], waiting[:, None]), rng))
+        actions = np.where(waiting, 31, random_legal(np.maximum(observations["action_mask"], waiting[:, None]), rng))
         observations, rewards, terminated, truncated, info = env.step(actions)
         assert not truncated.any()
         layouts.add(tuple(sorted((key, np.asarray(value).dtype.kind) for key, value in info.items())))
         for i in range(env.num_envs):
-            if waiting[i]:  # NEXT_STEP: this step started the new game, its action ignored
+            if waiting[i]:  # NEXT_STEP: this step started the new game, its action (a play, illegal now) ignored
                 assert rewards[i] == 0.0 and not terminated[i]
             running[i] += rewards[i]
             now = split(observations["observation"][i])
@@ -327,3 +327,27 @@ def test_both_autoreset_modes_follow_gymnasiums_own_sync_vector_env(mode: Autore
     theirs_layouts = autoreset_layouts(reference, reference.envs[0].unwrapped.encoder, mode)
     ours_layouts = autoreset_layouts(ours, ours.unwrapped.batch.encoder, mode)
     assert ours_layouts == theirs_layouts
+
+
+def test_next_step_with_shared_buffers_gives_the_new_game_after_the_last_observation() -> None:
+    """``copy=False``: the buffers returned hold the ended game's last observation, then the new game's first, the
+    same games as in same-step mode."""
+    env = LuzVectorEnv(4, "standard-deck", 3, seat=None, seed=1, copy=False, autoreset_mode="next_step")
+    twin = LuzVectorEnv(4, "standard-deck", 3, seat=None, seed=1)
+    rng = np.random.default_rng(2)
+    observations, _ = env.reset()
+    twin.reset()
+    terminated = np.zeros(4, dtype=np.bool_)
+    while not terminated.any():
+        actions = random_legal(observations["action_mask"], rng)
+        observations, _, terminated, _, _ = env.step(actions)
+        expected, _, _, _, info = twin.step(actions)
+    ended = terminated.copy()
+    for i in np.flatnonzero(ended):
+        np.testing.assert_array_equal(observations["observation"][i], info["final_obs"][i]["observation"])
+        assert not observations["action_mask"][i].any()
+    masks = np.maximum(observations["action_mask"], ended[:, None])
+    observations, rewards, terminated, _, _ = env.step(np.where(ended, 31, random_legal(masks, rng)))
+    assert not terminated[ended].any() and not rewards[ended].any()
+    np.testing.assert_array_equal(observations["observation"][ended], expected["observation"][ended])
+    np.testing.assert_array_equal(observations["action_mask"][ended], expected["action_mask"][ended])
