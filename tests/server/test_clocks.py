@@ -16,7 +16,7 @@ import pytest
 
 from luz.engine import view
 from luz.server import timecontrol
-from luz.server.store import build_game
+from luz.server.domain import build_game
 from luz.server.tables import clocks
 from luz.server.tables.botpool import choose_for
 from support.server import (

@@ -20,7 +20,7 @@ from sqlalchemy import text
 from starlette.websockets import WebSocketDisconnect
 
 from luz.server import Settings
-from luz.server.store import build_game
+from luz.server.domain import build_game
 from luz.server.timecontrol import DAY_MS
 from support.server import (
     Peer,

@@ -19,6 +19,7 @@ from luz.web import install as install_web_client
 
 from .. import checkpoints, collector
 from ..db import make_engine, migrate
+from ..domain import AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames
 from ..friends import Blocked, Friends
 from ..health import DatabaseHealth
 from ..identity import Players
@@ -28,7 +29,7 @@ from ..ratelimit import deployment_scope
 from ..reviews import Reviews
 from ..settings import Settings
 from ..stalls import watch_from_env
-from ..store import AccountRequired, AccountTooNew, OneSeatPerAddress, Store, TooManyGames
+from ..store import Store
 from ..tables import Registry
 from ..tables.botpool import BotPool, start_bots
 from ..tables.broker import Broker, MemoryBroker, RedisBroker

@@ -21,8 +21,8 @@ from luz.engine import (
     sheet_from_json,
 )
 
+from ..domain import SeatKind
 from ..lesson import lesson_json
-from ..store import SeatKind
 from ..tables import QUICK_BOT
 from ..tables.chat import PLAYERS, SPECTATORS, Chat
 from .deps import client_of, finished_game, guards_of, tables_of

@@ -10,10 +10,10 @@ import logging
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from ..domain import SecondSeat
 from ..identity import COOKIE, HEADER
 from ..logs import on_table
 from ..ratelimit import TokenBucket
-from ..store import SecondSeat
 from ..tables import Refused
 from ..tables.fanout import replay_message
 from ..tables.model import dumps

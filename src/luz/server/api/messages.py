@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from luz.engine import LuzError, action_from_json
 
+from ..domain import Status
 from ..ratelimit import TokenBucket
-from ..store import Status
 from ..tables import Refused, Registry, Table
 from ..tables.chat import Chat
 from ..tables.model import dumps

@@ -12,8 +12,7 @@ from luz.bots import BOTS, make_bot
 from luz.bots.levels import levels as bot_levels
 from luz.engine import EDITIONS, LuzError, get_edition
 
-from ..friends import Blocked
-from ..store import (
+from ..domain import (
     AccountRequired,
     AccountTooNew,
     OneSeatPerAddress,
@@ -24,6 +23,7 @@ from ..store import (
     TooManyGames,
     unrates,
 )
+from ..friends import Blocked
 from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
 from ..timecontrol import stored_time_control
@@ -110,7 +110,7 @@ async def lobby(request: Request, status: Literal["waiting", "playing"] = "waiti
     playing a game (at most ``PLAYING_LISTED``, the newest game first), each with its ``spectators`` (connections
     watching it, on every server process)."""
     tables = tables_of(request)
-    if status == "waiting":
+    if status == Status.WAITING:
         return [t.summary() for t in await asyncio.to_thread(tables.store.lobby)]
     playing = await asyncio.to_thread(tables.store.playing, PLAYING_LISTED)
     counts = await tables.broker.spectator_counts([t.id for t in playing])

@@ -11,8 +11,8 @@ from typing import Protocol
 
 from luz.engine import Action, View, view
 
+from ..domain import SeatKind, Status
 from ..settings import Settings
-from ..store import SeatKind, Status
 from .botpool import BotPool, choose_for, is_quick, release_time, within_caps
 from .model import QUICK_BOT, Refused
 from .table import Table

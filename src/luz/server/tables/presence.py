@@ -9,9 +9,8 @@ import itertools
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
+from ..domain import SeatKind, is_turn_based
 from ..settings import Settings
-from ..store import SeatKind
-from ..timecontrol import is_turn_based
 from .broker import Broker
 from .model import Connection, Refused
 from .table import Table

@@ -13,12 +13,13 @@ from typing import Any
 
 from luz.engine import Action, Bid
 
+from ..domain import SeatKind, Status, build_game, is_turn_based
 from ..identity import Players
 from ..logs import on_table
 from ..metrics import Metrics
 from ..settings import Settings
-from ..store import SeatKind, Status, Store, build_game
-from ..timecontrol import is_turn_based, now_ms
+from ..store import Store
+from ..timecontrol import now_ms
 from .botmoves import BotMoves
 from .botpool import BotPool
 from .broker import Broker

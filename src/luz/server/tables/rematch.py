@@ -17,9 +17,10 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from ..domain import SeatKind, Status, TableState, is_turn_based
 from ..settings import Settings
-from ..store import SeatKind, StaleVersion, Status, Store, TableState
-from ..timecontrol import is_turn_based, now_ms
+from ..store import StaleVersion, Store
+from ..timecontrol import now_ms
 from .model import Outbox, Refused
 from .table import Table, Writer, next_seed
 

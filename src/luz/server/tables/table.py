@@ -17,9 +17,10 @@ from typing import Any, TypeVar
 from luz.engine import Action, Game, IllegalAction, LuzError, Phase, ViewsJson, parse_action
 from luz.engine.game import drawn_first_player
 
+from ..domain import SeatKind, Status, TableState, build_game, replaced, unrates
 from ..history import results_of
-from ..store import SeatKind, StaleVersion, Status, Store, TableState, build_game, unrates
-from ..timecontrol import Turn, after_move, deadline, now_ms, replaced, turn_of
+from ..store import StaleVersion, Store
+from ..timecontrol import Turn, after_move, deadline, now_ms, turn_of
 from .model import Change, Connection, Outbox, Refused
 
 T = TypeVar("T")
