@@ -351,21 +351,28 @@ class Store:
             or 0
         )
 
-    def tables_of_player(self, player_id: str) -> list[str]:
-        """The tables where ``player_id`` holds a seat (any status: a finished table's replay shows its names)."""
-        with Session(self.engine) as session:
-            return list(session.scalars(select(SeatRow.table_id).where(SeatRow.player_id == player_id)))
-
-    def rename_seat(self, table_id: str, player_id: str, name: str) -> TableState:
-        """``player_id``'s seat at ``table_id`` now named ``name`` (and its guest mark read again), the table's
-        version bumped so that every process reloads it."""
-        with self._locked(table_id) as (session, row):
-            for seat in session.scalars(
-                select(SeatRow).where(SeatRow.table_id == table_id, SeatRow.player_id == player_id)
-            ):
+    def rename_player(self, player_id: str, name: str, every: bool = False) -> list[tuple[str, int]]:
+        """Every seat of ``player_id`` named ``name`` (and its guest mark read again) in one transaction: all of
+        them or none. Each table whose seat's name changed gets a new version (every process reloads it); a seat
+        already so named is left alone, so renaming again to the same name repairs only what a crash cut short.
+        ``every``: every table of the player gets a new version (its guest mark changed: an account registered).
+        Returns the tables changed and their new versions; their rows are locked in the order of their ids (two
+        renames never wait on each other in a circle)."""
+        with Session(self.engine) as session, session.begin():
+            query = select(SeatRow).where(SeatRow.player_id == player_id)
+            seats = [seat for seat in session.scalars(query) if every or seat.name != name]
+            ids = sorted({seat.table_id for seat in seats})
+            if not ids:
+                return []
+            rows = select(TableRow).where(TableRow.id.in_(ids)).order_by(TableRow.id)
+            if self.engine.dialect.name != "sqlite":
+                rows = rows.with_for_update()
+            changed = []
+            for row in session.scalars(rows):
+                changed.append((row.id, self._bump(session, row)))
+            for seat in seats:
                 seat.name = name
-            self._bump(session, row)
-            return self._state(session, row)
+            return changed
 
     def unfinished_tutorial(self, player_id: str) -> str | None:
         """The tutorial's table where ``player_id`` holds a seat and whose game is not over, if any."""

@@ -104,7 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             (lambda: pool.replacements) if pool is not None else None,
         )
         await broker.start(registry.on_event, registry.on_presence, registry.on_players)
-        await registry.resume()
+        await registry.resume_all()
         registry.start()  # deadlines found in the database, idle tables leaving memory
         app.state.tables, app.state.engine = registry, engine
         app.state.reviews = Reviews(registry.store, pool, settings)  # finished games' reviews (reviews.py)
