@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from luz.web import install as install_web_client
 
 from .. import checkpoints, collector
+from ..clock import Clock
 from ..db import make_engine, migrate
 from ..domain import AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames
 from ..friends import Blocked, Friends
@@ -63,8 +64,9 @@ def stopping(app: FastAPI) -> None:
         tables_of_app.watchers.close()
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The server's ASGI application (``luz serve`` runs it with uvicorn)."""
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """The server's ASGI application (``luz serve`` runs it with uvicorn); ``clock``: the tables' timers' time
+    (a test's ``FakeClock``; else the real one)."""
     settings = settings or Settings.from_env()
 
     @asynccontextmanager
@@ -96,7 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # interpreter for long stretches: done while serving, it held every table up for seconds), then the bot
         # processes started: they warm up while the server answers and its quick bots play.
         await start_bots(pool)
-        registry = Registry(Store(engine), broker, pool, settings, metrics)
+        registry = Registry(Store(engine), broker, pool, settings, metrics, clock)
         metrics.watch(
             lambda: len(registry.live),
             registry.store.count_tables,
