@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
-import time
 from collections.abc import Callable
 from typing import Protocol
+
+from . import timecontrol
 
 
 class Timer(Protocol):
@@ -30,13 +31,14 @@ class Clock(Protocol):
 
 
 class RealClock:
-    """The event loop's time and timers, and the system's epoch time."""
+    """The event loop's time and timers, and the epoch time that the clocks' arithmetic reads
+    (``timecontrol.now_ms``: the one source of wall time, stored with deadlines)."""
 
     def monotonic(self) -> float:
         return asyncio.get_running_loop().time()
 
     def now_ms(self) -> int:
-        return int(time.time() * 1000)
+        return timecontrol.now_ms()
 
     def call_later(self, delay: float, callback: Callable[[], object]) -> Timer:
         return asyncio.get_running_loop().call_later(delay, callback)

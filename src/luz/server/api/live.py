@@ -105,7 +105,7 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
     )
     try:
         if arrived and seat is not None:  # the others see the seat connected (its bot, if any, stops)
-            await tables.submit(table, Return(seat))
+            await tables.submit(table, Return(seat, websocket))
         await session.send_state()
         await chat.joined(table, seat, websocket, watcher, client_of(websocket))
         replay = replay_message(table) if seat is None else None

@@ -68,9 +68,11 @@ class TakeOver:
 
 @dataclass(frozen=True)
 class Return:
-    """``seat``'s player is back (connected here, or said to be by another process): its bot stops."""
+    """``seat``'s player is back (connected here, or said to be by another process): its bot stops. ``arrived``:
+    the connection just opened, which is sent its own state next (not this change's)."""
 
     seat: int
+    arrived: Connection | None = None
 
 
 @dataclass(frozen=True)

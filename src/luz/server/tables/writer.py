@@ -118,7 +118,8 @@ class Writer:
                 out.send.append(self.render(table))
             case Return():
                 table.taken_over.discard(command.seat)
-                out.send.append(self.render(table))
+                out.send.append([sent for sent in self.render(table) if sent[1] is not command.arrived])
+                out.changed = True
             case Away():
                 out.send.append(self.render(table))
             case Note():
@@ -132,8 +133,10 @@ class Writer:
                 else:
                     out.send += await self.catch_up(table)
                 out.bot_delay = 0.2
-            case Refresh():
-                out.send += await self.catch_up(table)
+            case Refresh():  # stored by another transaction (a rename): the other processes read it again too
+                caught_up = await self.catch_up(table)
+                out.send += caught_up
+                out.tell = bool(caught_up)
 
     # -- moves ---------------------------------------------------------------------------------------------
 
@@ -246,7 +249,10 @@ class Writer:
         state = table.state  # a rematch offer stands for those still seated: it may be complete now
         offered = state.status == Status.OVER and rematch.status(state.rematch, self.clock.now_ms()) == rematch.OPEN
         if offered and rematch.humans(state) and not rematch.waiting_for(state):
-            await self._offer(table, None, out)
+            try:
+                await self._offer(table, None, out)
+            except StaleVersion:  # another process moved the table on: the leave stands, stored once
+                out.send += await self.catch_up(table)
 
     # -- rematch -------------------------------------------------------------------------------------------------
 
