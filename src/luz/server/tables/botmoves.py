@@ -110,6 +110,10 @@ class BotMoves:
                 thinking = table.thinking = self.pool.submit(share, choose_for, bot, seen, seed)
         return fallback
 
+    def running(self) -> set[asyncio.Task[None]]:
+        """The bot moves on their way."""
+        return set(self._tasks)
+
     def close(self) -> None:
         for task in list(self._tasks):
             task.cancel()

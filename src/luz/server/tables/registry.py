@@ -59,7 +59,9 @@ class Registry:
         self.live: dict[str, Table] = {}
         self._load_lock = asyncio.Lock()
         self.tasks = Tasks()
-        self.clocks = Clocks(self, self.tasks, self.clock)
+        self.posted: set[asyncio.Task[None]] = set()
+        """The commands handed in in the background (``post``), on their way."""
+        self.clocks = Clocks(self, Tasks(), self.clock)
         self.presence = Presence(self, self.tasks, broker, settings, self.clock)
         self.fanout = Fanout(public, self.clocks.notice, self.presence.detach)
         self.writer = Writer(store, broker.shared, self.fanout.outbox, settings, self.clock)
@@ -241,13 +243,21 @@ class Registry:
         return outcome
 
     def post(self, table: Table, command: Command) -> None:
-        """Submit ``command`` in the background (a timer's, a bot's): a refusal is the table having moved on."""
+        """Submit ``command`` in the background (a timer's): a refusal is the table having moved on."""
 
         async def submit() -> None:
             with contextlib.suppress(Refused):
                 await self.submit(table, command)
 
-        self.tasks.spawn(submit())
+        task = asyncio.create_task(submit())
+        self.posted.add(task)
+        task.add_done_callback(self.posted.discard)
+
+    async def settled(self) -> None:
+        """Return once no command handed in by a timer or a bot is on its way (a test's "nothing written late",
+        after it moved a fake clock on)."""
+        while running := self.posted | self.bots.running() | self.clocks.tasks.running():
+            await asyncio.wait(running)
 
     async def publish(self, table: Table, outcome: Outcome) -> None:
         """Every side effect of a change, here only: the metrics, the connections closed, the states sent to this
@@ -318,3 +328,6 @@ class Registry:
     async def close(self) -> None:
         self.bots.close()
         self.tasks.cancel()
+        self.clocks.tasks.cancel()
+        for task in list(self.posted):
+            task.cancel()

@@ -29,6 +29,9 @@ class Tasks:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def running(self) -> set[asyncio.Task[Any]]:
+        return set(self._tasks)
+
     def cancel(self) -> None:
         for task in list(self._tasks):
             task.cancel()
