@@ -1,0 +1,94 @@
+"""The JAX environment against the engine on every table, under the numba environment's own equality check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'luz-game[jax]')")
+
+import research.test_vector as numba_env_tests  # noqa: E402  (its checker, after the skip; its tests stay there)
+from luz.engine import IllegalAction, InvalidAction  # noqa: E402
+from luz.research.jax_env import JaxBatch, LuzJax, State  # noqa: E402
+from support.reference import CONFIGS  # noqa: E402
+
+check_against_engine = numba_env_tests.check_against_engine
+"""Steps a batch with random legal actions and compares every game with an engine mirror: the seat to act, its
+tensor and mask, every seat's tensor now and then, the points, the done flags."""
+GAMES = 2
+STEPS = 240
+"""Enough for a whole game of every table (220 decisions with 5 players) and a reset."""
+
+
+@pytest.mark.parametrize(("key", "players"), CONFIGS)
+def test_tensors_masks_seats_and_points_equal_the_engines(key: str, players: int) -> None:
+    batch = JaxBatch(GAMES, key, players, seed=players)
+    assert check_against_engine(batch, steps=STEPS, seed=1) >= GAMES  # whole games, then a new one in each slot
+
+
+def test_table_options_and_the_view_alone() -> None:
+    """A bid cap where the edition has none, made points and a first player set, no perfect recall."""
+    options = {"bid_cap": 9, "first_player": 2, "made_points": [3, 1, 4, 1]}
+    batch = JaxBatch(GAMES, "standard-deck", 3, seed=5, perfect_recall=False, **options)  # type: ignore[arg-type]
+    assert check_against_engine(batch, steps=STEPS, seed=2) >= GAMES
+    assert {batch.first_player(g) for g in range(GAMES)} == {2}
+
+
+class WrongTrump(LuzJax):
+    """A wrong trick winner: the colour after the trump is taken for it."""
+
+    def trick_winner(self, state: State, start: Any) -> Any:
+        self.trump = (self.edition.trump + 1) % self.colours
+        return super().trick_winner(state, start)
+
+
+class SafetyIgnored(LuzJax):
+    """A wrong score: bids with a safety scored as bids without one."""
+
+    def deal_points(self, state: State) -> Any:
+        return super().deal_points(state._replace(safe=state.safe * 0))
+
+
+@pytest.mark.parametrize("rules", [WrongTrump, SafetyIgnored])
+def test_the_check_catches_a_wrong_rule(rules: type[LuzJax]) -> None:
+    batch = JaxBatch(GAMES, "iello-2024", 4, seed=4, rules=rules)
+    with pytest.raises(AssertionError):
+        check_against_engine(batch, steps=STEPS, seed=1)
+
+
+def test_pure_functions_jit_and_vmap_and_a_key_reproduces_its_games() -> None:
+    env = LuzJax("iello-2024", 4)
+    init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
+    look = jax.jit(jax.vmap(lambda state: (env.observe(state, state.current), env.legal_mask(state))))
+    traces = []
+    for _ in range(2):
+        states = init(jax.random.split(jax.random.key(3), GAMES))
+        trace = []
+        for turn in range(60):
+            observations, masks = map(np.asarray, look(states))
+            trace.append(observations)
+            actions = np.array([np.flatnonzero(m)[turn % m.sum()] for m in masks])
+            states, _, _ = step(states, actions)
+        traces.append(np.stack(trace))
+    np.testing.assert_array_equal(traces[0], traces[1])
+    assert not np.array_equal(traces[0][:, 0], traces[0][:, 1])  # the games differ
+
+
+def test_bad_actions_are_refused_and_change_nothing() -> None:
+    batch = JaxBatch(GAMES, "iello-2024", 4, seed=0)  # a batch size compiled already
+    _, observations, masks = batch.reset()
+    before = observations.copy()
+    legal = np.array([np.flatnonzero(m)[0] for m in masks])
+    for bad, error in (
+        (np.array([legal[0], 22]), IllegalAction),  # a play while bidding
+        (np.array([40, legal[1]]), IllegalAction),
+        (legal[:1], InvalidAction),
+        (np.array([0.0, 0.0]), InvalidAction),
+    ):
+        with pytest.raises(error):
+            batch.step(bad)
+    np.testing.assert_array_equal(batch.observe(np.asarray(batch.state.current)), before)
+    with pytest.raises(InvalidAction):
+        batch.observe(np.array([0, 4]))
