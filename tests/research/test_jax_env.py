@@ -58,22 +58,21 @@ def test_the_check_catches_a_wrong_rule(rules: type[LuzJax]) -> None:
         check_against_engine(batch, steps=STEPS, seed=1)
 
 
-def test_pure_functions_jit_and_vmap_and_a_key_reproduces_its_games() -> None:
-    env = LuzJax("iello-2024", 4)
-    init, step = jax.jit(jax.vmap(env.init)), jax.jit(jax.vmap(env.step))
-    look = jax.jit(jax.vmap(lambda state: (env.observe(state, state.current), env.legal_mask(state))))
+def test_a_seed_reproduces_its_games_and_another_seed_deals_others() -> None:
     traces = []
-    for _ in range(2):
-        states = init(jax.random.split(jax.random.key(3), GAMES))
-        trace = []
+    for seed in (3, 3, 4):
+        batch = JaxBatch(GAMES, "iello-2024", 4, seed=seed)  # a table and batch size compiled already
+        _, observations, masks = batch.reset()
+        trace = [observations.copy()]
         for turn in range(60):
-            observations, masks = map(np.asarray, look(states))
-            trace.append(observations)
             actions = np.array([np.flatnonzero(m)[turn % m.sum()] for m in masks])
-            states, _, _ = step(states, actions)
-        traces.append(np.stack(trace))
-    np.testing.assert_array_equal(traces[0], traces[1])
-    assert not np.array_equal(traces[0][:, 0], traces[0][:, 1])  # the games differ
+            _, observations, masks, rewards, _ = batch.step(actions)
+            trace += [observations.copy(), rewards.copy()]
+        traces.append(trace)
+    for a, b in zip(traces[0], traces[1], strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(traces[0][0][0], traces[0][0][1])  # the games of a batch differ
+    assert not np.array_equal(traces[0][0], traces[2][0])
 
 
 def test_bad_actions_are_refused_and_change_nothing() -> None:

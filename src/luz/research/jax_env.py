@@ -394,15 +394,15 @@ _COMPILED: dict[tuple[type[LuzJax], Edition, int, TableOptions, bool], Compiled]
 def compiled(
     rules: type[LuzJax], edition: Edition, players: int, options: TableOptions, perfect_recall: bool
 ) -> Compiled:
-    """A table's ``rules`` (:class:`LuzJax` or a subclass) and its batched, jitted ``init``, ``step_and_observe``
-    and ``observe_and_mask``, made once per table and process (each compiles once per batch size)."""
+    """A table's ``rules`` (:class:`LuzJax` or a subclass) and its batched, jitted ``init``, ``step`` and
+    ``observe_and_mask``, made once per table and process (each compiles once per batch size)."""
     key = (rules, edition, players, options, perfect_recall)
     if key not in _COMPILED:
         env = rules(edition, players, perfect_recall, options)
         _COMPILED[key] = (
             env,
             jax.jit(jax.vmap(env.init)),
-            jax.jit(jax.vmap(env.step_and_observe)),
+            jax.jit(jax.vmap(env.step)),
             jax.jit(jax.vmap(env.observe_and_mask)),
         )
     return _COMPILED[key]
@@ -474,9 +474,9 @@ class JaxBatch:
             bad = int(np.flatnonzero(~legal)[0])
             raise IllegalAction(f"game {bad}: action {int(array[bad])} is not legal now")
         self._fresh = False
-        self.state, seats, obs, mask, rewards, done = self._step(self.state, jnp.asarray(array, jnp.int32))
-        self._mask = np.array(mask)
-        return np.asarray(seats, np.int64), np.asarray(obs), self._mask, np.asarray(rewards), np.asarray(done)
+        self.state, rewards, done = self._step(self.state, jnp.asarray(array, jnp.int32))
+        seats = np.asarray(self.state.current, np.int64)
+        return seats, self.observe(seats), self._mask, np.asarray(rewards), np.asarray(done)
 
     def observe(self, seats: object) -> FloatArray:
         """Each game's tensor for ``seats[i]`` (any seat); also refreshes the masks."""
