@@ -12,7 +12,8 @@ uniformly random legal action applied. Every runner counts steps the same way:
 - ``batch_4096_all_cores``: the same on every core numba may use;
 - ``jax_4096_jit_vmap_cpu`` (or ``_gpu``): :mod:`luz.research.jax_env` (``luz-game[jax]``), 4,096 games stepped by one
   jitted, vmapped call on JAX's default device, the random legal actions drawn inside it, the tensors and masks
-  left on the device; its compile time is measured apart (``jax.compile_s``), never in the rate.
+  left on the device; its compile time is measured apart (``jax.compile_s``), never in the rate; XLA's CPU
+  runtime may use more than one thread, so ``jax.steps_per_cpu_s`` also gives its steps per second of CPU time.
 
 One-core runners are timed in alternating slices so that a noisy machine slows them alike.
 """
@@ -130,14 +131,20 @@ def jax_steps(edition: str, players: int, seed: int, games: int) -> tuple[Iterat
         "platform": device.platform,
         "device": device.device_kind,
         "games": games,
+        "cpu_s": 0.0,
+        "steps": 0,
     }
 
     def run() -> Iterator[int]:
+        """Also adds up the process's CPU time in its calls (every thread of XLA's), for ``steps_per_cpu_s``."""
         nonlocal states, masks, key
         while True:
+            start = time.process_time()
             key, draw = jax.random.split(key)
             states, masks, tensors, _, _ = step(states, masks, draw)
             tensors.block_until_ready()
+            info["cpu_s"] += time.process_time() - start
+            info["steps"] += games
             yield games
 
     return run(), info
@@ -203,6 +210,9 @@ def bench_vector(
     name = f"batch_{BATCH_SIZES[-1]}_all_cores"
     rates[name] = _timed(everywhere, seconds / 4)
     report["steps_per_s"] = {name: round(rate, 1) for name, rate in rates.items()}
+    if "jax" in report:  # steps per second of CPU time, which a busy machine changes less than its wall clock
+        jax_info = report["jax"]
+        jax_info["steps_per_cpu_s"] = round(jax_info.pop("steps") / max(jax_info.pop("cpu_s"), 1e-9), 1)
     for name, rate in rates.items():
         if "pettingzoo" in rates:
             report["ratio_to_pettingzoo"][name] = round(rate / rates["pettingzoo"], 2)

@@ -444,7 +444,10 @@ def vector(
         Console().print(f"not measured: missing {report['missing']}", markup=False)
     if "jax" in report:
         jax = report["jax"]
-        Console().print(f"JAX on {jax['platform']} ({jax['device']}): compiled in {jax['compile_s']} s, not counted")
+        Console().print(
+            f"JAX on {jax['platform']} ({jax['device']}): {jax['steps_per_cpu_s']:,.0f} steps per second of CPU time; "
+            f"compiled in {jax['compile_s']} s, not counted"
+        )
     if "missing_jax" in report:
         Console().print(f"JAX not measured: missing {report['missing_jax']}", markup=False)
 
