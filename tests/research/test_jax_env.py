@@ -10,8 +10,8 @@ import pytest
 jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'luz-game[jax]')")
 
 import research.test_vector as numba_env_tests  # noqa: E402  (its checker, after the skip; its tests stay there)
-from luz.engine import IllegalAction, InvalidAction  # noqa: E402
-from luz.research.jax_env import JaxBatch, LuzJax, State  # noqa: E402
+from luz.engine import IllegalAction, InvalidAction, get_edition  # noqa: E402
+from luz.research.jax_env import JaxBatch, LuzJax, State, compiled  # noqa: E402
 from support.reference import CONFIGS  # noqa: E402
 
 check_against_engine = numba_env_tests.check_against_engine
@@ -91,3 +91,19 @@ def test_bad_actions_are_refused_and_change_nothing() -> None:
     np.testing.assert_array_equal(batch.observe(np.asarray(batch.state.current)), before)
     with pytest.raises(InvalidAction):
         batch.observe(np.array([0, 4]))
+
+
+def test_deals_are_uniform() -> None:
+    """Each card is in each hand, or set aside, as often as chance says (a chi-square test over 2,000 deals)."""
+    stats = pytest.importorskip("scipy.stats")
+    env, init, _, _ = compiled(LuzJax, get_edition("iello-2024"), 4, get_edition("iello-2024").options(4), True)
+    states = init(jax.random.split(jax.random.key(8), 2000))
+    cards = np.asarray(states.col) * env.values + np.asarray(states.val) - env.low  # [deals, seat, slot]
+    size = env.colours * env.values
+    counts = np.zeros((size, 5))
+    for seat in range(4):
+        counts[:, seat] = np.bincount(cards[:, seat].ravel(), minlength=size)
+    counts[:, 4] = 2000 - counts[:, :4].sum(axis=1)  # set aside
+    assert counts[:, 4].sum() == 2000 * 10  # 10 cards aside in each deal, each card dealt once
+    chi2 = ((counts - 400) ** 2 / 400).sum()
+    assert stats.chi2.sf(chi2, size * 4) > 1e-4
