@@ -107,3 +107,26 @@ def test_deals_are_uniform() -> None:
     assert counts[:, 4].sum() == 2000 * 10  # 10 cards aside in each deal, each card dealt once
     chi2 = ((counts - 400) ** 2 / 400).sum()
     assert stats.chi2.sf(chi2, size * 4) > 1e-4
+
+
+def test_a_seats_own_unplayed_values_change_nothing_it_observes() -> None:
+    """Non-interference on the JAX path: other values in a seat's unplayed slots, and its tensor stays the same,
+    while the other seats, who see those values, observe the change."""
+    batch = JaxBatch(GAMES, "iello-2024", 4, seed=6)  # a table and batch size compiled already
+    _, _, masks = batch.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):  # into the play: some cards played
+        _, _, masks, _, _ = batch.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    for seat in range(4):
+        seats = np.full(GAMES, seat)
+        seen = batch.observe(seats).copy()
+        others = batch.observe((seats + 1) % 4).copy()
+        state = batch.state
+        unplayed = ~np.asarray(state.played)[:, seat]
+        values = np.asarray(state.val).copy()
+        low = batch.env.low
+        values[:, seat] = np.where(unplayed, low + (values[:, seat] - low + 1) % 10, values[:, seat])  # 1..10
+        batch.state = state._replace(val=jax.numpy.asarray(values))
+        np.testing.assert_array_equal(batch.observe(seats), seen)
+        assert not np.array_equal(batch.observe((seats + 1) % 4), others)
+        batch.state = state
