@@ -1,12 +1,15 @@
 """Batched environment speed: steps per second with observations, against PettingZoo, OpenSpiel and the engine.
 
 A step is one decision of the seat to act, with that seat's observation tensor and legal mask ready for it, and a
-uniformly random legal action applied. Every runner counts steps the same way:
+uniformly random legal action applied. Every runner counts steps the same way. The references are all luz's own
+code (:data:`REFERENCES`): no independent LUZ environment exists to compare with.
 
 - ``engine``: the engine driven directly, no observation (the floor of the single-game paths' cost);
 - ``engine_with_tensors``: the engine plus the encoder's tensor and mask of the seat to act (``Table.observation``);
-- ``openspiel_with_infostate_tensors``: the OpenSpiel game, the information-state tensor before each decision;
-- ``pettingzoo``: the ``luz_v0`` AEC environment, each agent observing then acting from its mask;
+- ``openspiel_with_infostate_tensors``: luz's OpenSpiel adapter (a Python game over the engine), the
+  information-state tensor before each decision;
+- ``pettingzoo``: luz's own PettingZoo wrapper (``luz_v0`` over the engine), each agent observing then acting from
+  its mask;
 - ``batch_N``: :class:`luz.research.vector.LuzBatch` with ``N`` games on one core, the random actions drawn for
   all games at once with numpy (what a batched learner's policy would hand it);
 - ``batch_4096_all_cores``: the same on every core numba may use;
@@ -32,6 +35,13 @@ from luz.engine import Game, Phase
 from .engine import _rate_slices
 
 BATCH_SIZES = (1, 64, 1024, 4096)
+REFERENCES = {
+    "engine": "luz's own engine driven from Python, no observation (not an environment)",
+    "engine_with_tensors": "luz's own engine plus luz's encoder, from Python",
+    "openspiel_with_infostate_tensors": "luz's own OpenSpiel adapter (a Python game over luz's engine), not C++",
+    "pettingzoo": "luz's own PettingZoo wrapper (luz_v0 over luz's engine), not an independent environment",
+}
+"""What each reference runner is: every one is luz's own code, over luz's engine."""
 
 
 def engine_steps(edition: str, players: int, seed: int, tensors: bool) -> Iterator[int]:
@@ -168,6 +178,7 @@ def bench_vector(
         "steps_per_s": {},
         "ratio_to_pettingzoo": {},
         "ratio_to_engine": {},
+        "references": REFERENCES,
         # numba.config sets NUMBA_NUM_THREADS at import time through globals(): invisible to mypy
         "threads": numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
     }

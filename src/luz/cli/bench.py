@@ -39,23 +39,33 @@ def engine(
     seed: int = typer.Option(0, help="Seed of the random games."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
-    """Random complete deals per second, and the ratio against OpenSpiel's oh_hell when open_spiel is installed."""
+    """Random complete deals per second, and the reference table against OpenSpiel's oh_hell driven from Python and
+    run in C++ (when open_spiel is installed), with luz's fast core beside them."""
     report = bench_engine(seconds, seed, progress=None if as_json else progress_line)
     if as_json:
         typer.echo(json.dumps(report))
         return
-    table = Table(title=report["unit"])
+    table = Table(title=f"{report['unit']}: the engine driven from Python")
     table.add_column("table")
     table.add_column("deals/s", justify="right")
     for name, rate in report["luz"].items():
         table.add_row(f"luz {name}", f"{rate:,.0f}")
-    if report["openspiel_oh_hell"] is None:
-        table.add_row("OpenSpiel oh_hell/4", escape(f"not installed ({install_hint('research')})"))
-    else:
-        table.add_row("OpenSpiel oh_hell/4", f"{report['openspiel_oh_hell']:,.0f}")
     Console().print(table)
+    head = Table(title=f"{report['reference']} against oh_hell (4 players, 10 tricks)")
+    head.add_column("runner")
+    head.add_column("what it counts")
+    head.add_column("deals/s", justify="right")
+    for name, rate in report["head_to_head"].items():
+        head.add_row(name, report["counts"][name], f"{rate:,.0f}")
+    if report["openspiel_oh_hell"] is None:
+        head.add_row("oh_hell", escape(f"not installed ({install_hint('research')})"), "-")
+    Console().print(head)
     if report["ratio"] is not None:
-        Console().print(f"ratio luz {report['reference']} / oh_hell 4p: [bold]{report['ratio']:.2f}[/bold]")
+        Console().print(
+            f"luz engine / oh_hell driven from Python: [bold]{report['ratio']:.2f}[/bold]; "
+            f"luz engine / oh_hell in C++: [bold]{report['ratio_to_oh_hell_cpp']:.3f}[/bold]; "
+            f"fast core / oh_hell in C++: [bold]{report['fast_core_ratio_to_oh_hell_cpp']:.2f}[/bold]"
+        )
 
 
 @bench_app.command("beliefs")
@@ -416,9 +426,9 @@ def vector(
     players: int = typer.Option(4, help="Players at the table measured."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
-    """Steps per second of the batched environment (N = 1, 64, 1,024, 4,096) against PettingZoo, OpenSpiel and the
-    engine in the same run, one core each, N = 4,096 on every core, and the JAX environment (N = 4,096, one jitted
-    call a step, on JAX's default device; its compile time reported apart)."""
+    """Steps per second of the batched environment (N = 1, 64, 1,024, 4,096) against luz's own PettingZoo wrapper,
+    OpenSpiel adapter and engine in the same run, one core each, N = 4,096 on every core, and the JAX environment
+    (N = 4,096, one jitted call a step, on JAX's default device; its compile time reported apart)."""
     from luz.bench.vector import bench_vector  # compiles the batched core: only for this command
 
     check_table(edition, players)
@@ -429,7 +439,7 @@ def vector(
     table = Table(title=f"{report['unit']}, {report['table']}")
     table.add_column("through")
     table.add_column("steps/s", justify="right")
-    table.add_column("vs PettingZoo", justify="right")
+    table.add_column("vs luz_v0 (PettingZoo)", justify="right")
     table.add_column("vs engine", justify="right")
     for name, rate in report["steps_per_s"].items():
         versus = report["ratio_to_pettingzoo"].get(name)
@@ -440,6 +450,8 @@ def vector(
             f"{report['ratio_to_engine'][name]:,.2f}",
         )
     Console().print(table)
+    for name, what in report["references"].items():
+        Console().print(f"{name}: {what}", markup=False)
     if "missing" in report:
         Console().print(f"not measured: missing {report['missing']}", markup=False)
     if "jax" in report:
