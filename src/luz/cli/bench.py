@@ -427,7 +427,8 @@ def vector(
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Steps per second of the batched environment (N = 1, 64, 1,024, 4,096) against luz's own PettingZoo wrapper,
-    OpenSpiel adapter and engine in the same run, one core each, and N = 4,096 on every core."""
+    OpenSpiel adapter and engine in the same run, one core each, N = 4,096 on every core, and the JAX environment
+    (N = 4,096, one jitted call a step, on JAX's default device; its compile time reported apart)."""
     from luz.bench.vector import bench_vector  # compiles the batched core: only for this command
 
     check_table(edition, players)
@@ -453,6 +454,14 @@ def vector(
         Console().print(f"{name}: {what}", markup=False)
     if "missing" in report:
         Console().print(f"not measured: missing {report['missing']}", markup=False)
+    if "jax" in report:
+        jax = report["jax"]
+        Console().print(
+            f"JAX on {jax['platform']} ({jax['device']}): {jax['steps_per_cpu_s']:,.0f} steps per second of CPU time; "
+            f"compiled in {jax['compile_s']} s, not counted"
+        )
+    if "missing_jax" in report:
+        Console().print(f"JAX not measured: missing {report['missing_jax']}", markup=False)
 
 
 @bench_app.command("review")
