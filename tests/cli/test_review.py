@@ -50,12 +50,18 @@ def test_the_text_shows_deals_labelled_decisions_and_the_game(finished: Path) ->
     out = result.stdout
     assert out.startswith("Bo (seat 1), iello-2024, 3 players") and "blunder >= 10" in out
     for deal in review["deals"]:
-        assert f"{deal['expected_lost']:.1f}" in out
+        assert f"{deal['decision_loss']:.1f}" in out and f"{deal['luck']:+.1f}" in out
     labelled = [d for d in review["decisions"] if d["label"]]
     assert labelled  # the random seat makes some
     for decision in labelled:
         assert f"{decision['label']}: " in out and f"lost {decision['loss']:.1f} ± {decision['se']:.1f}" in out
-    assert f"{review['game']['expected_lost']:.1f} expected points lost over {review['game']['decisions']}" in out
+        for action in (decision["action"], decision["best"]):
+            kind, _, rest = action.partition(":")
+            shown = f"bid {rest}" if kind == "bid" else f"card {int(rest) + 1}"  # people count cards from 1
+            assert shown in out
+    game = review["game"]
+    assert f"{game['points']} points = {game['start_value']:.1f} start - {game['decision_loss']:.1f} lost" in out
+    assert f"accuracy {game['accuracy']:.0f}% over {game['decisions']} decisions" in out
 
 
 @pytest.mark.parametrize(
