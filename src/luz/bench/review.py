@@ -135,12 +135,13 @@ def calibrated(rows: list[dict[str, Any]], calibration: Calibration) -> list[dic
         if row["forced"]:
             continue
         penalty = row["penalty"]
-        loss, se = row["raw_loss"] * calibration.slope, row["raw_se"] * calibration.slope
+        slope = calibration.line(row["kind"])[0]
+        loss, se = row["raw_loss"] * slope, row["raw_se"] * slope
         least = {label: share * penalty for label, share in LABELS}
         out.append({
             **row,
             "stated": float(calibration.chance(row["kind"], np.array([row["raw_stated"]]))[0]),
-            "expected": float(calibration.points(np.array(row["raw_expected"]), penalty)),
+            "expected": float(calibration.points(row["kind"], np.array(row["raw_expected"]), penalty)),
             "loss": loss,
             "label": label_of(loss, se, least),
             "accuracy": calibration.accuracy(loss, penalty),

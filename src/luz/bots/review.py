@@ -186,7 +186,7 @@ def judge(seen: View, chosen: Action, batches: list[Values], calibration: Calibr
                 "loss": 0.0, "se": 0.0, "label": None, "best_within_noise": True, "value": None, "accuracy": None,
                 "information_value": None}  # fmt: skip
     actions, raw_points, raw_chances = raw_values(batches)
-    points = calibration.points(raw_points, scale)
+    points = calibration.points(kind, raw_points, scale)
     chances = calibration.chance(kind, raw_chances.mean(axis=1))
     means = points.mean(axis=1)
     legal_index = [actions.index(a) for a in seen.legal_actions]
@@ -329,8 +329,8 @@ def summarise(record: Any, seat: int, settings: ReviewSettings, reviewed: list[d
         "settings": {"search": "adaptive", **asdict(settings), "batch": BATCH, "depth": None, "z": Z},
         "calibration": {
             "fitted_on": calibration.fitted_on,
-            "slope": calibration.slope,
-            "offset": calibration.offset,
+            "bid_line": list(calibration.bid_line),
+            "play_line": list(calibration.play_line),
             "accuracy_scale": calibration.accuracy_scale,
         },
         "thresholds": thresholds(game.edition),
