@@ -1,16 +1,22 @@
-"""The review of one seat's game: every decision of that seat valued from what it knew then, by the strong search.
+"""The review of one seat's game: every decision of that seat valued from what it knew then, by the expert's search.
 
 At each of the seat's decisions (a bid with its safety choice, or a card), the review sees exactly what a bot would
 be given, the seat's view at that moment, and nothing else. It draws ``worlds`` hidden worlds from the seat's exact
-beliefs, weighed by the strong bot's opponent model (:class:`luz.bots.strong.Search`), and plays the deal out in
-each of them once per legal action, everyone then following the heuristic on their own beliefs. Every action is
-thus valued on the same worlds, so that the difference between two actions is measured world by world:
+beliefs, weighed by an opponent model fitted to this table (:class:`luz.bots.adaptive.AdaptiveSearch`: each other
+seat a mixture of the heuristic's variants, from the deals scored so far and this deal's bids and plays), and
+plays the deal out in each of them once per legal action, each other seat then playing its drawn variant and the
+seat the heuristic, on their own beliefs. Every action is thus valued on the same worlds, so that the difference
+between two actions is measured world by world; the playouts' figures go through the calibration map
+(:mod:`luz.bots.review_calibration`, fitted on games of a mixed field):
 
 - a bid's **expected points** for the deal, and its chance of being **made**;
 - a card's expected points for the deal, and its chance of taking the current **trick**;
-- the chosen action's **loss**: the best option's expected points minus its own, with the standard error of that
-  difference over the worlds; a **label** when the loss is beyond the noise (over :data:`Z` standard errors) and
-  at least a threshold of :data:`LABELS`, counted in the edition's penalty per trick missed.
+- the chosen action's **loss**: the best option's expected points minus its own (the chosen one is the best on an
+  exact tie), with the standard error of that difference over the worlds; a **label** when the loss is beyond the
+  noise (over :data:`Z` standard errors) and at least a threshold of :data:`LABELS`, counted in the edition's
+  penalty per trick missed; its **accuracy**; for a bid, what seeing its own cards would have been worth;
+- per deal, its points split exactly into the deal's worth at the seat's first decision, what its decisions lost
+  (at most the deal's range of points) and luck.
 
 A decision with one legal action (the last card, a forced follow) is marked ``forced`` and counted in no figure.
 The review of the same record, seat and settings is the same (each decision's generator is seeded from the
