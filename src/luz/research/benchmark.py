@@ -15,7 +15,7 @@ but its ``compute`` part is the same on every run, with any number of workers.
 
 >>> result = evaluate("random", BENCHMARKS["luz-bench-v1-lite"].subset(["standard-deck/3"], deal_sets=2))
 >>> result["benchmark"], result["games"], result["headline"]["mean"] < 0
-('luz-bench-v1-lite[standard-deck/3]', 6, True)
+('luz-bench-v1-lite[standard-deck/3]@2', 6, True)
 """
 
 from __future__ import annotations
