@@ -15,6 +15,7 @@ import pytest
 from luz.arena import ArenaConfig, play_game
 from luz.arena.stats import interval
 from luz.research.benchmark import (
+    ALL_TABLES,
     BENCHMARKS,
     Benchmark,
     BenchmarkError,
@@ -24,6 +25,7 @@ from luz.research.benchmark import (
     leaderboard_row,
     load_agent,
     margins,
+    pool_fingerprint,
     run,
 )
 
@@ -50,7 +52,7 @@ def test_every_rotation_is_played_with_the_opponents_in_their_order() -> None:
     assert MIXED.pool[3].opponents(5) == ("heuristic", "strong:iters=64", "expert:iters=64:depth=4", "heuristic")
     assert MIXED.pool[3].opponents(3) == ("heuristic", "strong:iters=64")
     cheap = Member("mixed", ("heuristic", "heuristic:bias=1", "random"))  # the mixed member's shape, no search
-    bench = Benchmark("mixed", (("iello-2024", 5),), (cheap,), 2, MIXED.seed)
+    bench = Benchmark("mixed", (("iello-2024", 5),), (cheap,), 2, MIXED.seed, "")
     records = run(bench, load_agent("heuristic:noise=0.2"))
     assert [(r.deal_set, r.rotation) for r in records] == [(d, r) for d in range(2) for r in range(5)]
     order = ("heuristic:noise=0.2", "heuristic", "heuristic:bias=1", "random", "heuristic")
@@ -181,3 +183,11 @@ def test_luz_eval_reproduces_its_leaderboard_row() -> None:
         mean, low, high = figure(cell)
         assert low - 0.05 <= found["mean"] <= high + 0.05, (cell, found)
         assert np.isclose(found["mean"], mean, atol=0.051)
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_the_pools_bots_still_play_as_when_the_version_was_frozen(name: str) -> None:
+    """A change to the play of heuristic, strong or expert fails here: freeze a new version (luz-bench-v2)."""
+    assert pool_fingerprint(BENCHMARKS[name]) == BENCHMARKS[name].fingerprint
+    changed = Benchmark("changed", ALL_TABLES, (Member("heuristic", ("heuristic:bias=1",)),), 20, 38, "")
+    assert pool_fingerprint(changed) != BENCHMARKS["luz-bench-v1-lite"].fingerprint

@@ -94,6 +94,8 @@ class Benchmark:
     pool: tuple[Member, ...]
     deal_sets: int
     seed: int
+    fingerprint: str
+    """The pool's :func:`pool_fingerprint` when the version was frozen: a test checks that the bots still play so."""
 
     def subset(self, tables: Iterable[str] | None = None, deal_sets: int | None = None) -> Benchmark:
         """The benchmark on some of its tables (``"edition/players"``) or its first ``deal_sets`` deal sets only:
@@ -137,12 +139,15 @@ class Benchmark:
             "pool": {member.name: list(member.specs) for member in self.pool},
             "deal_sets": self.deal_sets,
             "seed": self.seed,
+            "pool_fingerprint": self.fingerprint,
         }
 
 
 BENCHMARKS: dict[str, Benchmark] = {
-    "luz-bench-v1": Benchmark("luz-bench-v1", ALL_TABLES, (HEURISTIC, STRONG, EXPERT, MIXED), 20, 38),
-    "luz-bench-v1-lite": Benchmark("luz-bench-v1-lite", ALL_TABLES, (HEURISTIC,), 20, 38),
+    "luz-bench-v1": Benchmark(
+        "luz-bench-v1", ALL_TABLES, (HEURISTIC, STRONG, EXPERT, MIXED), 20, 38, "c374506e38d9721a"
+    ),
+    "luz-bench-v1-lite": Benchmark("luz-bench-v1-lite", ALL_TABLES, (HEURISTIC,), 20, 38, "5198f775e439575e"),
 }
 """The named benchmarks. ``luz-bench-v1-lite`` is ``luz-bench-v1`` against its heuristic member only: the same
 games as that member's, at a hundredth of the cost (no search at the table)."""
@@ -511,3 +516,31 @@ def markdown(result: dict[str, Any]) -> str:
         "tables and members. Intervals: percentile bootstrap over deal sets.",
     ]
     return "\n".join(lines) + "\n"
+
+
+# -- the pool's version --------------------------------------------------------------------------------------
+
+FINGERPRINT_TABLES = (("iello-2024", 4), ("korokorodou-2014", 3))
+FINGERPRINT_DECISIONS = 8
+"""The pool's fingerprint asks each bot of the pool at the first decisions of one game on each of these tables."""
+
+
+def pool_fingerprint(benchmark: Benchmark) -> str:
+    """A digest of the decisions of every bot spec of the pool at fixed positions: the first decisions of a
+    game of heuristics on each of :data:`FINGERPRINT_TABLES`, every bot with a generator seeded from the
+    position. A change to a bot's play changes it, and then the benchmark's version must change."""
+    import hashlib
+
+    specs = sorted({spec for member in benchmark.pool for spec in member.specs})
+    chosen: list[str] = []
+    for edition, players in FINGERPRINT_TABLES:
+        game = Game.new(edition, players, seed=benchmark.seed)
+        heuristic = make_arena_bot("heuristic")
+        for decision in range(FINGERPRINT_DECISIONS):
+            seat = game.current_player
+            assert seat is not None
+            for spec in specs:
+                rng = random.Random(f"luz-bench-fingerprint:{edition}:{players}:{decision}:{spec}")
+                chosen.append(f"{spec}:{action_id(choose(make_arena_bot(spec), game, seat, rng))}")
+            game.apply(choose(heuristic, game, seat, random.Random(decision)), seat)
+    return hashlib.sha256(" ".join(chosen).encode()).hexdigest()[:16]
