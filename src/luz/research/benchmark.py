@@ -434,6 +434,18 @@ def summarise(benchmark: Benchmark, spec: str, records: Sequence[GameRecord]) ->
     }
 
 
+def cpu_model() -> str:
+    """The processor's name (Linux's ``/proc/cpuinfo``), else what :mod:`platform` knows."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.system()
+
+
 def compute(started: float, cpu: float, load: tuple[float, float, float], workers: int) -> dict[str, Any]:
     """What a run cost: CPU seconds (this process and its workers), wall seconds, the machine and its load."""
     times = os.times()
@@ -441,7 +453,7 @@ def compute(started: float, cpu: float, load: tuple[float, float, float], worker
         "cpu_seconds": round(times.user + times.system + times.children_user + times.children_system - cpu, 1),
         "wall_seconds": round(time.monotonic() - started, 1),
         "workers": workers,
-        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.processor() or platform.system()}",
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, {cpu_model()}",
         "load_before": [round(x, 2) for x in load],
         "load_after": [round(x, 2) for x in os.getloadavg()],
     }
