@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 # Each module registers its commands on ``app`` / ``bench_app`` (apps.py).
-from . import arena, backup, bench, export, play, records, review, score, serve, train  # noqa: F401
+from . import arena, backup, bench, evaluate, export, play, records, review, score, serve, train  # noqa: F401
 from .apps import app
 
 __all__ = ["app", "main"]
