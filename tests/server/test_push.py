@@ -20,10 +20,12 @@ from sqlalchemy.engine import Engine
 
 from luz.engine import DEFAULT_EDITION, Game, get_edition
 from luz.server import Settings, create_app
+from luz.server.clock import FakeClock
 from luz.server.db import make_engine, migrate
 from luz.server.identity import Players
-from luz.server.notify import Mailer, Notifier, Pusher, Subscriptions, Tokens, vapid_key
-from luz.server.notify.push import Subscription, b64url, b64url_decode, endpoint_problem, public_key
+from luz.server.notify import Notifier, Subscriptions, vapid_key
+from luz.server.notify.push import Pusher, Subscription, b64url, b64url_decode, endpoint_problem, public_key
+from luz.server.notify.push_channel import PushChannel
 from luz.server.store import Store
 from support.notify import DAY_MS, column, epoch_ms, make_due, notifier_of, notify_settings, scans_pass, seated_table
 from support.pushservice import Browser, PushService, vapid_claims
@@ -211,7 +213,7 @@ def test_notification_settings_are_validated(app: Any) -> None:
 async def notifier(engine: Engine, **options: Any) -> AsyncIterator[Notifier]:
     """A notifier's loop, as a server process runs it."""
     pusher = Pusher(await asyncio.to_thread(vapid_key, engine, ""), "mailto:test@example.org", allow_local=True)
-    running = Notifier(engine, pusher, Mailer("", ""), Tokens("test"), interval=0.02, **options)
+    running = Notifier(engine, [PushChannel(pusher, Subscriptions(engine))], interval=0.02, **options)
     await running.start()
     try:
         yield running
@@ -308,15 +310,15 @@ def test_quiet_hours_postpone_the_push_to_their_end(engine: Engine, push_service
     table_id = seated_table(Store(engine), player_id)
     night = int(datetime(2025, 1, 15, 22, 30, tzinfo=UTC).timestamp() * 1000)  # 23:30 in Paris
     morning = int(datetime(2025, 1, 16, 7, 0, tzinfo=UTC).timestamp() * 1000)  # 08:00 in Paris
-    clock = [night]
+    clock = FakeClock(night / 1000)
 
     async def run() -> None:
-        async with notifier(engine, clock=lambda: clock[0]) as running:
+        async with notifier(engine, clock=clock) as running:
             make_due(engine, table_id, notify_at=night - 1000, deadline=night + 3 * DAY_MS)
             await until(lambda: column(engine, table_id, "notify_at") == morning)
             await more_scans(running)
             assert push_service.at("/quiet") == [] and running.counts["postponed"] >= 1
-            clock[0] = morning
+            clock.advance((morning - night) / 1000)
             await asyncio.to_thread(push_service.wait, "/quiet")
 
     asyncio.run(run())
@@ -337,7 +339,7 @@ def test_the_push_is_the_same_whatever_the_cards_dealt(engine: Engine, push_serv
     fixed = epoch_ms()
 
     async def run() -> None:
-        async with notifier(engine, clock=lambda: fixed):
+        async with notifier(engine, clock=FakeClock(fixed / 1000)):
             for told, seed in enumerate(seeds, start=1):
                 state = store.load(table_id)
                 assert state is not None

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse
 from luz.web import install as install_web_client
 
 from .. import checkpoints, collector
+from ..clock import SYSTEM_CLOCK, Clock
 from ..db import make_engine, migrate
 from ..friends import Blocked, Friends
 from ..health import DatabaseHealth
@@ -62,8 +63,9 @@ def stopping(app: FastAPI) -> None:
         tables_of_app.watchers.close()
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The server's ASGI application (``luz serve`` runs it with uvicorn)."""
+def create_app(settings: Settings | None = None, clock: Clock = SYSTEM_CLOCK) -> FastAPI:
+    """The server's ASGI application (``luz serve`` runs it with uvicorn); ``clock``: the time its notifications
+    and rate windows read (tests give a ``FakeClock``)."""
     settings = settings or Settings.from_env()
 
     @asynccontextmanager
@@ -121,7 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         await app.state.chat.start()
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
-        app.state.notify = await notify.Notifications.start(engine, registry, settings)
+        app.state.notify = await notify.Notifications.start(engine, registry, settings, clock)
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
         freezing_gc = collector.from_env()
         try:

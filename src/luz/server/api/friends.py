@@ -14,8 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..friends import Friends, Refusal
 from ..identity import Identity
-from ..notify.push import GONE
-from ..notify.texts import invitation_payload
+from ..notify import Notice
 from ..ratelimit import SharedRateLimit, deployment_scope
 from ..timecontrol import now_ms
 from .deps import OverLimit, settings_of, tables_of
@@ -201,20 +200,8 @@ pushing: set[asyncio.Task[None]] = set()
 
 
 async def push_invitation(request: Request, player_id: str, invitation: dict[str, Any]) -> None:
-    """The invitation as a Web Push to the invitee's subscribed browsers (unless push is off or in quiet hours)."""
-    notifications = notify_of(request)
-    pusher = notifications.notifier.pusher
-    try:
-        recipient = await asyncio.to_thread(notifications.preferences.of, player_id)
-        if pusher is None or recipient is None or not recipient.push_on or recipient.quiet_until(now_ms()):
-            return
-        payload = invitation_payload(
-            invitation["table"], invitation["name"], invitation["seat"], invitation["by"]["name"], recipient.language
-        )
-        subscriptions = await asyncio.to_thread(notifications.subscriptions.of, player_id)
-        for subscription in subscriptions:
-            status = await pusher.send(subscription, payload, ttl=1800)
-            if status in GONE:
-                await asyncio.to_thread(notifications.subscriptions.remove, subscription.endpoint)
-    except Exception as error:  # a push's trouble never fails the invitation
-        log.warning("invitation push failed: %s", type(error).__name__)
+    """The invitation told to the invitee through their channels (Web Push; not in their quiet hours)."""
+    notice = Notice(
+        "invitation", invitation["table"], invitation["name"], seat=invitation["seat"], by=invitation["by"]["name"]
+    )
+    await notify_of(request).notifier.tell(player_id, notice)

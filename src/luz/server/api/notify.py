@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import time
 import zoneinfo
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -16,8 +15,9 @@ from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.engine import Engine
 
+from ..clock import Clock
 from ..identity import Players
-from ..notify import Mailer, Notifier, Preferences, Pusher, Subscriptions, Tokens, vapid_key
+from ..notify import ChannelContext, Mailer, Notifier, Preferences, Subscriptions, Tokens, build_channels, vapid_key
 from ..notify.mail import DEFAULT_FROM, verification_email
 from ..notify.preferences import Recipient
 from ..notify.push import Subscription, endpoint_problem, keys_problem, public_key
@@ -46,27 +46,38 @@ class Notifications:
     key: str
     """The VAPID public key (base64url)."""
     notifier: Notifier
+    clock: Clock
     sending: set[asyncio.Task[bool]] = field(default_factory=set)
     verification_sent: dict[str, float] = field(default_factory=dict)
+    """When each player was last sent a verification email (the clock's monotonic seconds)."""
 
     @classmethod
-    async def start(cls, engine: Engine, registry: Registry, settings: Settings) -> Notifications:
-        """Keys, mail, and the notifier's loop started (whether a seat is at its table: the registry knows)."""
+    async def start(cls, engine: Engine, registry: Registry, settings: Settings, clock: Clock) -> Notifications:
+        """Keys, mail, the channels, and the notifier's loop started (whether a seat is at its table: the registry
+        knows)."""
         vapid = await asyncio.to_thread(vapid_key, engine, settings.vapid_private_key)
         tokens = Tokens(await asyncio.to_thread(Players(engine).signing_key, settings.secret_key))
         mailer = Mailer(settings.smtp_url, settings.mail_from)
-        pusher = Pusher(vapid, settings.mail_from or DEFAULT_FROM, allow_local=settings.push_allow_local)
-        notifier = Notifier(
+        context = ChannelContext(
             engine,
-            pusher,
+            clock,
             mailer,
             tokens,
             base_url=settings.public_url,
+            vapid=vapid,
+            push_contact=settings.mail_from or DEFAULT_FROM,
+            push_allow_local=settings.push_allow_local,
+        )
+        notifier = Notifier(
+            engine,
+            build_channels(context),
             seat_connected=registry.seat_connected,
             interval=settings.notify_seconds,
+            clock=clock,
         )
         await notifier.start()
-        return cls(settings, Subscriptions(engine), Preferences(engine), mailer, tokens, public_key(vapid), notifier)
+        subscriptions, preferences = Subscriptions(engine), Preferences(engine)
+        return cls(settings, subscriptions, preferences, mailer, tokens, public_key(vapid), notifier, clock)
 
     async def close(self) -> None:
         await self.notifier.stop()
@@ -210,8 +221,8 @@ async def change_notifications(request: Request, response: Response, body: Notif
     new_address = "email_address" in given and address != current.email
     verify = address is not None and (new_address or not current.email_verified) and notifications.mailer.configured
     if verify:
-        last = notifications.verification_sent.get(identity.player_id, 0.0)
-        if time.monotonic() - last < VERIFICATION_EVERY:
+        last = notifications.verification_sent.get(identity.player_id, -VERIFICATION_EVERY)
+        if notifications.clock.monotonic() - last < VERIFICATION_EVERY:
             raise OverLimit("verification_emails", "a verification email was just sent: wait a minute", 60)
     if body.email and not (address if "email_address" in given else current.email):
         raise HTTPException(409, "give an email address first")
@@ -235,7 +246,7 @@ async def change_notifications(request: Request, response: Response, body: Notif
     assert changed is not None
     if verify and address is not None:
         base = notifications.settings.public_url or str(request.base_url)
-        notifications.verification_sent[identity.player_id] = time.monotonic()
+        notifications.verification_sent[identity.player_id] = notifications.clock.monotonic()
         notifications.send_in_background(
             verification_email(
                 notifications.mailer, notifications.tokens, base, identity.player_id, address, changed.language
