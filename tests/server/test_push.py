@@ -19,7 +19,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from luz.engine import DEFAULT_EDITION, Game, get_edition
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.clock import FakeClock
 from luz.server.db import make_engine, migrate
 from luz.server.identity import Players
@@ -67,7 +67,7 @@ def test_a_turn_is_pushed_encrypted_signed_in_the_players_language_and_nothing_h
     browser = Browser(push_service.url("/push/fr"))
     assert app.post("/api/me/push", json=browser.subscription(), headers=me).status_code == 201
     assert app.put("/api/me/notifications", json={"language": "fr"}, headers=me).json()["language"] == "fr"
-    store = app.app.state.tables.store
+    store = app_services(app.app).tables.store
     table_id = seated_table(store, player_id)
     now = epoch_ms()
     deadline = now + 3 * DAY_MS
@@ -104,9 +104,9 @@ def test_subscriptions_gone_at_the_push_service_are_deleted(app: Any, push_servi
     browsers = [Browser(push_service.url(path)) for path in ("/gone/404", "/gone/410", "/kept")]
     for browser in browsers:
         assert app.post("/api/me/push", json=browser.subscription(), headers=me).status_code == 201
-    subscriptions = Subscriptions(app.app.state.tables.store.engine)
+    subscriptions = Subscriptions(app_services(app.app).tables.store.engine)
     assert len(subscriptions.of(player_id)) == 3
-    store = app.app.state.tables.store
+    store = app_services(app.app).tables.store
     make_due(store.engine, seated_table(store, player_id), notify_at=epoch_ms())
     for path in ("/gone/404", "/gone/410", "/kept"):
         push_service.wait(path)
@@ -133,7 +133,7 @@ def test_subscribing_is_validated_and_capped(app: Any, push_service: PushService
         answer = app.post("/api/me/push", json=body, headers=me)
         assert answer.status_code == 422, (body, answer.text)
         assert "Traceback" not in answer.text
-    subscriptions = Subscriptions(app.app.state.tables.store.engine)
+    subscriptions = Subscriptions(app_services(app.app).tables.store.engine)
     assert subscriptions.of(player_id) == []
     endpoints = [push_service.url(f"/cap/{n}") for n in range(12)]
     for endpoint in endpoints:

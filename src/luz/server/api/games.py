@@ -24,9 +24,9 @@ from luz.engine import (
 from ..lesson import lesson_json
 from ..store import SeatKind
 from ..tables import QUICK_BOT
-from ..tables.chat import PLAYERS, SPECTATORS, Chat
-from .deps import client_of, finished_game, guards_of, tables_of
-from .identity import identities_of, set_name
+from ..tables.chat import PLAYERS, SPECTATORS
+from .deps import chat_of, client_of, finished_game, guards_of, identities_of, tables_of
+from .identity import set_name
 from .schemas import TutorialRequest
 
 router = APIRouter()
@@ -110,7 +110,7 @@ async def game_chat(request: Request, table_id: str, game: int | None = None) ->
     """The chat of a finished game, both channels, for its replay: ``409`` while it is being played. The words of
     players the caller blocked are left out."""
     table, number = await finished_game(request, table_id, game, "chat is")
-    chat: Chat = request.app.state.chat
+    chat = chat_of(request)
     messages = await asyncio.to_thread(chat.store.messages, table.id, (PLAYERS, SPECTATORS), number)
     reader, _ = await identities_of(request).current(request)
     if reader is not None:

@@ -7,24 +7,17 @@ from __future__ import annotations
 import asyncio
 import html
 import zoneinfo
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy.engine import Engine
 
-from ..clock import Clock
-from ..identity import Players
-from ..notify import ChannelContext, Mailer, Notifier, Preferences, Subscriptions, Tokens, build_channels, vapid_key
-from ..notify.mail import DEFAULT_FROM, verification_email
+from ..notify.mail import verification_email
 from ..notify.preferences import Recipient
-from ..notify.push import Subscription, endpoint_problem, keys_problem, public_key
-from ..settings import Settings
-from ..tables import Registry
-from .deps import OverLimit
-from .identity import identities_of
+from ..notify.push import Subscription, endpoint_problem, keys_problem
+from .deps import identities_of, notify_of
+from .guards import OverLimit
 
 B64URL = r"^[A-Za-z0-9_-]+={0,2}$"
 HH_MM = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
@@ -32,67 +25,6 @@ EMAIL = r"^[^@\s\x00]{1,64}@[^@\s\x00]+\.[^@\s\x00]+$"
 TIMEZONE = r"^[A-Za-z0-9_+\-/]{1,64}$"
 VERIFICATION_EVERY = 60.0
 """Seconds between two verification emails of one player (per process)."""
-
-
-@dataclass
-class Notifications:
-    """What the routes need, one per app (``app.state.notify``)."""
-
-    settings: Settings
-    subscriptions: Subscriptions
-    preferences: Preferences
-    mailer: Mailer
-    tokens: Tokens
-    key: str
-    """The VAPID public key (base64url)."""
-    notifier: Notifier
-    clock: Clock
-    sending: set[asyncio.Task[bool]] = field(default_factory=set)
-    verification_sent: dict[str, float] = field(default_factory=dict)
-    """When each player was last sent a verification email (the clock's monotonic seconds)."""
-
-    @classmethod
-    async def start(cls, engine: Engine, registry: Registry, settings: Settings, clock: Clock) -> Notifications:
-        """Keys, mail, the channels, and the notifier's loop started (whether a seat is at its table: the registry
-        knows)."""
-        vapid = await asyncio.to_thread(vapid_key, engine, settings.vapid_private_key)
-        tokens = Tokens(await asyncio.to_thread(Players(engine).signing_key, settings.secret_key))
-        mailer = Mailer(settings.smtp_url, settings.mail_from)
-        context = ChannelContext(
-            engine,
-            clock,
-            mailer,
-            tokens,
-            base_url=settings.public_url,
-            vapid=vapid,
-            push_contact=settings.mail_from or DEFAULT_FROM,
-            push_allow_local=settings.push_allow_local,
-        )
-        notifier = Notifier(
-            engine,
-            build_channels(context),
-            seat_connected=registry.seat_connected,
-            interval=settings.notify_seconds,
-            clock=clock,
-        )
-        await notifier.start()
-        subscriptions, preferences = Subscriptions(engine), Preferences(engine)
-        return cls(settings, subscriptions, preferences, mailer, tokens, public_key(vapid), notifier, clock)
-
-    async def close(self) -> None:
-        await self.notifier.stop()
-        for task in list(self.sending):
-            task.cancel()
-
-    def send_in_background(self, message: Any) -> None:
-        task = asyncio.create_task(self.mailer.send(message))
-        self.sending.add(task)
-        task.add_done_callback(self.sending.discard)
-
-
-def notify_of(request: Request) -> Notifications:
-    notifications: Notifications = request.app.state.notify
-    return notifications
 
 
 class PushKeys(BaseModel):

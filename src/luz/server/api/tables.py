@@ -27,8 +27,18 @@ from ..store import (
 from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
 from ..timecontrol import stored_time_control
-from .deps import client_of, close_all, finished_record, guards_of, seat_of, settings_of, table_or_404, tables_of
-from .identity import identities_of, set_name
+from .deps import (
+    client_of,
+    close_all,
+    finished_record,
+    guards_of,
+    identities_of,
+    seat_of,
+    settings_of,
+    table_or_404,
+    tables_of,
+)
+from .identity import set_name
 from .schemas import DB_INT, Invite, Joined, JoinRequest, SeatSpec, TableCreate, TableCreated
 
 router = APIRouter()
