@@ -1,6 +1,6 @@
 """Notifications' routes: the VAPID key, the browsers' push subscriptions, each player's notification settings, and
-the emails' links (verify an address, unsubscribe); and the notifier's start and stop (docs/PROTOCOL.md,
-"Notifications")."""
+the emails' links (verify an address, unsubscribe) (docs/PROTOCOL.md, "Notifications"); the notifier's start and
+stop are ``notifications.py``'s."""
 
 from __future__ import annotations
 
