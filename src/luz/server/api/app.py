@@ -139,18 +139,18 @@ def create_app(
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
         notifications = await Notifications.start(engine, registry, settings, clock)
         services = Services(
-            settings,
-            clock,
-            metrics,
-            guards,
-            engine,
-            registry,
-            identities,
-            friends,
-            chat,
-            reviews,
-            notifications,
-            database_health,
+            settings=settings,
+            clock=clock,
+            metrics=metrics,
+            guards=guards,
+            engine=engine,
+            tables=registry,
+            identities=identities,
+            friends=friends,
+            chat=chat,
+            reviews=reviews,
+            notifications=notifications,
+            database_health=database_health,
         )
         app.state.services = services
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
@@ -168,7 +168,7 @@ def create_app(
                 pool.shutdown()
             if wal is not None:
                 wal.stop()
-            services.database_health.stop()
+            database_health.stop()
             engine.dispose()
             if stall_watch is not None:
                 stall_watch.stop()
