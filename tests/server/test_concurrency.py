@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.db import migrate
 from luz.server.store import StaleVersion
 from support.server import (
@@ -116,7 +116,7 @@ def all_humans(client: Any) -> tuple[str, dict[int, str]]:
 @pytest.mark.parametrize("variant", ["same action", "different actions", "same version", "no version"])
 def test_two_connections_of_one_seat_act_at_once(client: Any, truth: Truth, variant: str) -> None:
     table_id, tokens = all_humans(client)
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
     with Peer(client, table_id, tokens[0], 0, truth) as phone, Peer(client, table_id, tokens[0], 0, truth) as laptop:
         phone.pump()
         version = phone.state["version"]
@@ -149,7 +149,7 @@ def two_servers(database_url: str) -> Iterator[tuple[Any, Any]]:
 def test_two_servers_on_one_database_take_one_action_per_turn(two_servers: tuple[Any, Any], variant: str) -> None:
     first, second = two_servers
     table_id, tokens = all_humans(first)
-    store = first.app.state.tables.store
+    store = app_services(first.app).tables.store
     truth = Truth(store)
     with Peer(first, table_id, tokens[0], 0, truth) as a, Peer(second, table_id, tokens[0], 0, truth) as b:
         version = a.state["version"]
@@ -180,7 +180,7 @@ def servers_with_redis(database_url: str) -> Iterator[tuple[Any, Any]]:
 def test_two_servers_with_redis_race_every_turn(servers_with_redis: tuple[Any, Any]) -> None:
     first, second = servers_with_redis
     table_id, tokens = all_humans(first)
-    store = first.app.state.tables.store
+    store = app_services(first.app).tables.store
     truth = Truth(store)
     peers = {
         (side, seat): Peer(client, table_id, tokens[seat], seat, truth).__enter__()
@@ -222,11 +222,11 @@ def test_a_server_that_has_not_heard_of_a_move_reads_it_before_refusing(servers_
     the process reads the table before answering ``not_your_turn``, so a legitimate action is never refused."""
     first, second = servers_with_redis
     table_id, tokens = all_humans(first)
-    truth = Truth(first.app.state.tables.store)
+    truth = Truth(app_services(first.app).tables.store)
     with Peer(first, table_id, tokens[0], 0, truth) as a, Peer(second, table_id, tokens[1], 1, truth) as b:
         assert a.view["current_player"] == 0 and b.view["current_player"] == 0
         # The second process hears nothing more from the first (as if the event were slow to come).
-        second.portal.call(second.app.state.tables.broker._task.cancel)
+        second.portal.call(app_services(second.app).tables.broker._task.cancel)
         assert a.act({"type": "bid", "tricks": 2})["type"] == "ack"
         assert b.view["current_player"] == 0  # b's server has not heard of it...
         reply = b.act({"type": "bid", "tricks": 1})

@@ -25,7 +25,7 @@ import json
 import logging
 import secrets
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -157,15 +157,15 @@ class Chat:
     def __init__(
         self,
         engine: Engine,
-        live: Mapping[str, Table],
+        held: Callable[[str], Table | None],
         fanout: Fanout,
         redis_url: str | None,
         friends: Friends,
         per_address: str | None = None,
         scope: str = "",
     ) -> None:
-        self.live = live
-        """This process's live tables, by id."""
+        self.held = held
+        """The table of an id if this process holds it in memory (``Registry.held``)."""
         self.fanout = fanout
         self.friends = friends
         self.store = ChatStore(engine)
@@ -196,7 +196,7 @@ class Chat:
                     message = json.loads(event["data"])
                     if message.pop("origin", None) == self.origin:
                         continue
-                    table = self.live.get(message["table"])
+                    table = self.held(message["table"])
                     if table is not None:  # a table no connection of this process has opened: nobody to tell
                         await self.deliver(table, message)
                 except Exception:  # one message's trouble must not stop the others

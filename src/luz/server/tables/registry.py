@@ -77,6 +77,10 @@ class Registry:
 
     # -- loading -----------------------------------------------------------------------------------------
 
+    def held(self, table_id: str) -> Table | None:
+        """The table ``table_id`` if this process holds it in memory (never loaded for the asking)."""
+        return self.live.get(table_id)
+
     async def get(self, table_id: str) -> Table | None:
         """The live table ``table_id``, loaded from the database on first use."""
         table = self.live.get(table_id)
