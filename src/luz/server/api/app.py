@@ -123,7 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
         app.state.notify = await notify.Notifications.start(engine, registry, settings)
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
-        freezing_gc = collector.from_env()
+        freezing_gc = collector.from_env(lambda: not registry.live)  # full collections only with no table live
         try:
             yield
         finally:

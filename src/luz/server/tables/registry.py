@@ -340,3 +340,4 @@ class Registry:
         self.bots.close()
         for task in list(self._tasks):
             task.cancel()
+        await asyncio.to_thread(self.writer.appends.close)  # the actions queued stored, its connection given back

@@ -12,17 +12,16 @@ import secrets
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from luz.engine import Action, Game, IllegalAction, LuzError, Phase, ViewsJson, parse_action
 from luz.engine.game import drawn_first_player
 
+from ..appends import ActionWriter
 from ..history import results_of
-from ..store import SeatKind, StaleVersion, Status, Store, TableState, build_game, unrates
+from ..store import AppendedAction, SeatKind, StaleVersion, Status, Store, TableState, build_game, unrates
 from ..timecontrol import Turn, after_move, deadline, now_ms, replaced, turn_of
 from .model import Change, Connection, Outbox, Refused
-
-T = TypeVar("T")
 
 
 @dataclass(eq=False)
@@ -136,7 +135,8 @@ class Writer:
         self.render = render
         self.arm = arm
         """Arms the deadline of a table's turn (clocks.py), after a catch-up."""
-        self.inline = store.engine.dialect.name == "sqlite"
+        self.appends = ActionWriter(store)
+        """Stores the actions: off the event loop, in group commits (appends.py)."""
 
     async def act(
         self, table: Table, seat: int, action: Action, expected: int | None, timeout: bool, caught_up: list[Outbox]
@@ -157,19 +157,11 @@ class Writer:
                 bots = table.bot_seats() | replaced(clock)
                 results = results_of(trial, table.state, table.names(), bots) if over else None
                 turn = self._turn(table, trial, clock, bots, seat, timeout)
+                appended = AppendedAction(
+                    table.id, table.state.version, seat, str(action), over, results, clock, turn, unrated
+                )
                 try:
-                    version = await self._stored(
-                        self.store.append_action,
-                        table.id,
-                        table.state.version,
-                        seat,
-                        str(action),
-                        over,
-                        results,
-                        clock,
-                        turn,
-                        unrated,
-                    )
+                    version = await self.appends.append(appended)
                 except StaleVersion:
                     caught_up += await self.catch_up(table)
                     continue
@@ -203,14 +195,6 @@ class Writer:
         except LuzError as error:
             raise Refused("illegal" if isinstance(error, IllegalAction) else "malformed", str(error)) from None
         return trial
-
-    async def _stored(self, call: Callable[..., T], *args: Any) -> T:
-        """``call(*args)``, a call of the store: on SQLite at once in this thread (where the server runs SQLite's
-        calls anyway: api.app.InlineExecutor), without ``to_thread``'s futures and loop wake-up, a tenth of an
-        action's CPU; else in a worker thread."""
-        if self.inline:
-            return call(*args)
-        return await asyncio.to_thread(call, *args)
 
     def follow(self, table: Table, change: Change) -> bool:
         """Apply the action another process stored as the table's next version, as ``act`` does after storing;
