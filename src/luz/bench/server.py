@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 STALL_MS = 100
 """The stall watch's threshold in the bench's server processes (``LUZ_STALL_MS``), unless set."""
 STALL_LINE = re.compile(r"event loop stalled (?P<ms>\d+) ms \(loop thread: (?P<cpu>\d+) ms on a CPU")
+BROKER_LINE = re.compile(r"broker: (\d+) messages received from Redis")
 COLLECTION_LINE = re.compile(r"garbage collection of generation \d: (?P<ms>\d+) ms")
 
 
@@ -119,8 +120,10 @@ class ServerProcess:
         port: int | None = None,
         bot_workers: int = 0,
         client_limits: bool = False,
+        watch_stalls: bool = False,
     ) -> ServerProcess:
-        """``client_limits``: keep ``luz serve``'s per-client limits (else off: the load comes from one address)."""
+        """``client_limits``: keep ``luz serve``'s per-client limits (else off: the load comes from one address);
+        ``watch_stalls``: the event loop's stalls logged (``stalls``)."""
         port = port or free_port()
         command = [*luz_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
         command += ["--database-url", database_url, "--bot-workers", str(bot_workers)]
@@ -139,8 +142,9 @@ class ServerProcess:
         env.setdefault("LUZ_RATED_MIN_ACCOUNT_HOURS", "0")
         env.setdefault("LUZ_RATED_MIN_GAMES", "0")
         env.setdefault("LUZ_ACCOUNTS_PER_ADDRESS", "")
-        env.setdefault("LUZ_STALL_MS", str(STALL_MS))
-        env["LUZ_STALL_LOG"] = str(log_path.with_suffix(".stalls"))
+        if watch_stalls:
+            env.setdefault("LUZ_STALL_MS", str(STALL_MS))
+            env["LUZ_STALL_LOG"] = str(log_path.with_suffix(".stalls"))
         log = log_path.open("w")
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
         return cls(port, process, log_path, log)
@@ -153,6 +157,14 @@ class ServerProcess:
         command = [sys.executable, "-m", "luz.bench.floor", str(port), str(database)]
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         return cls(port, process, log_path, log)
+
+    def broker_received(self) -> int | None:
+        """The messages its broker heard from Redis, as it logged when it stopped (``None``: not logged)."""
+        try:
+            found = BROKER_LINE.findall(self.log_path.read_text(errors="replace"))
+        except OSError:
+            return None
+        return int(found[-1]) if found else None
 
     def stalls(self) -> list[dict[str, float]]:
         """The event loop's stalls since the process was healthy: milliseconds stalled and on the loop thread's
@@ -233,6 +245,7 @@ def running_servers(
     folder: Path,
     bot_workers: int = 0,
     client_limits: bool = False,
+    watch_stalls: bool = False,
 ) -> Iterator[list[ServerProcess]]:
     """``count`` healthy server processes on one database, stopped (killed if need be) on exit.
 
@@ -247,6 +260,7 @@ def running_servers(
                 folder / f"server-{number}.log",
                 bot_workers=bot_workers,
                 client_limits=client_limits,
+                watch_stalls=watch_stalls,
             )
             servers.append(server)
             server.wait_healthy()
@@ -1014,6 +1028,21 @@ def check_log(database_url: str, clients: list[SeatClient], runs: list[TableRun]
     return {"stored": count, "lost": lost, "unacknowledged": count - matched}
 
 
+def broker_figures(servers: list[ServerProcess], clients: list[SeatClient]) -> list[dict[str, Any]]:
+    """Each process's messages heard from Redis (over the whole run, set-up included) per action it served (its
+    own clients' acknowledged actions): what other processes' work costs it."""
+    served = {server.port: 0 for server in servers}
+    for client in clients:
+        port = int(client.url.split(":")[2].split("/")[0])
+        served[port] = served.get(port, 0) + len(client.acked)
+    figures = []
+    for server in servers:
+        received, actions = server.broker_received(), served[server.port]
+        per_action = round(received / actions, 2) if received is not None and actions else None
+        figures.append({"received": received, "actions_served": actions, "received_per_action": per_action})
+    return figures
+
+
 def bench_floor(
     folder: Path,
     pin: bool,
@@ -1138,7 +1167,13 @@ def bench_server(
         deployed = bool(attacks)
         rolling = RollingRestart(url, redis_url, folder, bot_workers=0, pause=seconds / 3) if rolling_restart else None
         with running_servers(
-            processes, url, redis_url, folder, bot_workers=1 if deployed else 0, client_limits=deployed
+            processes,
+            url,
+            redis_url,
+            folder,
+            bot_workers=1 if deployed else 0,
+            client_limits=deployed,
+            watch_stalls=True,
         ) as servers:
             pinned = pin_cores(servers) if pin else {}
             figures, seat_clients, runs, timings, phases = asyncio.run(
@@ -1159,6 +1194,7 @@ def bench_server(
             )
             logs = [s.log_tail(10) for s in servers if s.process.poll() is not None]
             stalls = stall_figures(servers)
+        across = broker_figures(servers, seat_clients) if redis_url and not rolling else None
         retired = rolling.retired if rolling else []
         logs += [s.log_tail(10) for s in retired if s.process.returncode not in STOPPED_CLEANLY]
         trouble = [line for s in retired + servers for line in s.trouble()]
@@ -1219,6 +1255,7 @@ def bench_server(
         "cpu_percent": cpu_percent(timings, window),
         "server_cpu_ms_per_action": None if cpu_per_action is None else round(1000 * cpu_per_action, 3),
         "stalls": stalls,
+        "broker": across,
         "floor": floor_report,
         "ratio_to_floor": ratio(cpu_per_action, floor_report),
         "pinned_cores": pinned,

@@ -118,6 +118,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.friends,
             per_address=settings.chat_per_address,
             scope=deployment_scope(settings.database_url),
+            broker=broker if broker.shared else None,
         )
         await app.state.chat.start()
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
