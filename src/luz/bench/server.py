@@ -780,6 +780,7 @@ async def _drive(
     attacks: list[str],
     clock: str | None = None,
     rolling: RollingRestart | None = None,
+    split: bool = True,
 ) -> tuple[Figures, list[SeatClient], list[TableRun], dict[str, float], list[dict[str, Any]]]:
     import httpx
     from websockets.asyncio.client import connect
@@ -831,10 +832,10 @@ async def _drive(
             runs.append(run)
             for invite in body["invites"]:
                 seat = invite["seat"]
-                home = (number + seat) % len(servers)
-                server = servers[home]
+                place = (number + (seat if split else 0)) % len(servers)
+                server = servers[place]
                 path = f"/ws/tables/{run.id}?token={invite['token']}"
-                others = servers[home + 1 :] + servers[:home]
+                others = servers[place + 1 :] + servers[:place]
                 seat_client = SeatClient(
                     run,
                     seat,
@@ -1131,8 +1132,12 @@ def bench_server(
     clock: str | None = None,
     rolling_restart: bool = False,
     floor: bool = True,
+    split_tables: bool = True,
 ) -> dict[str, Any]:
     """Run the load and return the report (see the module's docstring).
+
+    ``split_tables``: with several processes, the seats of each table on different processes (what crosses
+    processes is measured); else each table's seats all on one (a process then holds only its own tables).
 
     ``floor``: then the same load, by the same clients, on the floor (``luz.bench.floor``: a bare server on the
     same stack), in its own window; the report's ``floor`` and ``ratio_to_floor`` (luz's server CPU per action
@@ -1190,6 +1195,7 @@ def bench_server(
                     attacks=list(attacks),
                     clock=clock,
                     rolling=rolling,
+                    split=split_tables,
                 )
             )
             logs = [s.log_tail(10) for s in servers if s.process.poll() is not None]
@@ -1256,6 +1262,7 @@ def bench_server(
         "server_cpu_ms_per_action": None if cpu_per_action is None else round(1000 * cpu_per_action, 3),
         "stalls": stalls,
         "broker": across,
+        "split_tables": split_tables,
         "floor": floor_report,
         "ratio_to_floor": ratio(cpu_per_action, floor_report),
         "pinned_cores": pinned,

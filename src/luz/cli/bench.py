@@ -156,6 +156,11 @@ def server(
         help="Then the same load on the floor, a bare server on the same stack (luz.bench.floor), and luz's server "
         "CPU per action as a ratio to it (not with --attack, --clock or --rolling-restart).",
     ),
+    split_tables: bool = typer.Option(
+        True,
+        help="With --processes > 1, each table's seats on different processes (--no-split-tables: all on one, so "
+        "that each process holds only its own tables; its `broker` figure then shows what the others cost it).",
+    ),
     turn_based: bool = typer.Option(
         False,
         "--turn-based",
@@ -226,6 +231,7 @@ def server(
         clock=clock,
         rolling_restart=rolling_restart,
         floor=floor,
+        split_tables=split_tables,
     )
     if as_json:
         typer.echo(json.dumps(report))
