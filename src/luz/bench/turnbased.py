@@ -509,8 +509,9 @@ def measure_deadlines(
 
 def memory_per_loaded_table(before: list[int | None], after: list[int | None], loaded: int) -> float | None:
     """The servers' resident memory grown while ``loaded`` tables were brought into memory (the deadlines' tables,
-    each loaded to play its timeout), per table: an upper bound of what one table in memory holds (the allocator's
-    slack and the moves' work count too); ``None`` if unknown or nothing was loaded."""
+    each loaded to play its timeout), per table (the moves' work and the allocator's slack count too; a table that
+    leaves memory meanwhile, idle, gives its memory to the next: let ``idle_seconds`` outlast the deadlines' phase);
+    ``None`` if unknown or nothing was loaded."""
     if not loaded or None in before or None in after:
         return None
     grown = sum(a for a in after if a is not None) - sum(b for b in before if b is not None)
