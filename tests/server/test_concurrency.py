@@ -14,8 +14,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from luz.server import Settings, app_services, create_app
+from luz.server.appends import ActionWriter
 from luz.server.db import migrate
-from luz.server.store import StaleVersion
+from luz.server.store import AppendedAction, StaleVersion
 from support.server import (
     REDIS_URL,
     Message,
@@ -83,7 +84,7 @@ def test_the_store_takes_one_writer_per_version(database_url: str) -> None:
     def append(number: int, version: int, barrier: threading.Barrier, outcomes: list[str]) -> None:
         barrier.wait(5)
         try:
-            store.append_action(table_id, version, 0, f"bid:{number}", False)
+            store.append_action(AppendedAction(table_id, version, 0, f"bid:{number}"))
             outcomes.append(f"bid:{number}")
         except StaleVersion:
             outcomes.append("stale")
@@ -104,6 +105,53 @@ def test_the_store_takes_one_writer_per_version(database_url: str) -> None:
     log = action_log(store, table_id)
     assert len(log) == 6
     assert_log_has_no_gap(log)
+    store.engine.dispose()
+
+
+def test_the_action_writer_commits_a_group_each_action_checked_on_its_own(database_url: str) -> None:
+    """Actions at many tables queued together are stored in fewer transactions than actions; at each table one of
+    two actions on the same version is stored, the other refused as stale, and the log has no gap."""
+    import asyncio
+
+    store = open_store(database_url)
+    migrate(store.engine)
+    tables = []
+    for number in range(12):
+        table_id, _ = store.create_table(
+            name=f"group {number}",
+            edition="iello-2024",
+            players=3,
+            options={"first_player": 0},
+            public=True,
+            grace_seconds=30.0,
+            seats=[{"kind": "bot", "bot": "random", "name": None}] * 3,
+        )
+        tables.append((table_id, store.start_game(table_id, 1, seed=number).version))
+    writer = ActionWriter(store)
+
+    async def outcome(appended: AppendedAction) -> str | int:
+        try:
+            return await writer.append(appended)
+        except StaleVersion:
+            return "stale"
+
+    async def both() -> list[str | int]:
+        actions = []
+        for table_id, version in tables:
+            actions += [AppendedAction(table_id, version, 0, "bid:1"), AppendedAction(table_id, version, 0, "bid:2")]
+        return await asyncio.gather(*(outcome(appended) for appended in actions))
+
+    try:
+        outcomes = asyncio.run(both())
+    finally:
+        writer.close()
+    assert writer.batches < len(outcomes)
+    for number, (table_id, version) in enumerate(tables):
+        first, second = outcomes[2 * number : 2 * number + 2]
+        assert sorted([first, second], key=str) == [version + 1, "stale"], (first, second)
+        stored = store.load(table_id)
+        assert stored.version == version + 1 and stored.actions == ["bid:1" if first != "stale" else "bid:2"]
+        assert_log_has_no_gap(action_log(store, table_id))
     store.engine.dispose()
 
 

@@ -135,6 +135,7 @@ def create_app(
             friends,
             per_address=settings.chat_per_address,
             scope=deployment_scope(settings.database_url),
+            broker=broker if broker.shared else None,
         )
         await chat.start()
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
@@ -155,7 +156,7 @@ def create_app(
         )
         app.state.services = services
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
-        freezing_gc = collector.from_env()
+        freezing_gc = collector.from_env(lambda: not registry.live)  # full collections only with no table live
         try:
             yield
         finally:

@@ -91,8 +91,10 @@ class Registry:
             return None
         async with self._load_lock:
             if table_id not in self.live:
+                await self.broker.hold(table_id)  # its channel heard before it is read: no change of it missed
                 state = await asyncio.to_thread(self.store.load, table_id)
                 if state is None:
+                    self.broker.release(table_id)
                     return None
                 table = Table(state, build_game(state))
                 if is_turn_based(state.time_control) and state.status == Status.PLAYING:
@@ -172,6 +174,7 @@ class Registry:
         leaving = [table for table in self.live.values() if self.idle(table, now)]
         for table in leaving:
             del self.live[table.id]
+            self.broker.release(table.id)
             self.clocks.forget(table)
             self.rematch.forget(table)
         self.evicted += len(leaving)
@@ -335,3 +338,4 @@ class Registry:
         self.clocks.tasks.cancel()
         for task in list(self.posted):
             task.cancel()
+        await asyncio.to_thread(self.writer.appends.close)  # the actions queued stored, its connection given back
