@@ -30,6 +30,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/ruff format --check src tests
 	$(VENV)/bin/lint-imports
+	$(PY) tests/js_imports.py > /dev/null
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

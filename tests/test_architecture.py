@@ -4,6 +4,7 @@ imports no command line, arena, bench or training code. The package lines themse
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -71,3 +72,34 @@ def test_starting_the_server_imports_no_cli_arena_bench_or_training_code() -> No
     loaded = json.loads(subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True).stdout)
     assert "luz.server.api.app" in loaded  # the probe did load the server
     assert [m for m in loaded if m.split(".")[0] in SERVER_NEVER_IMPORTS or m.startswith(SERVER_NEVER_IMPORTS)] == []
+
+
+def table_lock_sites(root: Path) -> list[str]:
+    """Where a table's lock is taken under ``root``: each ``async with X.lock`` (or ``with``) and each
+    ``X.lock.acquire()``, as ``path:line``."""
+    sites = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            held = []
+            if isinstance(node, ast.With | ast.AsyncWith):
+                held = [item.context_expr for item in node.items]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "acquire":
+                held = [node.func.value]
+            if any(isinstance(expr, ast.Attribute) and expr.attr == "lock" for expr in held):
+                sites.append(f"{path.relative_to(root)}:{node.lineno}")
+    return sites
+
+
+def test_only_the_writer_takes_a_tables_lock() -> None:
+    """One door (docs/ARCHITECTURE.md): ``Writer.process`` is the only code that takes a table's lock; routes,
+    sockets, bots, clocks, presence and rematch submit commands to it."""
+    server = Path(__file__).resolve().parents[1] / "src" / "luz" / "server"
+    sites = table_lock_sites(server)
+    assert [site.split(":")[0] for site in sites] == ["tables/writer.py"], sites
+
+
+def test_the_lock_finder_finds_a_lock(tmp_path: Path) -> None:
+    (tmp_path / "route.py").write_text(
+        "async def join(table):\n    async with table.lock:\n        pass\n\ndef leave(t):\n    t.lock.acquire()\n"
+    )
+    assert table_lock_sites(tmp_path) == ["route.py:2", "route.py:6"]

@@ -132,5 +132,9 @@ def test_bench_engine_json_reports_every_table() -> None:
         "standard-deck/4",
     }
     assert all(rate > 0 for rate in report["luz"].values())
+    head = report["head_to_head"]
+    assert head["fast_core"] > 0 and set(head) == set(report["counts"])
     if report["openspiel_oh_hell"] is not None:
         assert report["ratio"] == pytest.approx(report["luz"]["standard-deck/4"] / report["openspiel_oh_hell"], 0.01)
+        assert set(head) == {"luz", "oh_hell_python", "oh_hell_cpp", "fast_core"}
+        assert report["fast_core_ratio_to_oh_hell_cpp"] == pytest.approx(head["fast_core"] / head["oh_hell_cpp"], 0.01)

@@ -45,8 +45,10 @@ def test_bench_vector_json_and_table() -> None:
     assert set(report["steps_per_s"]) == names | batches == set(report["ratio_to_engine"])
     assert all(rate > 0 for rate in report["steps_per_s"].values())
     assert report["ratio_to_pettingzoo"]["pettingzoo"] == 1
+    assert set(report["references"]) == names
     shown = runner.invoke(app, ["bench", "vector", "--seconds", "2", "--edition", "standard-deck", "--players", "3"])
     assert shown.exit_code == 0, shown.output
-    assert "batch 4096 all cores" in shown.stdout and "vs PettingZoo" in shown.stdout
+    assert "batch 4096 all cores" in shown.stdout and "luz_v0" in shown.stdout
+    assert "luz's own PettingZoo wrapper" in shown.stdout  # the references named for what they are
     refused = runner.invoke(app, ["bench", "vector", "--edition", "standard-deck", "--players", "5"])
     assert refused.exit_code == 2 and "played by 3, 4 players" in refused.output

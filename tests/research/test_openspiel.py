@@ -360,6 +360,21 @@ def test_stock_ismcts_with_its_own_resampling_call_and_whole_game_rollouts() -> 
     assert len(state.returns()) == 3
 
 
+@pytest.mark.parametrize("dealt", [False, True])
+def test_openspiels_evaluate_bots_plays_a_game_with_the_ismcts_bot(dealt: bool) -> None:
+    """``pyspiel.evaluate_bots`` from the start (it restarts the bots) and from a dealt state (``restart_at``)."""
+    game = load("standard-deck", 3)
+    state = game.new_initial_state()
+    rng = random.Random(4)
+    while dealt and state.is_chance_node():
+        state.apply_action(rng.choice(state.chance_outcomes())[0])
+    bots = [make_ismcts_bot(game, simulations=3, seed=2)]
+    bots += [pyspiel.make_uniform_random_bot(seat, seat) for seat in (1, 2)]
+    returns = pyspiel.evaluate_bots(state, bots, 5)
+    assert len(returns) == 3 and game.min_utility() <= min(returns) <= max(returns) <= game.max_utility()
+    assert returns != [0.0, 0.0, 0.0]  # whole deals were scored
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_ismcts_out_of_time_at_once_still_decides(seed: int) -> None:
     """OpenSpiel's first simulation only expands the root: a search must run two before its time can stop it."""

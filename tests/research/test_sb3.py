@@ -75,10 +75,16 @@ def test_a_seed_applies_to_the_next_reset_and_the_batch_answers_for_every_slot()
         env.env_method("reset")
     with pytest.raises(ValueError, match="every slot"):
         env.set_attr("render_mode", None, indices=[0])
-    with pytest.raises(IllegalAction):
-        env.step((~env.action_masks()).argmax(axis=1))
     with pytest.raises(InvalidAction):
         env.step(np.full(5, 0.5))
+    illegal = (~env.action_masks()).argmax(axis=1)
+    _, rewards, dones, infos = env.step(illegal)  # the default, illegal_actions="terminate": those games end
+    assert dones.all() and all(info["illegal_action"] and "terminal_observation" in info for info in infos)
+    assert (rewards == env.unwrapped.env.illegal_reward).all()
+    strict = make_vec_env(5, players=3, seat=None, seed=0, illegal_actions="raise")
+    strict.reset()
+    with pytest.raises(IllegalAction):
+        strict.step((~strict.action_masks()).argmax(axis=1))
 
 
 def test_maskable_ppo_trains_without_ever_sending_a_masked_action(monkeypatch: pytest.MonkeyPatch) -> None:

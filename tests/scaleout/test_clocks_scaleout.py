@@ -16,7 +16,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from luz.bench.server import ServerProcess
 from luz.server.db import ActionRow, TableRow, make_engine
-from luz.server.store import Store, build_game
+from luz.server.domain import build_game
+from luz.server.store import Store
 
 TIMEOUTS = 3
 

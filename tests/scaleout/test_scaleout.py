@@ -24,7 +24,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from luz.bench.server import ServerProcess, action_text
 from luz.server.db import ActionRow, make_engine
-from luz.server.store import Store, build_game
+from luz.server.domain import build_game
+from luz.server.store import Store
 
 GAME_TIMEOUT = 180.0
 

@@ -9,7 +9,8 @@ import pytest
 
 from luz.bench.turnbased import BOT_SEAT, bench_turn_based, seat_token, seed_tables, table_id
 from luz.server.db import make_engine
-from luz.server.store import Store, build_game
+from luz.server.domain import build_game
+from luz.server.store import Store
 
 
 def test_the_seeded_tables_rebuild_from_their_record(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from luz.engine import view
 from luz.server import timecontrol
-from luz.server.store import build_game
+from luz.server.domain import build_game
 from luz.server.tables import clocks
 from luz.server.tables.botpool import choose_for
 from support.server import (
@@ -196,14 +196,14 @@ def test_when_time_runs_out_the_heuristic_moves_and_the_table_is_told_once(
     assert after.clock["timeout"] == log[timeouts - 1][2]
 
 
-def test_a_move_before_the_deadline_disarms_it(client: Any, truth: Truth, settings: Any) -> None:
+def test_a_move_before_the_deadline_is_stored_as_the_movers(client: Any, truth: Truth, settings: Any) -> None:
+    """The move is the mover's, its reserve not spent; that no timeout's move follows the deadline it beat is
+    shown on a fake clock (test_timers.test_a_move_before_the_deadline_disarms_it), without a sleep."""
     table_id, tokens, _ = timed_table(client, {"reserve_seconds": 1.5})
     store = open_store(settings.database_url)
     mover = build_game(store.load(table_id)).current_player
     with Peer(client, table_id, tokens[mover], mover, truth) as player:
         assert player.act(first_legal(player.view), player.state["version"])["type"] == "ack"
-        time.sleep(2.0)
-        player.pump()
         assert not [m for m in player.check.messages if m["type"] == "timeout" and m["seat"] == mover]
     assert action_log(store, table_id)[0][2] == mover
     assert store.load(table_id).clock["reserves"][mover] > 0

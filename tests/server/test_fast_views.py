@@ -20,6 +20,7 @@ from luz.server.db import ActionRow, make_engine, migrate, now
 from luz.server.store import AppendedAction, StaleVersion, Store
 from luz.server.tables import Registry, Table
 from luz.server.tables.broker import MemoryBroker
+from luz.server.tables.commands import Act, Start
 from luz.server.tables.fanout import Encoder, Fanout, view_json
 from luz.server.tables.model import dumps
 
@@ -71,7 +72,7 @@ async def play_games(url: str, edition: str, players: int, hints: bool, seed: in
         for seat, recorders in connections.items():
             for recorder in recorders:
                 manager.presence.attach(runtime, seat, recorder)
-        await manager.start_if_ready(runtime)
+        await manager.submit(runtime, Start())
         for game_no in (1, 2):
             state = runtime.state
             assert state.seed is not None and state.game_no == game_no
@@ -90,9 +91,10 @@ async def play_games(url: str, edition: str, players: int, hints: bool, seed: in
                 seat = reference.current_player
                 assert seat is not None
                 action = rng.choice(view(reference, seat).legal_actions)
-                await manager.act(runtime, seat, action_from_json(action_to_json(action)), runtime.state.version)
+                move = action_from_json(action_to_json(action))
+                await manager.submit(runtime, Act(seat, move, runtime.state.version))
                 reference.apply(action, seat)
-            await manager.start_if_ready(runtime, next_game=True)
+            await manager.submit(runtime, Start(next_game=True))
     finally:
         await manager.close()
         engine.dispose()
@@ -227,7 +229,7 @@ def test_a_connection_that_takes_no_message_is_dropped_and_the_others_are_served
             manager.presence.attach(runtime, 1, stuck)
             manager.presence.attach(runtime, 2, served)
             started = asyncio.get_running_loop().time()
-            await manager.broadcast(runtime)
+            await manager.fanout.broadcast(runtime)
             assert asyncio.get_running_loop().time() - started < 2
             assert served.sent[-1]["version"] == runtime.state.version
             assert not runtime.connected(1) and runtime.connected(2)

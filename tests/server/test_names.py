@@ -192,3 +192,64 @@ def test_a_rated_player_renamed_shows_on_the_leaderboard_with_the_old_name_on_th
     assert entry["name"] == "Annie" and entry["guest"] is False
     profile = client.get(f"/api/players/{ann_id}").json()
     assert profile["name"] == "Annie" and "Ann" in [n["name"] for n in profile["former_names"]]
+
+
+def test_a_rename_makes_no_move_in_flight_stale(client: Any, truth: Truth) -> None:
+    """A name is no move: a move made on the state before another player's rename is taken, not refused as
+    stale (the player need not choose again)."""
+    table_id, tokens, _ = create_table(
+        client, players=3, seats=seats("human", "human", "random"), options={"first_player": 0}
+    )
+    ada, bob = guest(client), guest(client)
+    assert join(client, table_id, 0, ada, token=tokens[0]).status_code == 200
+    assert join(client, table_id, 1, bob, token=tokens[1]).status_code == 200
+    with Peer(client, table_id, tokens[0], 0, truth) as zero:
+        seen = zero.wait_state(lambda s: s["view"] is not None and s["view"]["current_player"] == 0)
+        assert rename(client, bob, "Bob").status_code == 200
+        renamed = zero.wait_state(lambda s: names_in(s)[1] == "Bob")
+        assert renamed["version"] > seen["version"]
+        reply = zero.act(zero.check.states[-1]["view"]["legal_actions"][0], version=seen["version"])
+        assert reply["type"] == "ack", reply
+
+
+def test_a_rename_cut_short_is_repaired_by_renaming_again(client: Any) -> None:
+    """The name stored but not every seat's (the server stopped in between): asking again for the same name
+    renames the seats left behind, at every table."""
+    first, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    second, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    cy = guest(client)
+    assert join(client, first, 0, cy).status_code == 200
+    assert join(client, second, 1, cy).status_code == 200
+    me = client.get("/api/me", headers=cy).json()
+    players = client.app.state.identities.players
+    assert players.rename(me["id"], "Cy", 1000)  # the name stored, the seats not: a rename cut short
+    assert client.get(f"/api/tables/{first}").json()["seats"][0]["name"] == me["name"]
+    assert rename(client, cy, "Cy").status_code == 200  # the same name again
+    assert client.get(f"/api/tables/{first}").json()["seats"][0]["name"] == "Cy"
+    assert client.get(f"/api/tables/{second}").json()["seats"][1]["name"] == "Cy"
+
+
+def test_a_rename_reaches_every_seat_or_none(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One transaction for every seat of the player: a failure on the way leaves every seat as it was."""
+    tables = [create_table(client, players=3, seats=seats("human", "human", "random"))[0] for _ in range(3)]
+    dee = guest(client)
+    for table_id in tables:
+        assert join(client, table_id, 0, dee).status_code == 200
+    me = client.get("/api/me", headers=dee).json()
+    store = client.app.state.tables.store
+    bump, bumped = store._bump, []
+
+    def failing_bump(session: Any, row: Any) -> int:
+        bumped.append(row.id)
+        if len(bumped) == 3:
+            raise RuntimeError("the server stopped")
+        return bump(session, row)
+
+    monkeypatch.setattr(store, "_bump", failing_bump)
+    with pytest.raises(RuntimeError):
+        store.rename_player(me["id"], "Dee")
+    monkeypatch.undo()
+    assert [store.load(t).seats[0].name for t in tables] == [me["name"]] * 3
+    assert sorted(t for t, _ in store.rename_player(me["id"], "Dee")) == sorted(tables)
+    assert [store.load(t).seats[0].name for t in tables] == ["Dee"] * 3
+    assert store.rename_player(me["id"], "Dee") == []  # nothing left to repair: no table bumped

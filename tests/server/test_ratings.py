@@ -4,15 +4,17 @@ once (bots play, unrated; whoever abandoned is last), shown on profiles, the lea
 from __future__ import annotations
 
 import secrets
-import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import insert, text
 from sqlalchemy.exc import IntegrityError
 
+from luz.server import Settings, create_app
+from luz.server.clock import FakeClock
 from luz.server.db import PlayerRow
 from luz.server.ratings import PROVISIONAL_GAMES, SCALE, places_of, rate_game
 from support.server import Peer, Truth, create_table, guest, play, seats, wait_for
@@ -73,7 +75,15 @@ def changes(http: Any) -> list[tuple[Any, ...]]:
         ]
 
 
-def test_a_rated_game_rates_its_accounts_once_and_shows_it(client: Any, truth: Truth) -> None:
+def test_a_rated_game_rates_its_accounts_once_and_shows_it(settings: Settings) -> None:
+    """The tables' timers on a fake clock: once the games are over, an hour passes in an instant and whatever a
+    timer or a bot hands in has been processed (``Registry.settled``) before the ratings are read again."""
+    clock = FakeClock()
+    with TestClient(create_app(settings, clock)) as client:
+        rates_once(client, Truth(client.app.state.tables.store), clock)
+
+
+def rates_once(client: Any, truth: Truth, clock: FakeClock) -> None:
     table_id, tokens, (ann, bob) = rated_table(client)
     with Peer(client, table_id, tokens[0], 0, truth) as zero, Peer(client, table_id, tokens[1], 1, truth) as one:
         final = play([zero, one])
@@ -94,7 +104,8 @@ def test_a_rated_game_rates_its_accounts_once_and_shows_it(client: Any, truth: T
         zero.request({"type": "next_game"})
         one.request({"type": "rematch", "accept": True})
         play([zero, one], until=lambda s: s["table"]["status"] == "over" and s["table"]["game_no"] == 2)
-    time.sleep(0.2)  # nothing written late
+    client.portal.call(clock.advance, 3600)  # every timer of the next hour rings now (a rematch offer's end...)
+    client.portal.call(client.app.state.tables.settled)  # and what they handed in is done: nothing written late
     assert rating_rows(client) == sorted([(ann, "iello-2024", 3, 2), (bob, "iello-2024", 3, 2)])
     assert len(changes(client)) == 4
 

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from luz.server import Settings, create_app
-from luz.server.store import SeatKind, SeatState, Status, TableState
+from luz.server.domain import SeatKind, SeatState, Status, TableState
 from luz.server.tables.model import Refused
 from luz.server.tables.rematch import decide, lifetime_ms
 from luz.server.tables.rematch import status as rematch_status

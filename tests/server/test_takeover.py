@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from fastapi.testclient import TestClient
 
 from luz.server import Settings, create_app
+from luz.server.clock import FakeClock
 from support.server import Peer, Truth, create_table, is_over, join_all, play, seats
 
 GRACE = 0.6
@@ -18,7 +18,14 @@ def moved(peer: Peer, version: int) -> bool:
     return peer.state["version"] > version
 
 
-def test_a_bot_plays_for_an_away_player_until_they_come_back(client: Any, truth: Truth) -> None:
+def test_a_bot_plays_for_an_away_player_until_they_come_back(settings: Settings) -> None:
+    """The grace period on a fake clock (``luz.server.clock``): the test moves time on, never sleeps."""
+    clock = FakeClock()
+    with TestClient(create_app(settings, clock)) as client:
+        away_until_back(client, Truth(client.app.state.tables.store), clock)
+
+
+def away_until_back(client: Any, truth: Truth, clock: FakeClock) -> None:
     table_id, tokens, _ = create_table(
         client, players=3, seats=seats("human", "human", "random"), options={"first_player": 0}, grace_seconds=GRACE
     )
@@ -33,9 +40,10 @@ def test_a_bot_plays_for_an_away_player_until_they_come_back(client: Any, truth:
         left = stays.wait_state(lambda s: not s["table"]["seats"][0]["connected"])
         assert left["version"] == version and not left["table"]["seats"][0]["bot_playing"]
         # Within the grace period nothing is played for the seat.
-        time.sleep(GRACE / 3)
+        client.portal.call(clock.advance, GRACE / 3)
         assert not moved(stays, version)
         # Then a bot takes the seat over: it bids for seat 0, and the game comes to seat 1.
+        client.portal.call(clock.advance, GRACE)
         taken = stays.wait_state(lambda s: s["table"]["seats"][0]["bot_playing"], timeout=5)
         assert taken["version"] == version  # the takeover itself is no game event
         bid = stays.wait_state(lambda s: s["view"]["bids"][0] is not None, timeout=5)
@@ -55,7 +63,8 @@ def test_a_bot_plays_for_an_away_player_until_they_come_back(client: Any, truth:
             # When it is seat 0's turn again, nobody plays for it, even after the grace period.
             play([stays], until=lambda s: s["view"]["current_player"] == 0)
             waiting = back.wait_state(lambda s: s["view"]["current_player"] == 0)
-            time.sleep(2 * GRACE)
+            client.portal.call(clock.advance, 2 * GRACE)
+            assert clock.pending() == 0  # no grace period counts down: nothing can take the seat
             assert not moved(back, waiting["version"])
             final = play([back, stays])
     assert is_over(final)

@@ -20,7 +20,7 @@ from sqlalchemy import text
 from starlette.websockets import WebSocketDisconnect
 
 from luz.server import Settings
-from luz.server.store import build_game
+from luz.server.domain import build_game
 from luz.server.timecontrol import DAY_MS
 from support.server import (
     Peer,
@@ -219,7 +219,7 @@ def test_the_timeout_notice_says_the_seat_passed_to_a_bot(client: Any, truth: Tr
         # The table is held (seat 1 is here): its own timer plays the deadline, made past in memory and stored.
         age(registry.store.engine, table_id, DAY_MS + 1_000)
         table.state.clock = registry.store.load(table_id).clock
-        client.portal.call(registry.schedule_bots, table)
+        client.portal.call(registry.resume, table)
         told = seat1.wait(lambda m: m["type"] == "timeout", timeout=10)
         assert told == {"type": "timeout", "seat": 0, "version": told["version"], "timeouts": 1, "replaced": True}
         assert seat1.state["table"]["seats"][0]["replaced"] is True

@@ -19,7 +19,7 @@ import luz.server.tables.table as server_table
 from luz.engine import get_edition
 from luz.server import Settings, create_app
 from luz.server.api.tables import PLAYING_LISTED
-from luz.server.store import SeatKind, Status, TableState
+from luz.server.domain import SeatKind, Status, TableState
 from luz.server.tables.fanout import sees_hands
 from luz.server.tables.table import Table
 from support.server import Peer, Truth, create_table, guest, join_all, play, seats, wait_for

@@ -111,6 +111,44 @@ def test_views_keep_the_hand_the_trick_and_the_focus(browser: Any, server: Serve
     assert not player.errors, player.errors
 
 
+def test_the_bid_buttons_are_kept_and_updated_in_place(browser: Any, server: ServerProcess) -> None:
+    """Ticking the safety redraws the bid buttons: each button (keyed by its count) and the focus on one stay,
+    their labels change to the bids with the safety."""
+    player = seated_against_random_bots(browser, server, "Bids", "Bea")
+    page = player.page
+    assert next_move(player) == "bid"
+    page.evaluate(
+        """() => {
+          window.__buttons = [...document.querySelectorAll('#bid-buttons button')];
+          window.__buttons[1].focus();
+        }"""
+    )
+    labels = page.eval_on_selector_all("#bid-buttons button", "bs => bs.map(b => b.getAttribute('aria-label'))")
+    # The safety ticked and unticked and ticked again from the keyboard's point of view: the focus stays put.
+    page.evaluate(
+        """() => {
+          const safety = document.querySelector('#safety');
+          for (const on of [true, false, true]) {
+            safety.checked = on;
+            safety.dispatchEvent(new Event('change'));
+          }
+        }"""
+    )
+    kept = page.evaluate(
+        """() => {
+          const now = [...document.querySelectorAll('#bid-buttons button')];
+          return {
+            same: now.length === window.__buttons.length && now.every((b, i) => b === window.__buttons[i]),
+            focused: document.activeElement === window.__buttons[1],
+            labels: now.map((b) => b.getAttribute('aria-label')),
+          };
+        }"""
+    )
+    assert kept["same"] and kept["focused"], kept
+    assert kept["labels"] != labels and "safety" in kept["labels"][1] and "safety" not in labels[1], (labels, kept)
+    assert not player.errors, player.errors
+
+
 def test_a_child_that_left_moves_none_of_those_after_it(browser: Any, server: ServerProcess) -> None:
     """render.morph on a list whose first child left: the others are neither removed nor inserted again (a moved
     node loses its focus), and a real reorder still comes out in order."""

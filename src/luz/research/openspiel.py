@@ -577,6 +577,10 @@ class _TimedISMCTS(ismcts.ISMCTSBot):  # type: ignore[misc]
         self.simulations += 1
         return super().sample_root_state(state)  # type: ignore[no-any-return]
 
+    def restart_at(self, state: LuzState) -> None:
+        """Nothing to forget: each search builds its tree afresh from the state it is given. (OpenSpiel's
+        ``evaluate_bots`` calls this when it starts from a state with a history, and fails without it.)"""
+
     def run_search(self, state: LuzState) -> list[tuple[int, float]]:
         self.simulations = 0
         self._deadline = float("inf") if self.seconds is None else time.perf_counter() + self.seconds

@@ -18,8 +18,11 @@ import gymnasium
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+
+from luz.engine import InvalidOptions
 
 from .encoding import ACTION_COUNT
 from .vector_env import LuzVectorEnv
@@ -38,6 +41,8 @@ class LuzSB3VecEnv(VecEnv):
     """
 
     def __init__(self, env: LuzVectorEnv) -> None:
+        if env.autoreset_mode is not AutoresetMode.SAME_STEP:
+            raise InvalidOptions("SB3's VecEnv resets a game in the step that ends it: use AutoresetMode.SAME_STEP")
         self.env = env
         self._masks = np.zeros((env.num_envs, ACTION_COUNT), dtype=np.bool_)
         self._actions: npt.NDArray[Any] = np.zeros(env.num_envs, dtype=np.int64)
@@ -69,10 +74,13 @@ class LuzSB3VecEnv(VecEnv):
         observations, rewards, terminated, truncated, info = self.env.step(self._actions)
         dones = terminated | truncated
         infos: list[dict[str, Any]] = [{"seat": int(seat)} for seat in info["seat"]]
+        illegal = info["final_info"].get("illegal_action") if dones.any() else None
         for slot in np.flatnonzero(dones):
             final = info["final_obs"][slot]
             infos[slot]["terminal_observation"] = final["observation"]
             infos[slot]["TimeLimit.truncated"] = bool(truncated[slot] and not terminated[slot])
+            if illegal is not None and illegal[slot]:
+                infos[slot]["illegal_action"] = True
         return self._observe(observations), rewards, dones, infos
 
     def close(self) -> None:

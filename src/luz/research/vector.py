@@ -50,8 +50,6 @@ _OFFSETS = {
     "scores": core.O_SCORES,
     "totals": core.O_TOTALS,
 }
-PARALLEL_FROM = 256
-"""Batches of at least this many games are stepped on every core numba may use (smaller ones on one)."""
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float32]
 Seeds = int | Sequence[int | None] | npt.NDArray[np.integer[Any]]
@@ -71,6 +69,13 @@ def _whole_seed(seed: object) -> int:
     raise InvalidOptions(f"a seed is a whole number >= 0, not {seed!r}")
 
 
+def fresh_seed() -> int:
+    """A seed drawn from the operating system's entropy (``numpy.random.SeedSequence().entropy``, 128 bits), as
+    Gymnasium's single environments seed themselves when given none."""
+    entropy: int = np.random.SeedSequence().entropy  # type: ignore[assignment]  # an int when drawn, not given
+    return entropy
+
+
 def _one_per_slot(seed: object) -> bool:
     """Whether ``seed`` is a list (or tuple, or array) of seeds rather than one."""
     return isinstance(seed, Sequence | np.ndarray) and not isinstance(seed, str | bytes)
@@ -83,8 +88,9 @@ class LuzBatch:
     copy what you keep. ``seed`` (a whole number >= 0) fixes every deal and first player of every game: game ``g``
     of slot ``i`` draws from a stream of its own, split off slot ``i``'s stream, itself keyed by
     ``numpy.random.SeedSequence(seed).spawn(num_games)[i]``, so a slot's games depend neither on the other slots,
-    nor on the batch size, nor on how earlier games were played. ``parallel`` (default: from
-    :data:`PARALLEL_FROM` games) steps the games on numba's threads.
+    nor on the batch size, nor on how earlier games were played. Without a seed, one is drawn from the system's
+    entropy (:func:`fresh_seed`); :attr:`seed` records it. ``parallel=True`` steps the games on numba's threads
+    (only when asked: they pay only with idle cores, docs/RESEARCH.md).
     """
 
     def __init__(
@@ -92,9 +98,9 @@ class LuzBatch:
         num_games: int,
         edition: Edition | str = "iello-2024",
         players: int = 4,
-        seed: int = 0,
+        seed: int | None = None,
         perfect_recall: bool = True,
-        parallel: bool | None = None,
+        parallel: bool = False,
         options: TableOptions | None = None,
         **option_overrides: Any,
     ) -> None:
@@ -111,7 +117,7 @@ class LuzBatch:
         self.players = players
         self.options = options
         self.encoder = Encoder(self.edition, players, options, perfect_recall)
-        self.parallel = num_games >= PARALLEL_FROM if parallel is None else parallel
+        self.parallel = bool(parallel)
         self._table = self._table_array(draw_seat=False)
         self._scale = float(points_scale(self.edition, options))
         n, p, deals = num_games, players, self.edition.deals(players)
@@ -137,7 +143,10 @@ class LuzBatch:
         self._rules[:] = rules_array(self.edition, players, options, 1)  # made points: set at each deal
         if _one_per_slot(seed):
             raise InvalidOptions("give the batch one seed here (reset(seed=[...]) takes one per slot)")
-        self._seed(seed)
+        self.seed: int = fresh_seed() if seed is None else _whole_seed(seed)
+        """The batch's seed: the one given, or the one drawn from the system's entropy (the last whole-batch seed
+        given to :meth:`reset` since)."""
+        self._seed(self.seed)
 
     def _table_array(self, draw_seat: bool) -> IntArray:
         table = np.zeros(core.TABLE_SIZE, dtype=np.int64)
@@ -164,43 +173,74 @@ class LuzBatch:
             self._rules, self._gs, self._scores, self._mem, self._close, self._rng, self._table, self._scale,
         )  # fmt: skip
 
-    def _seed(self, seed: Seeds) -> None:
+    def _seed(self, seed: Seeds, only: npt.NDArray[np.bool_] | None = None) -> None:
         """Key the slots' streams: all from one seed (slot ``i`` by the ``i``-th spawned ``SeedSequence``), or
-        slot ``i`` by ``SeedSequence(seed[i])`` (``None``: unchanged). Checks everything before changing anything."""
+        slot ``i`` by ``SeedSequence(seed[i])`` (``None``: unchanged); ``only``: the slots to key (all by default).
+        Checks everything before changing anything."""
         if _one_per_slot(seed):
             seeds = list(seed)  # type: ignore[arg-type]
             if len(seeds) != self.num_games:
                 raise InvalidOptions(f"give one seed per game slot ({self.num_games}), not {len(seeds)}")
             chosen = [(slot, np.random.SeedSequence(_whole_seed(s))) for slot, s in enumerate(seeds) if s is not None]
         else:
-            chosen = list(enumerate(np.random.SeedSequence(_whole_seed(seed)).spawn(self.num_games)))
+            whole = _whole_seed(seed)
+            chosen = list(enumerate(np.random.SeedSequence(whole).spawn(self.num_games)))
+            if only is None:
+                self.seed = whole
+        if only is not None:
+            chosen = [(slot, sequence) for slot, sequence in chosen if only[slot]]
         slots = np.array([slot for slot, _ in chosen], dtype=np.int64)
         keys = np.array([sequence.generate_state(2, np.uint64) for _, sequence in chosen], dtype=np.uint64)
         core.seed_streams(self._rng, slots, keys.reshape(len(chosen), 2))
 
-    def reset(self, seed: Seeds | None = None) -> tuple[IntArray, FloatArray, npt.NDArray[np.int8]]:
-        """Start a new game in every slot; the seats to act, their tensors and masks. Without ``seed``, each slot
-        goes on to its next game (never a replay); ``seed``, one for the batch or one per slot (``None``: that
-        slot goes on), starts the streams afresh, so that the same seed gives the same games."""
-        if seed is not None:
-            self._seed(seed)
-        core.reset_all(
-            self._val, self._col, self._played, self._st, self._trick, self._won, self._bids, self._safe,
-            self._rules, self._gs, self._scores, self._rng, self._table,
-        )  # fmt: skip
+    def reset(
+        self, seed: Seeds | None = None, mask: object = None
+    ) -> tuple[IntArray, FloatArray, npt.NDArray[np.int8]]:
+        """Start a new game in every slot, or in the slots where ``mask`` (``bool[num_games]``) is true; the seats
+        to act, their tensors and masks. Without ``seed``, each slot goes on to its next game (never a replay);
+        ``seed``, one for the batch or one per slot (``None``: that slot goes on), starts the streams afresh, so that
+        the same seed gives the same games (with a mask, only the masked slots' streams)."""
+        self._new_games(seed, self.reset_mask(mask))
         self._seats[:] = self._st[:, CURRENT]
         return self._seats, self.observe(self._seats), self._mask
 
-    def _check(self, actions: object) -> IntArray:
-        """``actions`` as int64, one per game, each legal; :class:`InvalidAction` or :class:`IllegalAction` (naming
-        the first bad game) otherwise, before any game changes."""
+    def reset_mask(self, mask: object) -> npt.NDArray[np.bool_] | None:
+        """``mask`` checked as Gymnasium checks ``options["reset_mask"]`` (a numpy ``bool[num_games]`` with at
+        least one true), or None when it is None; :class:`InvalidOptions` otherwise."""
+        if mask is None:
+            return None
+        if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_ or mask.shape != (self.num_games,):
+            raise InvalidOptions(f"reset_mask must be a numpy bool array of shape ({self.num_games},)")
+        if not mask.any():
+            raise InvalidOptions("reset_mask must have at least one true slot")
+        return mask
+
+    def _new_games(self, seed: Seeds | None, mask: npt.NDArray[np.bool_] | None) -> IntArray:
+        """Key the streams if ``seed`` is given and start a new game in the masked slots (all without a mask);
+        the slots reset."""
+        if seed is not None:
+            self._seed(seed, mask)
+        slots = np.arange(self.num_games) if mask is None else np.flatnonzero(mask)
+        core.reset_slots(
+            self._val, self._col, self._played, self._st, self._trick, self._won, self._bids, self._safe,
+            self._rules, self._gs, self._scores, self._rng, self._table, slots,
+        )  # fmt: skip
+        return slots
+
+    def _ids(self, actions: object) -> IntArray:
+        """``actions`` as int64, one per game; :class:`InvalidAction` for anything else."""
         try:
             array = np.asarray(actions)
         except (TypeError, ValueError):
             raise InvalidAction("actions must be an array of action ids, one per game") from None
         if array.shape != (self.num_games,) or not np.issubdtype(array.dtype, np.integer):
             raise InvalidAction(f"actions must be {self.num_games} whole action ids, not {array.dtype} {array.shape}")
-        array = array.astype(np.int64, copy=False)
+        return array.astype(np.int64, copy=False)
+
+    def _check(self, actions: object) -> IntArray:
+        """``actions`` as int64, one per game, each legal; :class:`InvalidAction` or :class:`IllegalAction` (naming
+        the first bad game) otherwise, before any game changes."""
+        array = self._ids(actions)
         bad = core.first_illegal(self._col, self._played, self._st, self._rules, array)
         if bad >= 0:
             raise IllegalAction(f"game {bad}: action {int(array[bad])} is not legal for seat {self._seats[bad]} now")

@@ -404,6 +404,18 @@ def _first_illegal(col, played, st, rules, actions):
     return -1
 
 
+def _illegal_slots(col, played, st, rules, actions, skip, out):
+    """Mark in ``out`` every game whose action is illegal, but for the games in ``skip`` (their actions ignored)."""
+    for i in range(actions.shape[0]):
+        out[i] = not skip[i] and not is_legal(col, played, st, rules, i, actions[i])
+
+
+def _reset_slots(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, slots):
+    """Start a new game in each slot of ``slots``."""
+    for i in slots:
+        _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, i)
+
+
 def _step(
     val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, scale, actions,
     seats, obs, mask, reward, done,
@@ -503,9 +515,14 @@ def _step_seat(
 ):  # fmt: skip
     """Apply the learning seat's ``actions`` (legal, checked before), then the opponents until the learning seat is
     to act again (in the same game, or a new one when it ended); fill its tensor, mask, reward and done flag, and,
-    for a game that ended, the learning seat's tensor of the finished game in ``final_obs``."""
+    for a game that ended, the learning seat's tensor of the finished game in ``final_obs``. A game whose action is
+    negative is left as it is (no reward, not done, its tensor and mask untouched)."""
     players = table[T_PLAYERS]
     for i in prange(actions.shape[0]):
+        if actions[i] < 0:
+            reward[i] = 0.0
+            done[i] = False
+            continue
         gt = np.zeros((H, table[T_LOW] + table[T_VALUES] + 1), dtype=np.float64)
         legal = np.empty(H, dtype=np.int64)
         work = np.empty(table[T_SIZE], dtype=np.float32)
@@ -543,11 +560,12 @@ step_seat_parallel: Kernel = _parallel(_step_seat)
 
 def _advance_to_seat(
     val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, scale, kind, weights,
-    bias, obs, mask,
+    bias, slots, obs, mask,
 ):  # fmt: skip
-    """Let the opponents act in every game until its learning seat is to act; fill its tensor and mask."""
+    """Let the opponents act in each game of ``slots`` until its learning seat is to act; fill its tensor and mask."""
     players = table[T_PLAYERS]
-    for i in prange(val.shape[0]):
+    for j in prange(slots.shape[0]):
+        i = slots[j]
         gt = np.zeros((H, table[T_LOW] + table[T_VALUES] + 1), dtype=np.float64)
         legal = np.empty(H, dtype=np.int64)
         work = np.empty(table[T_SIZE], dtype=np.float32)
@@ -559,25 +577,9 @@ def _advance_to_seat(
                 weights, bias, i, gt, legal, work, mask[i],
             )  # fmt: skip
             _apply(
-                val,
-                col,
-                played,
-                st,
-                trick,
-                won,
-                bids,
-                safe,
-                rules,
-                gs,
-                scores,
-                mem,
-                close,
-                rng,
-                table,
-                i,
-                action,
+                val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, i, action,
                 points,
-            )
+            )  # fmt: skip
         encode(val, col, played, st, bids, safe, won, rules, gs, scores, mem, close, table, scale, i, me, obs[i])
         legal_mask(col, played, st, rules, i, mask[i])
 
@@ -588,4 +590,32 @@ advance_to_seat_parallel: Kernel = _parallel(_advance_to_seat)
 seed_streams: Kernel = njit(cache=True)(_seed_streams)
 reset_all: Kernel = njit(cache=True)(_reset_all)
 first_illegal: Kernel = njit(cache=True)(_first_illegal)
+illegal_slots: Kernel = njit(cache=True)(_illegal_slots)
+reset_slots: Kernel = njit(cache=True)(_reset_slots)
 observe: Kernel = njit(cache=True)(_observe)
+
+
+# -- the fast core alone: random deals, no observation (`luz bench engine`) ------------------------------------
+
+
+@njit(cache=True)
+def random_deals(val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, deals, mask):
+    """Play uniformly random legal actions in game 0 (a new game when one ends) until ``deals`` deals have ended,
+    each dealt, bid, played and scored by the rules kernel; nothing observed. ``mask``: ``int8[32]`` scratch."""
+    points = np.zeros(table[T_PLAYERS], dtype=np.float32)
+    ended = 0
+    while ended < deals:
+        deal = gs[0, DEAL]
+        legal_mask(col, played, st, rules, 0, mask)
+        pick = _below(rng, 0, mask.sum())
+        action = 0
+        while not mask[action] or pick > 0:
+            pick -= mask[action]
+            action += 1
+        over = _apply(val, col, played, st, trick, won, bids, safe, rules, gs, scores, mem, close, rng, table, 0,
+                      action, points)  # fmt: skip
+        if gs[0, DEAL] != deal:
+            ended += 1
+        if over:
+            _new_game(val, col, played, st, trick, won, bids, safe, rules, gs, scores, rng, table, 0)
+    return ended

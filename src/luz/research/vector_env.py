@@ -17,26 +17,44 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from luz.bots.fast.rules import H
-from luz.engine import Edition, InvalidOptions
+from luz.engine import HAND_SIZE, Edition, IllegalAction, InvalidAction, InvalidOptions
 
 from . import vector_core as core
 from .encoding import ACTION_COUNT
 from .vector import FloatArray, LinearPolicy, LuzBatch, Seeds
 
+ILLEGAL_ACTIONS = ("terminate", "raise")
+"""What an action the rules forbid does, in :class:`LuzVectorEnv` as in :class:`luz.research.gym.LuzEnv`: end
+that game with the worst total as reward and ``illegal_action`` in its info, or raise and change nothing."""
+AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+
+
+def _autoreset_mode(mode: object) -> AutoresetMode:
+    """``mode`` as an :class:`AutoresetMode` of :data:`AUTORESET_MODES` (its value, ``"NextStep"``, or its name,
+    ``"next_step"``, accepted); :class:`InvalidOptions` otherwise."""
+    for each in AUTORESET_MODES:
+        if mode is each or mode in (each.value, each.name, each.name.lower()):
+            return each
+    raise InvalidOptions(f"autoreset_mode must be AutoresetMode.SAME_STEP or NEXT_STEP, not {mode!r}")
+
 
 class LuzVectorEnv(VectorEnv):
     """A Gymnasium ``VectorEnv``: ``num_envs`` games, one learning seat each, the other seats played in the fast
-    core by ``opponents``: ``"heuristic"`` (the fast core's heuristic, each seat deciding on its own beliefs),
-    ``"random"``, or a :class:`LinearPolicy` (each opponent sampling from it on its own tensor).
+    core by ``opponents``: ``"random"`` (uniformly random legal actions, the default), ``"heuristic"`` (the fast
+    core's heuristic, each seat deciding on its own beliefs), or a :class:`LinearPolicy` (each opponent sampling
+    from it on its own tensor).
 
     Observations are ``{"observation": float32[num_envs, size], "action_mask": int8[num_envs, 32]}`` for the
     learning seat, rewards the points it scored since its previous action. ``seat=None`` draws the learning seat
-    each game (``info["seat"]``). Games reset in the step that ends them (Gymnasium's ``AutoresetMode.SAME_STEP``):
-    the observation returned for such a slot is the new game's first, and ``info["final_obs"][i]`` and
-    ``info["final_info"][i]`` hold the ended game's last observation (the finished game as the learning seat sees
-    it, an all-zero mask) and info, masked by ``info["_final_obs"]`` and ``info["_final_info"]`` (keys present
-    only on a step where a game ended, as in Gymnasium's ``SyncVectorEnv``). An illegal action raises
-    :class:`IllegalAction` and changes nothing: mask the policy.
+    each game (``info["seat"]``). Without ``seed``, one is drawn from the system's entropy (``self.batch.seed``,
+    ``np_random_seed``). ``autoreset_mode``: Gymnasium's ``SAME_STEP`` (the default: the observation returned for a
+    slot whose game just ended is the new game's first, the ended game's last observation and info in
+    ``info["final_obs"][i]`` and ``info["final_info"]``, masked by ``info["_final_obs"]``/``info["_final_info"]``,
+    keys present only on a step where a game ended, as in Gymnasium's ``SyncVectorEnv``) or ``NEXT_STEP`` (the
+    ended game's last observation is returned, and the slot's next step, its action ignored, starts the new game).
+    ``illegal_actions`` as :class:`~luz.research.gym.LuzEnv`'s: ``"terminate"`` ends that slot's game with the
+    worst total as reward and ``illegal_action`` in its info; ``"raise"`` raises :class:`IllegalAction` and changes
+    nothing. ``reset(options={"reset_mask": m})`` starts new games in the slots where ``m`` is true only.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012 (as gymnasium's VectorEnv declares it)
@@ -47,19 +65,29 @@ class LuzVectorEnv(VectorEnv):
         edition: Edition | str = "iello-2024",
         players: int = 4,
         seat: int | None = 0,
-        opponents: str | LinearPolicy = "heuristic",
-        seed: int = 0,
+        opponents: str | LinearPolicy = "random",
+        seed: int | None = None,
         perfect_recall: bool = True,
-        parallel: bool | None = None,
+        parallel: bool = False,
         copy: bool = True,
+        illegal_actions: str = "terminate",
+        autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
         **option_overrides: Any,
     ) -> None:
         self.batch = LuzBatch(num_envs, edition, players, seed, perfect_recall, parallel, **option_overrides)
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players):
             raise InvalidOptions(f"seat must be 0..{players - 1} or None (drawn each game), not {seat!r}")
+        if illegal_actions not in ILLEGAL_ACTIONS:
+            raise InvalidOptions(f"illegal_actions must be 'terminate' or 'raise', not {illegal_actions!r}")
+        mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {**self.metadata, "autoreset_mode": mode}
         self.fixed_seat = seat
-        self.batch._table = self.batch._table_array(draw_seat=seat is None)
-        size = self.batch.encoder.size
+        self.illegal_actions = illegal_actions
+        batch = self.batch
+        self.illegal_reward = float(-batch.edition.miss_penalty * HAND_SIZE * batch.edition.deals(players))
+        self._np_random_seed = batch.seed
+        batch._table = batch._table_array(draw_seat=seat is None)
+        size = batch.encoder.size
         if isinstance(opponents, LinearPolicy):
             self._kind = core.LINEAR
             weights = np.ascontiguousarray(opponents.weights, dtype=np.float32)
@@ -87,6 +115,18 @@ class LuzVectorEnv(VectorEnv):
         self._done = np.zeros(num_envs, dtype=np.bool_)
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
         self._final = np.zeros((num_envs, size), dtype=np.float32)
+        self._final_mask = np.zeros((num_envs, ACTION_COUNT), dtype=np.int8)
+        self._illegal = np.zeros(num_envs, dtype=np.bool_)
+        self._skip = np.zeros(num_envs, dtype=np.bool_)
+        """NEXT_STEP: the slots whose game ended at the previous step (their next step starts the new game)."""
+        self._next_obs = np.zeros((num_envs, size), dtype=np.float32) if mode is AutoresetMode.NEXT_STEP else None
+        self._next_mask = np.zeros((num_envs, ACTION_COUNT), dtype=np.int8)
+
+    @property
+    def autoreset_mode(self) -> AutoresetMode:
+        """Gymnasium's autoreset mode of this environment (``metadata["autoreset_mode"]``)."""
+        mode: AutoresetMode = self.metadata["autoreset_mode"]
+        return mode
 
     def heuristic_actions(self) -> npt.NDArray[np.int64]:
         """The fast core's heuristic's action at the learning seat of every game, decided from that seat's own
@@ -107,59 +147,136 @@ class LuzVectorEnv(VectorEnv):
     def _policy(self) -> tuple[Any, ...]:
         return (self._kind, self._weights, self._bias)
 
+    def _advance(self, slots: npt.NDArray[np.int64]) -> None:
+        """Let the opponents play in ``slots`` up to their learning seat's turn; write its tensor and mask."""
+        batch = self.batch
+        advance = core.advance_to_seat_parallel if batch.parallel else core.advance_to_seat_serial
+        advance(*batch._state(), *self._policy(), slots, batch._obs, batch._mask)
+
     def _result(self) -> dict[str, npt.NDArray[Any]]:
         obs, mask = self.batch._obs, self.batch._mask
         if self.copy:
             obs, mask = obs.copy(), mask.copy()
         return {"observation": obs, "action_mask": mask}
 
-    def _info(self) -> dict[str, Any]:
-        return {"seat": self.batch._gs[:, core.LEARNER].copy(), "_seat": np.ones(self.num_envs, dtype=np.bool_)}
+    def _info(self, seats: npt.NDArray[np.int64], given: npt.NDArray[np.bool_] | None = None) -> dict[str, Any]:
+        present = np.ones(self.num_envs, dtype=np.bool_) if given is None else given.copy()
+        return {"seat": seats.copy(), "_seat": present}
+
+    def _ended_info(self, seats: npt.NDArray[np.int64]) -> dict[str, Any]:
+        """The info of the step that ended the games in ``self._done`` (``seats``: their learning seats), as
+        Gymnasium lays out one env's info in a batch; ``illegal_action`` where an illegal action ended one."""
+        ended = self._done
+        info = {"seat": np.where(ended, seats, 0), "_seat": ended.copy()}
+        if self._illegal.any():
+            info |= {"illegal_action": self._illegal.copy(), "_illegal_action": self._illegal.copy()}
+        return info
 
     def _final_info(self, seats: npt.NDArray[np.int64]) -> dict[str, Any]:
         """Gymnasium's same-step autoreset keys for the games that just ended (``seats``: their learning seats)."""
         ended = self._done.copy()
         final_obs = np.full(self.num_envs, None, dtype=object)
         for i in np.flatnonzero(ended):
-            final_obs[i] = {"observation": self._final[i].copy(), "action_mask": np.zeros(ACTION_COUNT, np.int8)}
-        final_seats = np.where(ended, seats, 0)
+            final_obs[i] = {"observation": self._final[i].copy(), "action_mask": self._final_mask[i].copy()}
         return {
             "final_obs": final_obs,
             "_final_obs": ended,
-            "final_info": {"seat": final_seats, "_seat": ended.copy()},
+            "final_info": self._ended_info(seats),
             "_final_info": ended.copy(),
         }
 
     def reset(
         self, *, seed: Seeds | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
-        """New games in every slot, up to the learning seat's first turn. Without ``seed``, each slot goes on to its
-        next game; ``seed`` (one for the batch, or a list of one per slot, ``None`` keeping that slot's streams)
-        starts the streams afresh, as :meth:`LuzBatch.reset` does. ``options`` is not used."""
+        """New games, up to the learning seat's first turn: in every slot, or in the slots where
+        ``options["reset_mask"]`` (a numpy ``bool[num_envs]``, as Gymnasium's) is true, the others left as they
+        are. Without ``seed``, each slot goes on to its next game; ``seed`` (one for the batch, or a list of one
+        per slot, ``None`` keeping that slot's streams) starts the streams afresh, as :meth:`LuzBatch.reset` does
+        (with a mask, only the masked slots'). Other options are not used."""
         batch = self.batch
-        batch.reset(seed)
+        mask = batch.reset_mask((options or {}).get("reset_mask"))
+        slots = batch._new_games(seed, mask)
+        if seed is not None and mask is None:
+            self._np_random_seed = batch.seed if not isinstance(seed, list | tuple | np.ndarray) else -1
         if self.fixed_seat is not None:
-            batch._gs[:, core.LEARNER] = self.fixed_seat
-        advance = core.advance_to_seat_parallel if batch.parallel else core.advance_to_seat_serial
-        advance(*batch._state(), *self._policy(), batch._obs, batch._mask)
+            batch._gs[slots, core.LEARNER] = self.fixed_seat
+        self._advance(slots)
+        self._skip[slots] = False
         batch._seats[:] = batch._gs[:, core.LEARNER]
-        return self._result(), self._info()
+        return self._result(), self._info(batch._seats, mask)
+
+    def _illegal_slots(self, actions: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+        """Mark in ``self._illegal`` the slots (not skipped) whose action the rules forbid; raise for them under
+        ``illegal_actions="raise"``, and for ids outside 0..31 under either (malformed, as in :class:`LuzEnv`)."""
+        batch = self.batch
+        core.illegal_slots(batch._col, batch._played, batch._st, batch._rules, actions, self._skip, self._illegal)
+        if not self._illegal.any():
+            return self._illegal
+        bad = np.flatnonzero(self._illegal)
+        malformed = bad[(actions[bad] < 0) | (actions[bad] >= ACTION_COUNT)]
+        if len(malformed):
+            first = int(malformed[0])
+            raise InvalidAction(f"game {first}: action {int(actions[first])} is not an action id (0..31)")
+        if self.illegal_actions == "raise":
+            first = int(bad[0])
+            raise IllegalAction(f"game {first}: action {int(actions[first])} is not legal for its learning seat now")
+        return self._illegal
 
     def step(
         self, actions: object
     ) -> tuple[dict[str, npt.NDArray[Any]], FloatArray, npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]]:
-        """The learning seat's action in every game, then the opponents' until its next turn."""
+        """The learning seat's action in every game, then the opponents' until its next turn (under NEXT_STEP, a
+        slot whose game ended at the previous step starts its new game instead, its action ignored)."""
         batch = self.batch
-        checked = batch._check(actions)
+        checked = batch._ids(actions)
+        illegal = self._illegal_slots(checked)
+        skipped = self._skip.any()
+        bad = illegal.any()
+        if skipped or bad:
+            checked = np.where(self._skip | illegal, -1, checked)
+        if bad:
+            self._final[illegal] = batch._obs[illegal]
+            self._final_mask[illegal] = batch._mask[illegal]
         seats = batch._gs[:, core.LEARNER].copy()
         kernel = core.step_seat_parallel if batch.parallel else core.step_seat_serial
         kernel(
             *batch._state(), *self._policy(), checked, batch._obs, batch._mask, self._reward, self._done, self._final
         )
+        if bad:
+            self._reward[illegal] = self.illegal_reward
+            self._done[illegal] = True
+            slots = batch._new_games(None, illegal)
+            if self.fixed_seat is not None:
+                batch._gs[slots, core.LEARNER] = self.fixed_seat
+            self._advance(slots)
         batch._seats[:] = batch._gs[:, core.LEARNER]
-        info = self._info()
-        if self._done.any():
-            info.update(self._final_info(seats))
+        if self._next_obs is None:
+            info = self._info(batch._seats)
+            if self._done.any():
+                info.update(self._final_info(seats))
+        else:
+            info = self._next_step(seats)
+        if bad:
+            self._final_mask[illegal] = 0
         reward, done = (self._reward.copy(), self._done.copy()) if self.copy else (self._reward, self._done)
         truncated = self._truncated.copy() if self.copy else self._truncated
         return self._result(), reward, done, truncated, info
+
+    def _next_step(self, seats: npt.NDArray[np.int64]) -> dict[str, Any]:
+        """NEXT_STEP: return the ended games' last observations, keeping their new games' first for the next
+        step; give back the ones kept at the previous step. The step's info."""
+        assert self._next_obs is not None
+        batch, ended, waiting = self.batch, self._done, self._skip
+        if waiting.any():
+            batch._obs[waiting] = self._next_obs[waiting]
+            batch._mask[waiting] = self._next_mask[waiting]
+        info = self._info(np.where(ended, seats, batch._seats))
+        if ended.any():
+            self._next_obs[ended] = batch._obs[ended]
+            self._next_mask[ended] = batch._mask[ended]
+            batch._obs[ended] = self._final[ended]
+            batch._mask[ended] = self._final_mask[ended]
+            if self._illegal.any():
+                info |= {"illegal_action": self._illegal.copy(), "_illegal_action": self._illegal.copy()}
+        self._skip[:] = ended
+        return info

@@ -30,6 +30,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from .domain import Status
+
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
@@ -56,7 +58,7 @@ class TableRow(Base):
     """Whether each seat's view carries hints (the exact odds of its own hidden values)."""
     rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """Whether its games change the players' ratings (then every human seat is an account's: ratings.py)."""
-    status: Mapped[str] = mapped_column(String(16), default="waiting")
+    status: Mapped[str] = mapped_column(String(16), default=Status.WAITING)
     """``waiting`` for players, ``playing``, or ``over`` (the current game is finished)."""
     game_no: Mapped[int] = mapped_column(Integer, default=0)
     version: Mapped[int] = mapped_column(Integer, default=0)

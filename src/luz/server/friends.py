@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from .db import BlockRow, FollowRow, InvitationRow, PlayerRow, SeatRow, TableRow, now
+from .domain import SeatKind, Status
 
 MOST_FOLLOWED = 500
 """The most players one account follows."""
@@ -272,9 +273,9 @@ class Friends:
             if any(s.player_id == invitee for s in seats):
                 raise Refusal(409, "seated", "this player holds a seat at this table already")
             target = next((s for s in seats if s.seat == seat), None)
-            if target is None or target.kind != "human":
+            if target is None or target.kind != SeatKind.HUMAN:
                 raise Refusal(404, "no_seat", "there is no human seat with that number")
-            if table.status != "waiting" or target.joined or target.player_id is not None:
+            if table.status != Status.WAITING or target.joined or target.player_id is not None:
                 raise Refusal(409, "seat_taken", "this seat is taken: invite to an open seat")
             if session.get(FollowRow, (inviter, invitee)) is None:
                 raise Refusal(403, "not_following", "you may invite only a player you follow")
@@ -306,7 +307,7 @@ class Friends:
             .where(
                 InvitationRow.player_id == player_id,
                 InvitationRow.created_at >= now() - timedelta(milliseconds=INVITATION_MS),
-                TableRow.status == "waiting",
+                TableRow.status == Status.WAITING,
                 SeatRow.joined.is_(False),
                 SeatRow.player_id.is_(None),
             )
@@ -351,11 +352,11 @@ def _public_tables_of(session: Session, players: list[str]) -> dict[str, dict[st
             SeatRow.player_id.in_(players),
             SeatRow.joined.is_(True),
             TableRow.public.is_(True),
-            TableRow.status != "over",
+            TableRow.status != Status.OVER,
         )
     ).all()
     found: dict[str, dict[str, Any]] = {}
-    for row in sorted(rows, key=lambda r: (r.status == "playing", r.created_at)):
+    for row in sorted(rows, key=lambda r: (r.status == Status.PLAYING, r.created_at)):
         found[row.player_id] = {"id": row.id, "name": row.name, "status": row.status}
     return found
 
@@ -368,8 +369,8 @@ def _open_seats_of(session: Session, player_id: str) -> list[dict[str, Any]]:
         .join(TableRow, TableRow.id == SeatRow.table_id)
         .where(
             SeatRow.table_id.in_(mine),
-            TableRow.status == "waiting",
-            SeatRow.kind == "human",
+            TableRow.status == Status.WAITING,
+            SeatRow.kind == SeatKind.HUMAN,
             SeatRow.joined.is_(False),
             SeatRow.player_id.is_(None),
         )

@@ -17,8 +17,8 @@ from luz.engine import Game
 from luz.engine.record import to_record
 
 from .db import ActionRow, GameRow, NameChangeRow, PlayerRow, ResultRow, TableRow
+from .domain import SeatKind, Status, TableState, build_game
 from .ratings import changes_of, ratings_of
-from .store import Status, TableState, build_game
 
 PROFILE_GAMES = 50
 """Games listed on a profile page (the newest); the statistics count every game."""
@@ -40,7 +40,7 @@ def results_of(game: Game, state: TableState, names: list[str], bots: set[int]) 
         results.append(
             {
                 "seat": seat,
-                "player_id": spec.player if spec.kind == "human" else None,
+                "player_id": spec.player if spec.kind == SeatKind.HUMAN else None,
                 "kind": spec.kind,
                 "name": names[seat][:40],
                 "rank": outcome.ranking.index(seat) + 1,
@@ -49,7 +49,7 @@ def results_of(game: Game, state: TableState, names: list[str], bots: set[int]) 
                 "exact_bids": sum(d.bids[seat] == d.tricks[seat] for d in deals),
                 "safeties": sum(d.safety[seat] for d in deals),
                 "against_bots": bool(bots - {seat}),
-                "abandoned": spec.kind == "human" and (seat in bots or not spec.joined),
+                "abandoned": spec.kind == SeatKind.HUMAN and (seat in bots or not spec.joined),
             }
         )
     return results

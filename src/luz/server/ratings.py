@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from .db import GameRow, PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
+from .domain import SeatKind
 
 if TYPE_CHECKING:
     from openskill.models import PlackettLuce
@@ -55,7 +56,7 @@ def rating_json(mu: float, sigma: float, games: int) -> dict[str, Any]:
 def places_of(results: list[dict[str, Any]]) -> dict[str, int]:
     """Each rated player's place (1 first) in a finished game: the humans' ranks among themselves, whoever
     abandoned last (tied if several)."""
-    humans = [r for r in results if r["kind"] == "human" and r["player_id"] is not None]
+    humans = [r for r in results if r["kind"] == SeatKind.HUMAN and r["player_id"] is not None]
     staying = sorted((r for r in humans if not r["abandoned"]), key=lambda r: r["rank"])
     places: dict[str, int] = {}
     for result in staying:  # equal ranks (a shared place) keep equal places

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, text, update
@@ -22,12 +21,25 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from luz.engine import Game, get_edition, parse_action
-
 from . import friends
 from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, ReviewRow, SeatRow, TableRow, now
+from .domain import (
+    AccountRequired,
+    AccountTooNew,
+    OneSeatPerAddress,
+    SeatKind,
+    SeatPolicy,
+    SeatState,
+    SecondSeat,
+    Status,
+    TableState,
+    TooManyGames,
+    build_game,
+    is_turn_based,
+    replaced,
+)
 from .ratings import rate_game
-from .timecontrol import Turn, is_turn_based, new_clock, replaced, turn_of
+from .timecontrol import Turn, new_clock, turn_of
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
@@ -80,135 +92,12 @@ def append_params(table_id: str, game_no: int, seat: int, action: str) -> dict[s
     }
 
 
-class Status(StrEnum):
-    """Where a table is: waiting for players, playing a game, or between games (its last one over)."""
-
-    WAITING = "waiting"
-    PLAYING = "playing"
-    OVER = "over"
-
-
-class SeatKind(StrEnum):
-    """Who sits at a seat: a person or a bot."""
-
-    HUMAN = "human"
-    BOT = "bot"
-
-
 def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-@dataclass
-class SeatState:
-    seat: int
-    kind: SeatKind
-    bot: str | None
-    name: str | None
-    joined: bool
-    player: str | None = None
-    """The id of the identity that took the seat (public: it links to the player's profile)."""
-    guest: bool = False
-    """Whether that identity is a guest (shown as a "guest" mark beside its name)."""
-
-    def public(self) -> dict[str, Any]:
-        return {
-            "seat": self.seat,
-            "kind": self.kind,
-            "bot": self.bot,
-            "name": self.name,
-            "joined": self.joined,
-            "player": self.player,
-            "guest": self.guest,
-        }
-
-
-@dataclass
-class TableState:
-    """A table as stored: its settings, seats, current game's seed and actions, and version."""
-
-    id: str
-    name: str
-    edition: str
-    players: int
-    options: dict[str, Any]
-    public: bool
-    grace_seconds: float
-    status: Status
-    game_no: int
-    version: int
-    seats: list[SeatState]
-    hints: bool = False
-    rated: bool = False
-    """Whether its games change the players' ratings (ratings.py): every human seat an account's."""
-    seed: int | None = None
-    actions: list[str] = field(default_factory=list)
-    time_control: dict[str, int] | None = None
-    """A reserve and an increment per move (timecontrol.py); ``None``: untimed."""
-    clock: dict[str, Any] | None = None
-    rematch: dict[str, Any] | None = None
-    """The rematch offered after the last game (tables/rematch.py), as stored; ``None``: none."""
-    show_hands: bool = False
-    """Whether spectators see every hand face up (an unlisted, unrated table only: fanout.py)."""
-    tutorial: bool = False
-    """Whether it is a tutorial's table: its bots play on alone once its one human has gone (a table of bots)."""
-    unrated: dict[str, Any] | None = None
-    """Why the current game of a rated table no longer counts (``{"reason": "left" | "timeout", "seat": n}``:
-    in its first deal); ``None``: it counts, or the table is unrated."""
-
-    def summary(self) -> dict[str, Any]:
-        gone = replaced(self.clock)
-        return {
-            "id": self.id,
-            "name": self.name,
-            "edition": self.edition,
-            "players": self.players,
-            "options": self.options,
-            "public": self.public,
-            "grace_seconds": self.grace_seconds,
-            "hints": self.hints,
-            "rated": self.rated,
-            "show_hands": self.show_hands,
-            "tutorial": self.tutorial,
-            "unrated": self.unrated,
-            "time_control": self.time_control,
-            "turn_based": is_turn_based(self.time_control),
-            "status": self.status,
-            "game_no": self.game_no,
-            "version": self.version,
-            "seats": [{**s.public(), "replaced": s.seat in gone} for s in self.seats],
-            "rematch": self.rematch if self.status == Status.OVER else None,
-        }
-
-
-def unrates(state: TableState, game: Game | None, seat: int, timeout: bool, away: set[int]) -> tuple[str, int] | None:
-    """Why a move of ``seat`` now makes the current game of a rated table unrated for everyone: its player's time
-    ran out (``timeout``), or a bot plays for them (``away``: they left, or were gone past their grace), in the
-    first deal. ``None``: the game still counts (or never did)."""
-    if not state.rated or state.unrated is not None or state.status != "playing" or game is None:
-        return None
-    if game.deal_number != 1 or game.outcome() is not None:
-        return None
-    if state.seats[seat].kind != "human":
-        return None
-    if timeout:
-        return ("timeout", seat)
-    return ("left", seat) if seat in away else None
-
-
-def build_game(state: TableState) -> Game | None:
-    """The current game of a stored table, replayed through the rules from its seed and actions."""
-    if state.seed is None:
-        return None
-    edition = get_edition(state.edition)
-    game = Game(edition, state.players, edition.options(state.players, **state.options), seed=state.seed)
-    for action in state.actions:
-        game.apply(parse_action(action))
-    return game
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,66 +124,6 @@ class AppendedAction:
 
 class StaleVersion(Exception):
     """The table changed since the caller last read it."""
-
-
-class SecondSeat(PermissionError):
-    """The identity already holds another seat at the table: one seat per identity."""
-
-    def __init__(self, seat: int) -> None:
-        super().__init__(f"you already hold seat {seat + 1} at this table: one seat per player")
-        self.seat = seat
-
-
-class AccountRequired(PermissionError):
-    """A guest asked for a seat at a rated table: only accounts are rated."""
-
-    code = "account_required"
-
-    def __init__(self) -> None:
-        super().__init__("this table is rated: sign in to an account (or register) to take a seat")
-
-
-class AccountTooNew(PermissionError):
-    """An account too new (and with too few finished games) asked for a seat at a rated table."""
-
-    code = "account_too_new"
-
-    def __init__(self, hours: float, games: int) -> None:
-        super().__init__(
-            f"this table is rated: an account takes a rated seat once it is {hours:g} hours old or has finished"
-            f" {games} games; play unrated games meanwhile"
-        )
-
-
-class OneSeatPerAddress(PermissionError):
-    """Another seat of a public or rated table was taken from the same client address, through any identity."""
-
-    code = "one_seat_per_address"
-
-    def __init__(self) -> None:
-        super().__init__(
-            "another seat of this table was taken from your address: one seat per address at public and rated"
-            " tables (friends behind one address play at a private table, by its invite links)"
-        )
-
-
-@dataclass(frozen=True)
-class SeatPolicy:
-    """The fair-play rules of taking a seat (settings.py): seats per client address at public and rated tables
-    (0: no limit), and how old, or how many finished games, an account needs for a rated seat."""
-
-    seats_per_address: int = 0
-    rated_min_account_hours: float = 0.0
-    rated_min_games: int = 0
-
-
-class TooManyGames(PermissionError):
-    """The identity already sits at as many unfinished turn-based tables as one may."""
-
-    code = "too_many_games"
-
-    def __init__(self, cap: int) -> None:
-        super().__init__(f"you already play {cap} turn-based games, the most at once: finish one first")
 
 
 class Store:
@@ -544,21 +373,28 @@ class Store:
             or 0
         )
 
-    def tables_of_player(self, player_id: str) -> list[str]:
-        """The tables where ``player_id`` holds a seat (any status: a finished table's replay shows its names)."""
-        with Session(self.engine) as session:
-            return list(session.scalars(select(SeatRow.table_id).where(SeatRow.player_id == player_id)))
-
-    def rename_seat(self, table_id: str, player_id: str, name: str) -> TableState:
-        """``player_id``'s seat at ``table_id`` now named ``name`` (and its guest mark read again), the table's
-        version bumped so that every process reloads it."""
-        with self._locked(table_id) as (session, row):
-            for seat in session.scalars(
-                select(SeatRow).where(SeatRow.table_id == table_id, SeatRow.player_id == player_id)
-            ):
+    def rename_player(self, player_id: str, name: str, every: bool = False) -> list[tuple[str, int]]:
+        """Every seat of ``player_id`` named ``name`` (and its guest mark read again) in one transaction: all of
+        them or none. Each table whose seat's name changed gets a new version (every process reloads it); a seat
+        already so named is left alone, so renaming again to the same name repairs only what a crash cut short.
+        ``every``: every table of the player gets a new version (its guest mark changed: an account registered).
+        Returns the tables changed and their new versions; their rows are locked in the order of their ids (two
+        renames never wait on each other in a circle)."""
+        with Session(self.engine) as session, session.begin():
+            query = select(SeatRow).where(SeatRow.player_id == player_id)
+            seats = [seat for seat in session.scalars(query) if every or seat.name != name]
+            ids = sorted({seat.table_id for seat in seats})
+            if not ids:
+                return []
+            rows = select(TableRow).where(TableRow.id.in_(ids)).order_by(TableRow.id)
+            if self.engine.dialect.name != "sqlite":
+                rows = rows.with_for_update()
+            changed = []
+            for row in session.scalars(rows):
+                changed.append((row.id, self._bump(session, row)))
+            for seat in seats:
                 seat.name = name
-            self._bump(session, row)
-            return self._state(session, row)
+            return changed
 
     def unfinished_tutorial(self, player_id: str) -> str | None:
         """The tutorial's table where ``player_id`` holds a seat and whose game is not over, if any."""

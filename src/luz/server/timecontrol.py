@@ -15,6 +15,8 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .domain import SeatKind, Status, is_turn_based, replaced
+
 PRESETS: dict[str, tuple[int, int]] = {"1+5": (1, 5), "3+10": (3, 10), "5+15": (5, 15)}
 """Time controls by name: minutes of reserve + seconds of increment per move."""
 DAYS: dict[str, int] = {"1d": 1, "2d": 2, "3d": 3, "7d": 7}
@@ -87,11 +89,6 @@ def stored_time_control(
     return {"reserve_ms": round(spec.reserve_seconds * 1000), "increment_ms": round(spec.increment_seconds * 1000)}
 
 
-def is_turn_based(time_control: dict[str, int] | None) -> bool:
-    """Whether a stored time control gives days per move (a turn-based table)."""
-    return time_control is not None and "days_per_move" in time_control
-
-
 def now_ms() -> int:
     return int(time.time() * 1000)
 
@@ -100,17 +97,11 @@ def new_clock(time_control: dict[str, int] | None, kinds: list[str]) -> Clock | 
     """The clock of a game starting now: every human seat's full reserve (bot seats are not timed)."""
     if time_control is None:
         return None
-    reserves = [time_control["reserve_ms"] if kind == "human" else None for kind in kinds]
+    reserves = [time_control["reserve_ms"] if kind == SeatKind.HUMAN else None for kind in kinds]
     clock: Clock = {"reserves": reserves, "since": now_ms(), "timeout": None}
     if is_turn_based(time_control):
         clock["timeouts"], clock["replaced"] = [0] * len(kinds), []
     return clock
-
-
-def replaced(clock: Clock | None) -> set[int]:
-    """The seats of a turn-based game that a bot plays for the rest of it, their players' time having run out
-    ``timeouts_before_bot`` times in a row."""
-    return set(clock.get("replaced", ())) if clock is not None else set()
 
 
 def after_move(state: Timed, seat: int, timeout: bool = False) -> Clock | None:
@@ -192,6 +183,6 @@ def turn_of(
 def deadline(state: Timed, mover: int | None) -> int | None:
     """When ``mover``'s time runs out (epoch ms), if its seat is timed."""
     clock = state.clock
-    if clock is None or mover is None or state.status != "playing" or clock["reserves"][mover] is None:
+    if clock is None or mover is None or state.status != Status.PLAYING or clock["reserves"][mover] is None:
         return None
     return int(clock["since"] + clock["reserves"][mover])

@@ -18,7 +18,9 @@ from fastapi.responses import JSONResponse
 from luz.web import install as install_web_client
 
 from .. import checkpoints, collector
+from ..clock import Clock
 from ..db import make_engine, migrate
+from ..domain import AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames
 from ..friends import Blocked, Friends
 from ..health import DatabaseHealth
 from ..identity import Players
@@ -28,7 +30,7 @@ from ..ratelimit import deployment_scope
 from ..reviews import Reviews
 from ..settings import Settings
 from ..stalls import watch_from_env
-from ..store import AccountRequired, AccountTooNew, OneSeatPerAddress, Store, TooManyGames
+from ..store import Store
 from ..tables import Registry
 from ..tables.botpool import BotPool, start_bots
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
@@ -62,8 +64,9 @@ def stopping(app: FastAPI) -> None:
         tables_of_app.watchers.close()
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The server's ASGI application (``luz serve`` runs it with uvicorn)."""
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """The server's ASGI application (``luz serve`` runs it with uvicorn); ``clock``: the tables' timers' time
+    (a test's ``FakeClock``; else the real one)."""
     settings = settings or Settings.from_env()
 
     @asynccontextmanager
@@ -95,7 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # interpreter for long stretches: done while serving, it held every table up for seconds), then the bot
         # processes started: they warm up while the server answers and its quick bots play.
         await start_bots(pool)
-        registry = Registry(Store(engine), broker, pool, settings, metrics)
+        registry = Registry(Store(engine), broker, pool, settings, metrics, clock)
         metrics.watch(
             lambda: len(registry.live),
             registry.store.count_tables,
@@ -103,7 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             (lambda: pool.replacements) if pool is not None else None,
         )
         await broker.start(registry.on_event, registry.on_presence, registry.on_players)
-        await registry.resume()
+        await registry.resume_all()
         registry.start()  # deadlines found in the database, idle tables leaving memory
         app.state.tables, app.state.engine = registry, engine
         app.state.reviews = Reviews(registry.store, pool, settings)  # finished games' reviews (reviews.py)

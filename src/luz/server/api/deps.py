@@ -14,11 +14,11 @@ from starlette.requests import HTTPConnection
 
 from luz.engine.record import to_record
 
+from ..domain import build_game
 from ..logs import on_table
 from ..metrics import Metrics
 from ..ratelimit import Counter, SharedRateLimit, client_key, deployment_scope
 from ..settings import Settings
-from ..store import build_game
 from ..tables import Registry, Table
 
 

@@ -21,10 +21,11 @@ from luz.engine import (
     sheet_from_json,
 )
 
+from ..domain import SeatKind
 from ..lesson import lesson_json
-from ..store import SeatKind
 from ..tables import QUICK_BOT
 from ..tables.chat import PLAYERS, SPECTATORS, Chat
+from ..tables.commands import Join, Start
 from .deps import client_of, finished_game, guards_of, tables_of
 from .identity import identities_of, set_name
 from .schemas import TutorialRequest
@@ -79,13 +80,9 @@ async def tutorial(request: Request, response: Response, body: TutorialRequest) 
         table = await tables.get(table_id)
         assert table is not None  # just created
         table.creator = client  # counted among the client's tables of bots; its bots share the client's share
-        async with table.lock:
-            token, state = await asyncio.to_thread(
-                tables.store.join, table_id, 0, identity.name, tokens[0], identity.player_id
-            )
-            table.reload(state)
-    await tables.start_if_ready(table, seed=TUTORIAL_SEED)
-    return {"table_id": table_id, "seat": 0, "token": token, "resumed": False}
+        joined = await tables.submit(table, Join(0, identity.name, tokens[0], identity.player_id))
+    await tables.submit(table, Start(seed=TUTORIAL_SEED))
+    return {"table_id": table_id, "seat": 0, "token": joined.token, "resumed": False}
 
 
 @router.get("/api/tutorial/lesson")

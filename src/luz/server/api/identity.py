@@ -299,15 +299,14 @@ async def set_name(request: Request, identity: Identity, raw: str) -> Identity:
         raise HTTPException(422, str(error)) from None
     players = identities_of(request).players
     try:
-        changed = await asyncio.to_thread(
-            players.rename, identity.player_id, name, settings_of(request).renames_per_week
-        )
+        await asyncio.to_thread(players.rename, identity.player_id, name, settings_of(request).renames_per_week)
     except NameTaken as error:
         raise HTTPException(409, str(error)) from None
     except TooManyRenames as error:
         raise OverLimit("renames_per_week", str(error)) from None
-    if changed:
-        await tables_of(request).rename_seats(identity.player_id, name)
+    # Every seat too, changed or not: a rename cut short (the name stored, not every seat's) is repaired by asking
+    # again for the same name.
+    await tables_of(request).rename_seats(identity.player_id, name)
     return replace(identity, name=name)
 
 
@@ -358,7 +357,7 @@ async def register(request: Request, response: Response, body: Credentials) -> d
         raise HTTPException(409, "that username is taken") from None
     except NameTaken as error:
         raise HTTPException(409, str(error)) from None
-    await tables_of(request).rename_seats(identity.player_id, identity.name)  # no longer marked a guest
+    await tables_of(request).rename_seats(identity.player_id, identity.name, every=True)  # no longer a guest
     await identities.account_registered(request)
     secret = await asyncio.to_thread(players.start_session, identity.player_id, identity.session_hash)
     identities.set_cookie(response, secret)

@@ -10,11 +10,12 @@ import logging
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from ..domain import SecondSeat
 from ..identity import COOKIE, HEADER
 from ..logs import on_table
 from ..ratelimit import TokenBucket
-from ..store import SecondSeat
 from ..tables import Refused
+from ..tables.commands import Away, Return
 from ..tables.fanout import replay_message
 from ..tables.model import dumps
 from .deps import client_of, close_all, guards_of, metrics_of, settings_of, tables_of
@@ -103,10 +104,10 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
         tables, chat, table, seat, websocket, TokenBucket(settings.messages_per_second), settings.max_message_bytes
     )
     try:
+        if arrived and seat is not None:  # the others see the seat connected (its bot, if any, stops)
+            await tables.submit(table, Return(seat, websocket))
         await session.send_state()
         await chat.joined(table, seat, websocket, watcher, client_of(websocket))
-        if arrived:
-            await tables.broadcast(table)  # the others see the seat connected
         replay = replay_message(table) if seat is None else None
         if replay:
             await websocket.send_text(dumps(replay))
@@ -118,8 +119,8 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
             if reply is not None:
                 await websocket.send_text(dumps(reply))
     finally:
-        if tables.presence.detach(table, seat, websocket):
-            await tables.broadcast(table)
+        if tables.presence.detach(table, seat, websocket) and seat is not None:
+            await tables.submit(table, Away(seat))
 
 
 async def own_seat(websocket: WebSocket, table_id: str) -> int | None:

@@ -15,12 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from luz.engine import LuzError, action_from_json
 
+from ..domain import Status
 from ..ratelimit import TokenBucket
-from ..store import Status
 from ..tables import Refused, Registry, Table
 from ..tables.chat import Chat
+from ..tables.commands import Act, Note, RematchAnswer
 from ..tables.model import dumps
-from ..tables.notes import own_notes, set_note
+from ..tables.notes import own_notes
 
 
 class ClientMessage(BaseModel):
@@ -105,7 +106,7 @@ async def chat(session: Session, message: ClientMessage) -> Reply:
 
 async def note(session: Session, message: ClientMessage) -> Reply:
     assert session.seat is not None  # HANDLERS: a seat's message
-    await set_note(session.tables.store, session.table, session.seat, message.slot, message.text)
+    await session.tables.submit(session.table, Note(session.seat, message.slot, message.text))
     return ack(session, message)
 
 
@@ -114,7 +115,7 @@ async def next_game(session: Session, message: ClientMessage) -> Reply:
     assert session.seat is not None  # HANDLERS: a seat's message
     if session.table.state.status != Status.OVER:
         raise Refused("no_game", "the next game starts once this one is over")
-    await session.tables.rematch.answer(session.table, session.seat, True)
+    await session.tables.submit(session.table, RematchAnswer(session.seat, True))
     return ack(session, message)
 
 
@@ -122,7 +123,7 @@ async def rematch(session: Session, message: ClientMessage) -> Reply:
     assert session.seat is not None  # HANDLERS: a seat's message
     if not isinstance(message.accept, bool):
         raise Refused("malformed", "a rematch message needs 'accept': true (offer or accept) or false (decline)")
-    await session.tables.rematch.answer(session.table, session.seat, message.accept)
+    await session.tables.submit(session.table, RematchAnswer(session.seat, message.accept))
     return ack(session, message)
 
 
@@ -136,9 +137,9 @@ async def action(session: Session, message: ClientMessage) -> Reply:
         move = action_from_json(message.action)
     except LuzError as problem:
         raise Refused("malformed", str(problem)) from None
-    version = await session.tables.act(session.table, session.seat, move, expected=message.version)
+    done = await session.tables.submit(session.table, Act(session.seat, move, message.version))
     session.tables.metrics.acknowledged(time.perf_counter() - received)
-    return {"type": "ack", "id": message.id, "version": version}
+    return {"type": "ack", "id": message.id, "version": done.version}
 
 
 Handler = Callable[[Session, ClientMessage], Awaitable[Reply]]

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from luz.bots import BOTS
 from luz.engine import DEFAULT_EDITION, EDITIONS
 
-from ..store import SeatKind
+from ..domain import SeatKind
 from ..timecontrol import TIMEOUTS_BEFORE_BOT, TimeControlSpec
 
 NO_NUL = r"^[^\x00]*$"

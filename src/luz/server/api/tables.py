@@ -12,8 +12,7 @@ from luz.bots import BOTS, make_bot
 from luz.bots.levels import levels as bot_levels
 from luz.engine import EDITIONS, LuzError, get_edition
 
-from ..friends import Blocked
-from ..store import (
+from ..domain import (
     AccountRequired,
     AccountTooNew,
     OneSeatPerAddress,
@@ -22,12 +21,13 @@ from ..store import (
     SecondSeat,
     Status,
     TooManyGames,
-    unrates,
 )
+from ..friends import Blocked
 from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
+from ..tables.commands import Join, Leave, Start
 from ..timecontrol import stored_time_control
-from .deps import client_of, close_all, finished_record, guards_of, seat_of, settings_of, table_or_404, tables_of
+from .deps import client_of, finished_record, guards_of, seat_of, settings_of, table_or_404, tables_of
 from .identity import identities_of, set_name
 from .schemas import DB_INT, Invite, Joined, JoinRequest, SeatSpec, TableCreate, TableCreated
 
@@ -97,7 +97,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
         )
         table = await table_or_404(request, table_id)
         table.creator = client  # its bots share the bot processes with the client's other tables
-    await tables.start_if_ready(table)
+    await tables.submit(table, Start())
     invites = [
         Invite(seat=n, token=t, url=f"{settings.public_url}/t/{table_id}?seat={n}&token={t}") for n, t in tokens.items()
     ]
@@ -105,12 +105,14 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
 
 
 @router.get("/api/tables")
-async def lobby(request: Request, status: Literal["waiting", "playing"] = "waiting") -> list[dict[str, Any]]:
+async def lobby(
+    request: Request, status: Literal[Status.WAITING, Status.PLAYING] = Status.WAITING
+) -> list[dict[str, Any]]:
     """The lobby: public tables waiting for players; with ``?status=playing``, "Playing now": the public tables
     playing a game (at most ``PLAYING_LISTED``, the newest game first), each with its ``spectators`` (connections
     watching it, on every server process)."""
     tables = tables_of(request)
-    if status == "waiting":
+    if Status(status) is Status.WAITING:
         return [t.summary() for t in await asyncio.to_thread(tables.store.lobby)]
     playing = await asyncio.to_thread(tables.store.playing, PLAYING_LISTED)
     counts = await tables.broker.spectator_counts([t.id for t in playing])
@@ -141,31 +143,19 @@ async def join(
         identity = await set_name(request, identity, body.name)
     settings = settings_of(request)
     policy = SeatPolicy(settings.seats_per_address, settings.rated_min_account_hours, settings.rated_min_games)
-    async with table.lock:
-        try:
-            token, state = await asyncio.to_thread(
-                tables.store.join,
-                table_id,
-                seat,
-                identity.name,
-                body.token,
-                identity.player_id,
-                settings.max_turn_based_games,
-                identities_of(request).address_hash(request),
-                policy,
-            )
-        except SecondSeat as error:
-            raise HTTPException(409, str(error)) from None
-        except (AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames, Blocked):
-            raise  # typed (account_required, account_too_new, too_many_games, blocked: 403; one_seat_per_address: 409)
-        except PermissionError as error:
-            raise HTTPException(403, str(error)) from None
-        table.reload(state)
-        # An open seat taken gets a new token: connections opened with the old one lose the seat.
-        revoked = table.seats.pop(seat, set()) if body.token is None else set()
-    await close_all(revoked)
-    await tables.changed(table)
-    await tables.start_if_ready(table)
+    address = identities_of(request).address_hash(request)
+    command = Join(seat, identity.name, body.token, identity.player_id, settings.max_turn_based_games, address, policy)
+    try:
+        joined = await tables.submit(table, command)
+    except SecondSeat as error:
+        raise HTTPException(409, str(error)) from None
+    except (AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames, Blocked):
+        raise  # typed (account_required, account_too_new, too_many_games, blocked: 403; one_seat_per_address: 409)
+    except PermissionError as error:
+        raise HTTPException(403, str(error)) from None
+    await tables.submit(table, Start())
+    token = joined.token
+    assert token is not None
     return Joined(seat=seat, token=token, table=table.summary())
 
 
@@ -176,19 +166,7 @@ async def leave(
     """Give up your seat (before the first game it opens again; later a bot plays it)."""
     table = await table_or_404(request, table_id)
     seat = await seat_of(request, table_id, authorization)
-    tables = tables_of(request)
-    async with table.lock:
-        left_in_first_deal = unrates(table.state, table.game, seat, False, {seat}) is not None
-        table.state = await asyncio.to_thread(tables.store.leave, table_id, seat, left_in_first_deal)
-        revoked: set[Any] = set()
-        if table.state.status != Status.WAITING:
-            table.taken_over.add(seat)
-        else:  # the seat is open again: its token no longer opens it
-            revoked = table.seats.pop(seat, set())
-    await close_all(revoked)
-    await tables.changed(table)
-    if table.state.status == Status.OVER:  # a rematch offer stands for those still seated
-        await tables.rematch.settle(table)
+    await tables_of(request).submit(table, Leave(seat))
     return table.summary()
 
 

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from ..db import PlayerRow, SeatRow, TableRow
+from ..domain import SeatKind, Status
 from .mail import Mailer, Tokens, TurnGame, digest_email
 from .preferences import Recipient
 from .push import GONE, Pusher, Subscriptions
@@ -172,7 +173,7 @@ class Notifier:
                     deadline,
                     to_move,
                     at,
-                    status == "playing" and turn_based and seat_kind == "human",
+                    status == Status.PLAYING and turn_based and seat_kind == SeatKind.HUMAN,
                     Recipient.of(player) if player is not None else None,
                 )
                 for table_id, name, deadline, to_move, at, status, turn_based, seat_kind, player in session.execute(
@@ -261,8 +262,8 @@ class Notifier:
             .join(SeatRow, and_(SeatRow.table_id == TableRow.id, SeatRow.seat == TableRow.to_move))
             .where(
                 SeatRow.player_id == player_id,
-                SeatRow.kind == "human",
-                TableRow.status == "playing",
+                SeatRow.kind == SeatKind.HUMAN,
+                TableRow.status == Status.PLAYING,
                 TableRow.turn_based,
             )
             .order_by(TableRow.deadline, TableRow.id)

@@ -1,8 +1,10 @@
-"""The live tables of a server process (the domain; ``api`` calls it, it calls the store and the engine).
+"""The live tables of a server process (``api`` calls it, it calls the store and the engine).
 
+- ``commands``: every change of a table as a value (``Command``), what one did (``Outcome``), the ``Door``
+- ``writer``: ``Writer.process``, the only code that takes a table's lock
+- ``registry``: the door (``submit``), ``publish`` (every side effect), loading and resuming tables
 - ``model``: the vocabulary (``Refused``, ``Connection``, ``Outbox``, ``Change``, ``QUICK_BOT``)
-- ``table``: one table (``Table``: lock, game, version, connections) and its single ``Writer``
-- ``registry``: this process's tables (``Registry``: load, resume, dispatch to the collaborators below)
+- ``table``: one table (``Table``: lock, game, version, connections)
 - ``fanout``: each connection's message after a change, and the sending
 - ``presence``: connections, grace periods, bots taking over a seat whose player left
 - ``botmoves`` and ``botpool``: bot moves, their release times and caps, the bot processes

@@ -7,34 +7,31 @@ import asyncio
 import contextlib
 import logging
 from concurrent.futures.process import BrokenProcessPool
-from typing import Protocol
 
 from luz.engine import Action, View, view
 
+from ..domain import SeatKind, Status
 from ..settings import Settings
-from ..store import SeatKind, Status
 from .botpool import BotPool, choose_for, is_quick, release_time, within_caps
+from .commands import Act, Door
 from .model import QUICK_BOT, Refused
 from .table import Table
 
 log = logging.getLogger("luz.server")
 
 
-class Mover(Protocol):
-    """What a bot's move asks of the registry: to play it as the table's next action."""
-
-    async def act(self, table: Table, seat: int, action: Action, expected: int | None = None) -> int: ...
-
-
 class BotMoves:
     """The bots of this process's tables."""
 
-    def __init__(self, mover: Mover, pool: BotPool | None, settings: Settings) -> None:
-        self.mover = mover
+    def __init__(self, door: Door, pool: BotPool | None, settings: Settings) -> None:
+        self.door = door
         self.pool = pool
         """The bot processes (``None``: bots move in this process)."""
         self.settings = settings
         self._tasks: set[asyncio.Task[None]] = set()
+        self.pending: dict[str, int] = {}
+        """The version at which each table's bot move is on its way: a table's move is scheduled once, however
+        many ways the table was resumed."""
 
     def bot_for(self, table: Table, seat: int) -> str | None:
         """The bot that plays ``seat`` now, if any (within this server's caps, whatever the table stored)."""
@@ -49,10 +46,18 @@ class BotMoves:
         if game is None or table.state.status != Status.PLAYING or game.current_player is None:
             return
         bot = self.bot_for(table, game.current_player)
-        if bot is not None:
-            task = asyncio.create_task(self._move(table, game.current_player, bot, table.state.version, delay))
+        version = table.state.version
+        if bot is not None and self.pending.get(table.id) != version:
+            self.pending[table.id] = version
+            task = asyncio.create_task(self._move(table, game.current_player, bot, version, delay))
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+
+            def ended(task: asyncio.Task[None]) -> None:
+                self._tasks.discard(task)
+                if self.pending.get(table.id) == version:
+                    del self.pending[table.id]
+
+            task.add_done_callback(ended)
 
     async def _move(self, table: Table, seat: int, bot: str, version: int, delay: float) -> None:
         """Play ``bot``'s move at its release time from now: how long a bot thinks depends on what its seat sees,
@@ -68,8 +73,8 @@ class BotMoves:
         action = await self._think(table, bot, view(game, seat), seed, release)
         if (early := release - loop.time()) > 0:  # not a sleep(0): at the release time, nothing waits
             await asyncio.sleep(early)
-        with contextlib.suppress(Refused):
-            await self.mover.act(table, seat, action, expected=version)
+        with contextlib.suppress(Refused):  # the table moved on meanwhile
+            await self.door.submit(table, Act(seat, action, expected=version))
 
     async def _think(self, table: Table, bot: str, seen: View, seed: str, release: float) -> Action:
         """``bot``'s move if a bot process has it by ``release``, else the quick bot's, made while the bot process
@@ -104,6 +109,10 @@ class BotMoves:
             if attempt == 1:  # once more, in the new bot processes
                 thinking = table.thinking = self.pool.submit(share, choose_for, bot, seen, seed)
         return fallback
+
+    def running(self) -> set[asyncio.Task[None]]:
+        """The bot moves on their way."""
+        return set(self._tasks)
 
     def close(self) -> None:
         for task in list(self._tasks):

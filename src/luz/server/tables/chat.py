@@ -32,9 +32,9 @@ from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
 from ..db import ChatRow, PlayerRow, now
+from ..domain import Status
 from ..friends import Friends
 from ..ratelimit import SharedRateLimit
-from ..store import Status
 from .broker import Broker
 from .fanout import Fanout
 from .model import Connection, Refused, dumps

@@ -6,31 +6,22 @@ then tells its connections with a ``timeout`` message. The clock's arithmetic is
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import Awaitable
-from typing import Any, Protocol
+from typing import Any
 
-from luz.engine import Action, view
+from luz.engine import view
 
 from .. import timecontrol
+from ..clock import Clock, Timer
 from ..timecontrol import deadline
 from .botpool import choose_for
-from .model import QUICK_BOT, Refused
+from .commands import Act, Door
+from .model import QUICK_BOT
 from .table import Table
+from .tasks import Tasks
 
 PREPARE = 0.1
 """Seconds before a deadline at which its move is computed: it is stored at the deadline itself, however long the
 bot took (that time depends on the hand)."""
-
-
-class Host(Protocol):
-    """What the clocks ask of the registry: to run work in the background, to play a timed-out move."""
-
-    def spawn(self, work: Awaitable[Any]) -> None: ...
-    async def act(
-        self, table: Table, seat: int, action: Action, expected: int | None = None, timeout: bool = False
-    ) -> int: ...
 
 
 def public(table: Table) -> dict[str, Any] | None:
@@ -56,9 +47,11 @@ def public(table: Table) -> dict[str, Any] | None:
 class Clocks:
     """The deadlines of a process's live tables: one timer per table, looked at when it rings."""
 
-    def __init__(self, host: Host) -> None:
-        self.host = host
-        self.timers: dict[str, tuple[int, asyncio.TimerHandle]] = {}
+    def __init__(self, door: Door, tasks: Tasks, clock: Clock) -> None:
+        self.door = door
+        self.tasks = tasks
+        self.clock = clock
+        self.timers: dict[str, tuple[int, Timer]] = {}
         """Each timed table's timer and when it rings (epoch ms): at or before the current turn's deadline."""
         self.announced: dict[str, tuple[int, int]] = {}
         """Each table's last timeout told to this process's connections: (game, when the move was stored)."""
@@ -81,19 +74,19 @@ class Clocks:
             return
         if armed is not None:
             armed[1].cancel()
-        wait = max(0.0, (due - timecontrol.now_ms()) / 1000)
-        self.timers[table.id] = (due, asyncio.get_running_loop().call_later(wait, self._ring, table))
+        wait = max(0.0, (due - self.clock.now_ms()) / 1000)
+        self.timers[table.id] = (due, self.clock.call_later(wait, lambda: self._ring(table)))
 
     def _ring(self, table: Table) -> None:
         self.timers.pop(table.id, None)
         mover, due = self._due(table)
         if due is None or mover is None:
             return  # the game is over, or a bot's seat is to move
-        if due > timecontrol.now_ms():  # the turn changed since the timer was set: ring at its deadline
+        if due > self.clock.now_ms():  # the turn changed since the timer was set: ring at its deadline
             self.arm(table)
             return
         ends = due + int(PREPARE * 1000)
-        self.host.spawn(self._play_for(table, mover, table.state.version, ends))
+        self.tasks.spawn(self._play_for(table, mover, table.state.version, ends))
 
     async def _play_for(self, table: Table, seat: int, version: int, ends: int) -> None:
         """The timeout bot's move for ``seat``, stored at the deadline unless the table moved on meanwhile."""
@@ -102,9 +95,8 @@ class Clocks:
             return
         seed = f"{table.id}:{table.state.game_no}:{version}:timeout"
         action = choose_for(QUICK_BOT, view(game, seat), seed)
-        await asyncio.sleep(max(0.0, (ends - timecontrol.now_ms()) / 1000))
-        with contextlib.suppress(Refused):
-            await self.host.act(table, seat, action, expected=version, timeout=True)
+        await self.clock.sleep(max(0.0, (ends - self.clock.now_ms()) / 1000))
+        self.door.post(table, Act(seat, action, expected=version, timeout=True))
 
     def notice(self, table: Table) -> dict[str, Any] | None:
         """The ``timeout`` message for the table, once per timed-out move (sent with that move's state)."""

@@ -5,7 +5,6 @@ game is over they are part of its replay (``GET /api/tables/{id}/notes``)."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from luz.engine import Phase
@@ -47,15 +46,3 @@ async def own_notes(store: Store, table: Table, seat: int) -> dict[str, Any] | N
         return None
     notes = await asyncio.to_thread(store.notes, table.state.id, table.state.game_no, seat)
     return notes_message(table, len(game.deals), notes)
-
-
-async def set_note(store: Store, table: Table, seat: int, slot: Any, text: Any) -> None:
-    """Keep ``seat``'s note and send the seat's notes to its own connections (no one else's)."""
-    text, deal = check_note(table, seat, slot, text)
-    await asyncio.to_thread(store.set_note, table.state.id, table.state.game_no, deal, seat, slot, text)
-    message = await own_notes(store, table, seat)
-    for connection in list(table.seats.get(seat, ())):
-        try:
-            await connection.send_text(json.dumps(message))
-        except Exception:  # a connection that just closed: it gets the notes on reconnecting
-            continue

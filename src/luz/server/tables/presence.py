@@ -4,36 +4,28 @@ connected to another one: the processes tell each other (``here``, ``who``, ``aw
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-from collections.abc import Awaitable
-from typing import Any, Protocol
 
+from ..clock import Clock
+from ..domain import SeatKind, is_turn_based
 from ..settings import Settings
-from ..store import SeatKind
-from ..timecontrol import is_turn_based
 from .broker import Broker
+from .commands import Door, Return, TakeOver
 from .model import Connection, Refused
 from .table import Table
+from .tasks import Tasks
 
 PRESENCE_WAIT = 0.5
 """Seconds a process waits for another to say it has a seat's player, before a bot takes the seat over."""
 
 
-class Host(Protocol):
-    """What presence asks of the registry: to run work in the background, to tell a table's connections, to let
-    its bots move."""
-
-    def spawn(self, work: Awaitable[Any]) -> None: ...
-    async def broadcast(self, table: Table) -> None: ...
-    def schedule_bots(self, table: Table, delay: float = 0.0) -> None: ...
-
-
 class Presence:
     """The connections of this process's tables, seat by seat."""
 
-    def __init__(self, host: Host, broker: Broker, settings: Settings) -> None:
-        self.host = host
+    def __init__(self, door: Door, tasks: Tasks, broker: Broker, settings: Settings, clock: Clock) -> None:
+        self.door = door
+        self.tasks = tasks
+        self.clock = clock
         self.broker = broker
         self.settings = settings
         self._opened = itertools.count()
@@ -54,7 +46,7 @@ class Presence:
             table.spectators.add(connection)
             if player is not None:
                 table.spectator_players[connection] = player
-            self.host.spawn(self.broker.spectators(table.id, len(table.spectators)))
+            self.tasks.spawn(self.broker.spectators(table.id, len(table.spectators)))
             return False, []
         arrived = not table.connected(seat)
         connections = table.seats.setdefault(seat, set())
@@ -64,11 +56,10 @@ class Presence:
         timer = table.away.pop(seat, None)
         if timer:
             timer.cancel()
-        arrived |= seat in table.taken_over
-        table.taken_over.discard(seat)
+        arrived |= seat in table.taken_over  # its bot stops: the caller submits ``Return``
         if self.broker.shared:  # the other processes stop counting down (or playing) for this seat
-            self.host.spawn(self.broker.presence(table.id, seat, "here"))
-            self.host.spawn(self.broker.seated(table.id, [seat], True))
+            self.tasks.spawn(self.broker.presence(table.id, seat, "here"))
+            self.tasks.spawn(self.broker.seated(table.id, [seat], True))
         return arrived, evicted
 
     def detach(self, table: Table, seat: int | None, connection: Connection) -> bool:
@@ -77,7 +68,7 @@ class Presence:
         if seat is None:
             if connection in table.spectators:
                 table.spectators.discard(connection)
-                self.host.spawn(self.broker.spectators(table.id, len(table.spectators)))
+                self.tasks.spawn(self.broker.spectators(table.id, len(table.spectators)))
             table.spectator_players.pop(connection, None)
             return False
         connections = table.seats.get(seat, set())
@@ -87,7 +78,7 @@ class Presence:
         if table.connected(seat):
             return False
         if self.broker.shared:
-            self.host.spawn(self.broker.seated(table.id, [seat], False))
+            self.tasks.spawn(self.broker.seated(table.id, [seat], False))
         if table.state.seats[seat].kind != SeatKind.HUMAN or seat in table.away:
             return True  # a bot seat, or already counting down (a second detach)
         self._count_down(table, seat)
@@ -103,32 +94,29 @@ class Presence:
     def _count_down(self, table: Table, seat: int) -> None:
         if is_turn_based(table.state.time_control):
             return  # its players come and go over days: only their deadlines hand a seat to a bot
-        loop = asyncio.get_running_loop()
-        table.away[seat] = loop.call_later(table.state.grace_seconds, self._take_over, table, seat)
+        table.away[seat] = self.clock.call_later(table.state.grace_seconds, lambda: self._take_over(table, seat))
 
     def _take_over(self, table: Table, seat: int) -> None:
         table.away.pop(seat, None)
         if table.connected(seat):
             return
         if self.broker.shared:  # the player may be connected to another process: ask first
-            self.host.spawn(self._take_over_unless_elsewhere(table, seat))
+            self.tasks.spawn(self._take_over_unless_elsewhere(table, seat))
             return
         self._bot_takes(table, seat)
 
     async def _take_over_unless_elsewhere(self, table: Table, seat: int) -> None:
-        asked = asyncio.get_running_loop().time()
+        asked = self.clock.monotonic()
         await self.broker.presence(table.id, seat, "who")
-        await asyncio.sleep(PRESENCE_WAIT)
+        await self.clock.sleep(PRESENCE_WAIT)
         if table.connected(seat) or seat in table.away or table.elsewhere.get(seat, float("-inf")) >= asked:
             return  # back here, counting down again, or connected to another process (which counts down for it)
         self._bot_takes(table, seat)
 
     def _bot_takes(self, table: Table, seat: int) -> None:
-        table.taken_over.add(seat)
-        if self.broker.shared:  # the other processes show it, and count the seat abandoned if the game ends so
-            self.host.spawn(self.broker.presence(table.id, seat, "away"))
-        self.host.spawn(self.host.broadcast(table))
-        self.host.schedule_bots(table)
+        """A bot plays the seat (the other processes are told: they show it, and count the seat abandoned if the
+        game ends so)."""
+        self.door.post(table, TakeOver(seat))
 
     async def on_presence(self, table: Table, seat: int, kind: str) -> None:
         """Another process has a connection of ``seat`` (``here``), asks whether any process has (``who``), or has
@@ -141,18 +129,16 @@ class Presence:
             return
         if kind == "away":  # another process's bot plays the seat (its player is gone): here too, unless the
             # player is back here or was just said to be back elsewhere (a "here" that crossed this message)
-            now = asyncio.get_running_loop().time()
+            now = self.clock.monotonic()
             back = table.connected(seat) or now - table.elsewhere.get(seat, float("-inf")) < 2 * PRESENCE_WAIT
             if not back and seat not in table.taken_over:
-                table.taken_over.add(seat)
-                await self.host.broadcast(table)
+                self.door.post(table, TakeOver(seat, announce=False))
             return
         if kind != "here":
             return
-        table.elsewhere[seat] = asyncio.get_running_loop().time()
+        table.elsewhere[seat] = self.clock.monotonic()
         timer = table.away.pop(seat, None)
         if timer:
             timer.cancel()
         if seat in table.taken_over:  # the player is back, on another process: this one's bot stops
-            table.taken_over.discard(seat)
-            await self.host.broadcast(table)
+            self.door.post(table, Return(seat))

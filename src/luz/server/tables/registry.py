@@ -1,34 +1,37 @@
-"""The registry of this process's live tables: loads a table on first use, resumes the games in progress after a
-start, and dispatches each change to its collaborators (the writer, the fan-out, presence, bots, clocks, the
-broker). It holds no rule of its own: each handler is a few lines that delegate and tell whom it concerns. Its
-background work also prunes the unused guests (identity.py)."""
+"""The registry of this process's live tables: the one door of every change (``submit``: a command, processed by
+the writer, then published), ``publish`` (every side effect of a change, in one place), loading a table and
+resuming it (every way a table comes into memory: ``resume``), and its background work (the deadlines found in the
+database, idle tables leaving memory, the unused guests pruned: identity.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-from luz.engine import Action, Bid
+from luz.engine import Bid
 
+from ..clock import Clock, RealClock
+from ..domain import SeatKind, Status, build_game, is_turn_based
 from ..identity import Players
 from ..logs import on_table
 from ..metrics import Metrics
 from ..settings import Settings
-from ..store import SeatKind, Status, Store, build_game
-from ..timecontrol import is_turn_based, now_ms
+from ..store import Store
 from .botmoves import BotMoves
 from .botpool import BotPool
 from .broker import Broker
 from .clocks import Clocks, public
+from .commands import Command, Follow, Outcome, Refresh
 from .fanout import Fanout
-from .model import Change, Outbox, Refused
+from .model import Change, Refused
 from .presence import Presence
 from .rematch import Rematch
-from .table import Table, Writer
+from .table import Table
+from .tasks import Tasks
 from .watchers import Watchers
+from .writer import Writer
 
 log = logging.getLogger("luz.server")
 
@@ -40,22 +43,31 @@ class Registry:
     """All live tables of this process, and what acts on them."""
 
     def __init__(
-        self, store: Store, broker: Broker, pool: BotPool | None, settings: Settings, metrics: Metrics | None = None
+        self,
+        store: Store,
+        broker: Broker,
+        pool: BotPool | None,
+        settings: Settings,
+        metrics: Metrics | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.store = store
         self.broker = broker
         self.settings = settings
         self.metrics = metrics or Metrics()
+        self.clock = clock or RealClock()
         self.live: dict[str, Table] = {}
         self._load_lock = asyncio.Lock()
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self.clocks = Clocks(self)
-        self.presence = Presence(self, broker, settings)
+        self.tasks = Tasks()
+        self.posted: set[asyncio.Task[None]] = set()
+        """The commands handed in in the background (``post``), on their way."""
+        self.clocks = Clocks(self, Tasks(), self.clock)
+        self.presence = Presence(self, self.tasks, broker, settings, self.clock)
         self.fanout = Fanout(public, self.clocks.notice, self.presence.detach)
-        self.writer = Writer(store, broker.shared, self.fanout.outbox, self.clocks.arm)
+        self.writer = Writer(store, broker.shared, self.fanout.outbox, settings, self.clock)
         self.bots = BotMoves(self, pool, settings)
         self.watchers = Watchers(broker)
-        self.rematch = Rematch(self, store, self.writer, settings)
+        self.rematch = Rematch(self, self.clock)
         self.fired = 0
         """Tables found past their deadline in the database and loaded to play it (a count, for the bench)."""
         self.evicted = 0
@@ -69,7 +81,7 @@ class Registry:
         """The live table ``table_id``, loaded from the database on first use."""
         table = self.live.get(table_id)
         if table is not None:
-            table.touched = asyncio.get_running_loop().time()
+            table.touched = self.clock.monotonic()
             return table
         if "\x00" in table_id:  # no table's id; PostgreSQL refuses it in a query
             return None
@@ -85,27 +97,34 @@ class Registry:
                     # A player who left the table: a bot plays their seat (presence never counts down here).
                     table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
                 self.live[table_id] = table
-                self.clocks.loaded(table)  # its turn's deadline, also when another process dies
-                self.rematch.arm(table)  # its rematch offer's end
+                self.clocks.loaded(table)  # its last timeout was told when it was stored
+                self.resume(table)  # however it came into memory: its due bot and deadline at once
             table = self.live[table_id]
-            table.touched = asyncio.get_running_loop().time()
+            table.touched = self.clock.monotonic()
             return table
 
-    async def resume(self) -> None:
-        """After a start or restart: load every real-time table with a game in progress and let its bots play on.
-        Turn-based tables stay in the database until needed: the deadline watch plays those whose time ran out
-        while the server was down (``start``)."""
+    def resume(self, table: Table, delay: float = 0.0) -> None:
+        """The one place a table's timers and bots are looked at: when it comes into memory (for a request, a
+        socket, a deadline or a restart) and after every change. Arms the turn's deadline if the table is timed,
+        lets a bot to move play (once per version, however often this is called), arms the rematch offer's end."""
+        self.clocks.arm(table)
+        self.bots.schedule(table, delay)
+        self.rematch.arm(table)
+
+    async def resume_all(self) -> None:
+        """After a start or restart: load every real-time table with a game in progress (``get`` resumes it), its
+        absent players' grace periods begun. Turn-based tables stay in the database until needed: opened, or
+        found past their deadline by the deadline watch (``start``)."""
         for table_id in await asyncio.to_thread(self.store.live_tables):
             table = await self.get(table_id)
             if table is not None:
                 self.presence.await_players(table)  # nobody is connected yet
-                self.schedule_bots(table)
 
     def start(self) -> None:
         """The background work of a running server: the database's deadlines, idle tables leaving memory, the
         marks of the seats connected here, the unused guests pruned."""
         for loop in (self._watch_deadlines(), self._sweep_idle(), self._renew_seated(), self._prune_guests()):
-            self.spawn(loop)
+            self.tasks.spawn(loop)
 
     async def _watch_deadlines(self) -> None:
         while True:
@@ -116,16 +135,17 @@ class Registry:
             await asyncio.sleep(self.settings.deadline_scan_seconds)
 
     async def fire_due(self) -> int:
-        """Load the turn-based tables past their deadline that this process does not hold, and let their clocks
-        and bots act (the table's version check makes each deadline's move stored once, whichever process
-        stores it). Returns how many were loaded."""
+        """Load the turn-based tables past their deadline and let their clocks and bots act; a table held here
+        is resumed too (its timer or bot may never have been set: ``resume`` sets each once). The table's version
+        check makes each deadline's move stored once, whichever process stores it. Returns how many were
+        loaded."""
         fired = 0
-        for table_id in await asyncio.to_thread(self.store.due_tables, now_ms()):
-            if table_id in self.live:
-                continue  # held here: its own timer and bots act
-            table = await self.get(table_id)
-            if table is not None:
-                self.schedule_bots(table)
+        for table_id in await asyncio.to_thread(self.store.due_tables, self.clock.now_ms()):
+            held = self.live.get(table_id)
+            if held is not None:
+                self.resume(held)
+                continue
+            if await self.get(table_id) is not None:  # resumed as it loads
                 fired += 1
         self.fired += fired
         return fired
@@ -146,7 +166,7 @@ class Registry:
 
     def evict_idle(self) -> int:
         """Let the idle tables leave memory; how many left."""
-        now = asyncio.get_running_loop().time()
+        now = self.clock.monotonic()
         leaving = [table for table in self.live.values() if self.idle(table, now)]
         for table in leaving:
             del self.live[table.id]
@@ -203,17 +223,8 @@ class Registry:
     async def on_event(self, table_id: str, version: int, change: Change | None = None) -> None:
         """Another process changed a table: catch up and tell this process's connections."""
         table = self.live.get(table_id)
-        if table is None or version <= table.state.version:
-            return
-        async with table.lock:
-            if version <= table.state.version:
-                return  # an earlier event's catch-up got this far (and sent it)
-            if change is not None and version == table.state.version + 1 and self.writer.follow(table, change):
-                outboxes = [self.fanout.outbox(table)]
-            else:
-                outboxes = await self.writer.catch_up(table)
-        await self.fanout.deliver(table, *outboxes)
-        self.schedule_bots(table, delay=0.2)
+        if table is not None and version > table.state.version:
+            await self.submit(table, Follow(version, change))
 
     async def on_presence(self, table_id: str, seat: int, kind: str) -> None:
         """Another process's word about a seat of a table (presence.py)."""
@@ -221,57 +232,76 @@ class Registry:
         if table is not None:
             await self.presence.on_presence(table, seat, kind)
 
-    # -- changes -----------------------------------------------------------------------------------------
+    # -- the one door ------------------------------------------------------------------------------------
 
-    async def act(
-        self, table: Table, seat: int, action: Action, expected: int | None = None, timeout: bool = False
-    ) -> int:
-        """Apply ``seat``'s action (the writer checks and stores it), then tell everyone. Returns the new version.
-        ``timeout``: the move is the timeout bot's, its player's time having run out (clocks.py)."""
+    async def submit(self, table: Table, command: Command) -> Outcome:
+        """Process ``command`` at ``table`` (the writer: checked, stored, applied) and publish what it changed.
+        :class:`Refused` when the table refuses it (what was caught up on the way is sent first)."""
         on_table(table.id)
-        source = "timeout" if timeout else "bot" if self.bots.bot_for(table, seat) is not None else "human"
-        caught_up: list[Outbox] = []
-        table.touched = asyncio.get_running_loop().time()
-        try:
-            version, change = await self.writer.act(table, seat, action, expected, timeout, caught_up)
-        except Refused:
-            await self.fanout.deliver(table, *caught_up)
-            raise
-        self.metrics.action_stored("bid" if isinstance(action, Bid) else "play", source)
-        if timeout:
-            self.metrics.deadline_fired()
-        await self.changed(table, *caught_up, change=change)
-        return version
+        table.touched = self.clock.monotonic()
+        outcome = await self.writer.process(table, command)
+        await self.publish(table, outcome)
+        if outcome.refused is not None:
+            raise outcome.refused
+        return outcome
 
-    async def changed(self, table: Table, *before: Outbox, change: Change | None = None) -> None:
-        """Tell everyone about the change just made (after the ``before`` outboxes, if any): this process's
-        connections and the other processes (``change``: the action stored, if that is what it was)."""
-        outbox = self.fanout.outbox(table)  # now, before anything else changes the table: every version is sent
-        if self.broker.shared:
+    def post(self, table: Table, command: Command) -> None:
+        """Submit ``command`` in the background (a timer's): a refusal is the table having moved on."""
+
+        async def submit() -> None:
+            with contextlib.suppress(Refused):
+                await self.submit(table, command)
+
+        task = asyncio.create_task(submit())
+        self.posted.add(task)
+        task.add_done_callback(self.posted.discard)
+
+    async def settled(self) -> None:
+        """Return once no command handed in by a timer or a bot is on its way (a test's "nothing written late",
+        after it moved a fake clock on)."""
+        while running := self.posted | self.bots.running() | self.clocks.tasks.running():
+            await asyncio.wait(running)
+
+    async def publish(self, table: Table, outcome: Outcome) -> None:
+        """Every side effect of a change, here only: the metrics, the connections closed, the states sent to this
+        process's connections and the version told to the others, the grace periods of a game just started, the
+        timers and bots (``resume``), the players' "my games" streams, a word about a seat's presence."""
+        acted = outcome.acted
+        if acted is not None:
+            bot = self.bots.bot_for(table, acted.seat) is not None
+            source = "timeout" if acted.timeout else "bot" if bot else "human"
+            self.metrics.action_stored("bid" if isinstance(acted.action, Bid) else "play", source)
+            if acted.timeout:
+                self.metrics.deadline_fired()
+        for connection in outcome.revoked:
+            with contextlib.suppress(Exception):
+                await connection.close(code=4401)  # type: ignore[attr-defined]
+        if outcome.started:  # a player who joined but is not connected must not hold the game up
+            self.presence.await_players(table)
+        if outcome.tell and self.broker.shared:
             await asyncio.gather(
-                self.broker.publish(table.id, table.state.version, change),
-                self.fanout.deliver(table, *before, outbox),
+                self.broker.publish(table.id, outcome.version, outcome.event),
+                self.fanout.deliver(table, *outcome.send),
             )
-        else:  # nobody to tell elsewhere: no task for it
-            await self.fanout.deliver(table, *before, outbox)
-        self.schedule_bots(table)
-        self._tell_players(table)
+        elif outcome.send:  # nobody to tell elsewhere: no task for it
+            await self.fanout.deliver(table, *outcome.send)
+        if outcome.presence is not None and outcome.seat is not None and self.broker.shared:
+            self.tasks.spawn(self.broker.presence(table.id, outcome.seat, outcome.presence))
+        if outcome.changed:
+            self.resume(table, outcome.bot_delay)
+            self._tell_players(table)
 
-    async def rename_seats(self, player_id: str, name: str) -> None:
-        """Show ``player_id``'s name (and guest mark) as it now is at every table where it holds a seat: each seat
-        stored under its table's lock, the table's version bumped, this process's copy reloaded and sent at once,
-        the other processes told (they reload it)."""
-        for table_id in await asyncio.to_thread(self.store.tables_of_player, player_id):
+    async def rename_seats(self, player_id: str, name: str, every: bool = False) -> None:
+        """Show ``player_id``'s name (and guest mark) as it now is at every table where it holds a seat: every
+        seat renamed in one transaction (all or none; renaming again to the same name repairs), then each table
+        held here read again (``Refresh``) and the other processes told. A name is no move: a move in flight
+        stays fresh (``Table.fresh``). ``every``: the guest mark changed (``Store.rename_player``)."""
+        for table_id, version in await asyncio.to_thread(self.store.rename_player, player_id, name, every):
             table = self.live.get(table_id)
-            if table is None:
-                state = await asyncio.to_thread(self.store.rename_seat, table_id, player_id, name)
-                if self.broker.shared:
-                    await self.broker.publish(table_id, state.version)
-                continue
-            async with table.lock:
-                state = await asyncio.to_thread(self.store.rename_seat, table_id, player_id, name)
-                table.reload(state)
-            await self.changed(table)
+            if table is not None:
+                await self.submit(table, Refresh())
+            elif self.broker.shared:
+                await self.broker.publish(table_id, version)
 
     def _tell_players(self, table: Table) -> None:
         """Wake the "my games" streams of the table's players when whose turn it is changed (a table's status,
@@ -283,35 +313,7 @@ class Registry:
         table.told = turn
         players = [seat.player for seat in table.state.seats if seat.player is not None]
         if players:
-            self.spawn(self.watchers.changed(players))
-
-    async def start_if_ready(self, table: Table, next_game: bool = False, seed: int | None = None) -> None:
-        """Start the first game once every seat is taken, or the next one when asked after a game (with ``seed``
-        when given: the tutorial's prepared deal; else a random one)."""
-        state = table.state
-        ready = state.status == Status.WAITING and all(s.joined for s in state.seats)
-        if not (ready or (next_game and state.status == Status.OVER)):
-            return
-        caught_up = await self.writer.start(table, seed)
-        if caught_up is not None:
-            await self.fanout.deliver(table, *caught_up)
-            return
-        self.started(table)
-        await self.changed(table)
-
-    def started(self, table: Table) -> None:
-        """A game has just started at ``table``: a player who joined but is not connected must not hold it up."""
-        self.presence.await_players(table)
-
-    async def broadcast(self, table: Table) -> None:
-        """Send every connection of this process its own message about the table."""
-        await self.fanout.broadcast(table)
-
-    def schedule_bots(self, table: Table, delay: float = 0.0) -> None:
-        """After every change: arm the turn's deadline if the table is timed, and let a bot to move play."""
-        self.clocks.arm(table)
-        self.bots.schedule(table, delay)
-        self.rematch.arm(table)
+            self.tasks.spawn(self.watchers.changed(players))
 
     def bot_tables_of(self, creator: str) -> int:
         """Tables of bots only that ``creator`` has playing (or about to) on this process; a tutorial's table
@@ -326,21 +328,10 @@ class Registry:
 
     # -- background work ---------------------------------------------------------------------------------
 
-    def spawn(self, work: Awaitable[Any]) -> None:
-        """Run ``work`` in the background; its failure is logged (e.g. Redis unreachable), nothing else stops."""
-
-        async def run() -> None:
-            try:
-                await work
-            except Exception:
-                log.exception("background work failed")
-
-        task = asyncio.create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
     async def close(self) -> None:
         self.bots.close()
-        for task in list(self._tasks):
+        self.tasks.cancel()
+        self.clocks.tasks.cancel()
+        for task in list(self.posted):
             task.cancel()
         await asyncio.to_thread(self.writer.appends.close)  # the actions queued stored, its connection given back

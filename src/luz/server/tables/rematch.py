@@ -13,15 +13,14 @@ as expired whoever reads it.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Any
 
+from ..clock import Clock, Timer
+from ..domain import SeatKind, Status, TableState, is_turn_based
 from ..settings import Settings
-from ..store import SeatKind, StaleVersion, Status, Store, TableState
-from ..timecontrol import is_turn_based, now_ms
-from .model import Outbox, Refused
-from .table import Table, Writer, next_seed
+from .commands import Door, ExpireRematch
+from .model import Refused
+from .table import Table
 
 OPEN, DECLINED, EXPIRED = "open", "declined", "expired"
 
@@ -82,87 +81,18 @@ def decide(state: TableState, seat: int, accept: bool, at: int, lifetime: int) -
     return offer
 
 
-class Host(Protocol):
-    """What the rematch asks of the registry: background work, telling everyone of a change, a game started."""
-
-    def spawn(self, work: Awaitable[Any]) -> None: ...
-    async def changed(self, table: Table, *before: Outbox) -> None: ...
-    def started(self, table: Table) -> None: ...
-
-
 class Rematch:
-    """The rematch offers of a process's tables and their timers."""
+    """The timers of the rematch offers of a process's tables: when an offer's time is up, ``ExpireRematch``."""
 
-    def __init__(self, host: Host, store: Store, writer: Writer, settings: Settings) -> None:
-        self.host = host
-        self.store = store
-        self.writer = writer
-        self.settings = settings
-        self.timers: dict[str, asyncio.TimerHandle] = {}
-
-    async def answer(self, table: Table, seat: int, accept: bool) -> bool:
-        """``seat`` offers or accepts (``accept``) a rematch, or declines the offer; stored, then everyone told.
-        Returns whether the next game started. :class:`Refused` when the table refuses the answer."""
-        lifetime = lifetime_ms(table.state, self.settings)
-        return await self._change(table, lambda state: decide(state, seat, accept, now_ms(), lifetime))
-
-    async def settle(self, table: Table) -> bool:
-        """After a player left the table: the next game starts if every human still seated has accepted the open
-        offer (the offer stands for those seated). Whether it started."""
-
-        def complete(state: TableState) -> dict[str, Any] | None:
-            if status(state.rematch, now_ms()) != OPEN or not humans(state) or waiting_for(state):
-                raise Refused("no_offer", "no offer that everyone seated has accepted")
-            return None
-
-        try:
-            return await self._change(table, complete)
-        except Refused:
-            return False
-
-    async def _change(self, table: Table, change: Callable[[TableState], dict[str, Any] | None]) -> bool:
-        """Store the offer that ``change`` makes of the table's state, or start the next game when it makes
-        ``None``; then everyone is told. Whether the game started. :class:`Refused` as ``change`` refuses."""
-        caught_up: list[Outbox] = []
-        try:
-            async with table.lock:
-                if self.writer.shared:  # another process may have stored an answer this one has not heard of
-                    caught_up += await self.writer.catch_up(table)
-                for _ in range(3):
-                    offer = change(table.state)
-                    try:
-                        state = await self._stored(table, offer)
-                    except StaleVersion:
-                        caught_up += await self.writer.catch_up(table)
-                        continue
-                    if offer is None:
-                        table.reload(state)
-                    else:
-                        table.state = state
-                    break
-                else:
-                    raise Refused("busy", "the table is busy: try again")
-        except Refused:
-            if caught_up:
-                self.host.spawn(self.host.changed(table, *caught_up))
-            raise
-        if offer is None:
-            self.host.started(table)
-        await self.host.changed(table, *caught_up)
-        return offer is None
-
-    async def _stored(self, table: Table, offer: dict[str, Any] | None) -> TableState:
-        """Store ``offer`` at the table's version, or start the next game when it is ``None`` (everyone accepted):
-        the table as stored then. :class:`StaleVersion` if the table moved."""
-        version = table.state.version
-        if offer is None:
-            return await asyncio.to_thread(self.store.start_game, table.id, version, next_seed(table.game))
-        return await asyncio.to_thread(self.store.set_rematch, table.id, version, offer)
+    def __init__(self, door: Door, clock: Clock) -> None:
+        self.door = door
+        self.clock = clock
+        self.timers: dict[str, Timer] = {}
 
     def arm(self, table: Table) -> None:
         """After every change: a timer for the table's open offer (when it runs out), none for anything else."""
         offer = table.state.rematch if table.state.status == Status.OVER else None
-        at = now_ms()
+        at = self.clock.now_ms()
         if status(offer, at) != OPEN:
             self.forget(table)
             return
@@ -170,35 +100,15 @@ class Rematch:
         if table.id in self.timers:
             return
         delay = (offer["expires_at"] - at + 5) / 1000
-        loop = asyncio.get_running_loop()
-        self.timers[table.id] = loop.call_later(delay, lambda: self.host.spawn(self._expire(table)))
+
+        def ring() -> None:
+            self.timers.pop(table.id, None)
+            self.door.post(table, ExpireRematch())
+
+        self.timers[table.id] = self.clock.call_later(delay, ring)
 
     def forget(self, table: Table) -> None:
         """The table leaves memory (or its offer is settled): no timer for it."""
         timer = self.timers.pop(table.id, None)
         if timer is not None:
             timer.cancel()
-
-    async def _expire(self, table: Table) -> None:
-        """The offer's time is up: stored as expired (once, whichever process stores it first), everyone told."""
-        self.timers.pop(table.id, None)
-        caught_up: list[Outbox] = []
-        wrote = False
-        async with table.lock:
-            for _ in range(3):
-                offer = table.state.rematch
-                if table.state.status != Status.OVER or offer is None or offer.get("expired"):
-                    break
-                if status(offer, now_ms()) == OPEN or offer.get("declined") is not None:
-                    break  # rang a little early (looked at again below), or declined meanwhile
-                try:
-                    table.state = await self._stored(table, {**offer, "expired": True})
-                except StaleVersion:
-                    caught_up += await self.writer.catch_up(table)
-                    continue
-                wrote = True
-                break
-        if wrote or caught_up:
-            await self.host.changed(table, *caught_up)
-        else:
-            self.arm(table)  # rang a little early: again at the offer's end

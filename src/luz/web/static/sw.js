@@ -27,7 +27,7 @@ const SHELL = [
   ...[
     "account", "alerts", "board", "chat", "clock", "common", "connection", "controls", "friends", "games",
     "how-to-play", "i18n", "identity", "invitations", "leaderboard", "lesson", "lobby", "motion", "notifications",
-    "offline", "plain", "profile", "ratings", "render", "replay", "review", "score", "table", "tablepage", "tutorial",
+    "offline", "plain", "profile", "ratings", "render", "replay", "review", "score", "site", "table", "tablestate", "tutorial",
   ].map((name) => `/static/js/${name}.js`),
 ];
 

@@ -1,10 +1,11 @@
 // Your identity: display name, turning a guest into an account, signing in and out, the password; the
 // notifications of your turns (notifications.js).
 
-import { $, ApiError, api, identity, startPage, watchTurns } from "./common.js";
+import { $, ApiError, api, identity } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { setName } from "./identity.js";
 import { loadNotifications, showNotifications, startNotifications } from "./notifications.js";
+import { startPage, watchTurns } from "./site.js";
 
 let me = null;
 

@@ -1,112 +1,108 @@
 // The table's controls: acting (a bid, a card, only from the newest state's legal actions), the hand's keys, the
 // notes on your own cards, the answer to a rematch offer. What is legal comes from the view, never from here.
+// Each function is given the page's state (tablestate.js), read here and changed by its named updates only.
 
 import { renderHand } from "./board.js";
-import { $, el } from "./common.js";
+import { $, announce, el } from "./common.js";
 import { isOpen, send } from "./connection.js";
 import { t } from "./i18n.js";
-import { morph } from "./render.js";
-import { page, refuse } from "./tablepage.js";
+import { morph, reconcile } from "./render.js";
+import { actionSent, chooseNoteSlot, myTurn, nextRequest, noReply, setNoteMode } from "./tablestate.js";
+
+/** The refusal under the controls (an action refused, a card that cannot be played now): shown and said. */
+export function refuse(text) {
+  $("#refusal").textContent = text;
+  if (text) announce(text, { urgent: true });
+}
 
 // -- acting -----------------------------------------------------------------------------------------------
 
-export function myTurn() {
-  const state = page.shown;
-  return Boolean(state?.view && page.me && state.view.current_player === page.me.seat && state.view.legal_actions.length);
+/** Whether this browser's seat can act now: its turn in the newest state, nothing awaited, the line open. */
+export function canAct(state) {
+  return myTurn(state) && state.pending === null && state.queue.length === 0 && isOpen();
 }
 
-export function canAct() {
-  return myTurn() && page.pending === null && page.queue.length === 0 && isOpen();
-}
-
-function act(action) {
-  if (!canAct()) return;
-  const id = ++page.ids;
-  page.pending = id;
+function act(state, action) {
+  if (!canAct(state)) return;
   // The player has seen this state and acted: their own card shows as soon as it comes back, without the pause.
-  page.holdUntil = 0;
-  send({ type: "action", id, version: page.shown.version, action });
-  drawControls();
-}
-
-function playSlot(slot) {
-  act({ type: "play", slot });
+  const id = actionSent(state);
+  send({ type: "action", id, version: state.shown.version, action });
+  drawControls(state);
 }
 
 /** A tap on a hidden card of mine: its note in notes mode, else playing it (read at the tap: a kept card's
  * listener outlives the view it was drawn for). */
-function tapSlot(slot) {
-  if (page.noteMode) chooseNoteSlot(slot);
-  else playSlot(slot);
+function tapSlot(state, slot) {
+  if (state.noteMode) editNote(state, slot);
+  else act(state, { type: "play", slot });
 }
 
 // -- notes on your own cards ------------------------------------------------------------------------------
 
-function setNoteMode(on) {
-  page.noteMode = on;
-  page.noteSlot = null;
+function switchNoteMode(state, on) {
+  setNoteMode(state, on);
   $("#note-mode").setAttribute("aria-pressed", String(on));
   $("#note-editor").hidden = true;
-  drawControls();
+  drawControls(state);
 }
 
-function chooseNoteSlot(slot) {
-  page.noteSlot = slot;
+function editNote(state, slot) {
+  chooseNoteSlot(state, slot);
   $("#note-editor").hidden = false;
   $("#note-label").textContent = t("notes.label", { n: slot + 1 });
-  $("#note-text").value = page.notes?.notes?.[slot] || "";
+  $("#note-text").value = state.notes?.notes?.[slot] || "";
   $("#note-text").focus();
 }
 
-function saveNote(text) {
-  if (page.noteSlot === null) return;
-  if (!send({ type: "note", id: `note-${++page.ids}`, slot: page.noteSlot, text })) refuse(t("conn.not_connected"));
+function saveNote(state, text) {
+  if (state.noteSlot === null) return;
+  const id = `note-${nextRequest(state, { awaited: false })}`;
+  if (!send({ type: "note", id, slot: state.noteSlot, text })) refuse(t("conn.not_connected"));
   $("#note-editor").hidden = true;
-  page.noteSlot = null;
+  chooseNoteSlot(state, null);
 }
 
 /** Offer or accept (``accept``) a rematch, or decline it; at a table of one human, the next game at once. */
-function answerRematch(accept) {
-  const id = ++page.ids;
-  page.pending = id;
+function answerRematch(state, accept) {
+  const id = nextRequest(state, { awaited: true });
   if (!send({ type: "rematch", id, accept })) {
-    page.pending = null;
+    noReply(state);
     refuse(t("conn.not_connected"));
   }
 }
 
 
 /** My hand and the bid buttons: enabled only for the legal actions of the newest state, mine to play. */
-export function drawControls() {
-  const state = page.shown;
-  const view = state?.view;
-  if (!view || !page.me || !view.hands.length) {
+export function drawControls(state) {
+  const shown = state.shown;
+  const view = shown?.view;
+  if (!view || !state.me || !view.hands.length) {
     $("#bidding").hidden = true;
-    if (view && page.me) $("#my-hand").replaceChildren();
+    if (view && state.me) $("#my-hand").replaceChildren();
     return;
   }
-  const edition = page.editions[state.table.edition];
-  const ready = canAct();
+  const edition = state.editions[shown.table.edition];
+  const ready = canAct(state);
   const legal = ready ? view.legal_actions : [];
   const focused = document.activeElement?.dataset?.slot;
   const hadFocus = $("#my-hand").contains(document.activeElement);
-  const mine = view.hands[page.me.seat];
-  const plays = page.noteMode
+  const mine = view.hands[state.me.seat];
+  const plays = state.noteMode
     ? new Set(mine.filter((slot) => !slot.played).map((slot) => slot.slot))
     : new Set(legal.filter((a) => a.type === "play").map((a) => a.slot));
-  const notes = page.notes && page.notes.deal === view.deal_number && page.notes.game_no === state.table.game_no;
+  const notes = state.notes && state.notes.deal === view.deal_number && state.notes.game_no === shown.table.game_no;
   const hand = renderHand(edition, mine, {
     mine: true,
     legal: plays,
-    onPlay: tapSlot,
+    onPlay: (slot) => tapSlot(state, slot),
     hints: view.hints,
-    seat: page.me.seat,
-    notes: notes ? page.notes.notes : null,
+    seat: state.me.seat,
+    notes: notes ? state.notes.notes : null,
   });
   hand.addEventListener("keydown", handKeys);
   morph($("#my-hand"), hand);
   if (hadFocus) focusSlot(focused === undefined ? null : Number(focused));
-  drawBidding(view, legal);
+  drawBidding(state, view, legal);
 }
 
 /** Numbers in order as runs: "1, 3–10". */
@@ -120,15 +116,14 @@ function runsText(numbers) {
   return runs.map(([a, b]) => (a === b ? String(a) : `${a}–${b}`)).join(", ");
 }
 
-function drawBidding(view, legal) {
+function drawBidding(state, view, legal) {
   const bids = legal.filter((a) => a.type === "bid");
   const fieldset = $("#bidding");
-  const bidding = view.phase === "bid" && view.current_player === page.me.seat;
+  const bidding = view.phase === "bid" && view.current_player === state.me.seat;
   fieldset.hidden = !bidding;
   $("#keys-help").hidden = bidding;
   if (!bidding) return;
   const safety = $("#safety").checked;
-  const hadFocus = fieldset.contains(document.activeElement) ? document.activeElement.dataset.tricks : undefined;
   // Every bid from 0 to the view's max_bid; one missing from the legal actions is ruled out by the cap, shown
   // disabled with the beads left (public: the view's beads_left and the table's cap).
   const legalCounts = new Set(view.legal_actions.filter((a) => a.type === "bid").map((a) => a.tricks));
@@ -136,25 +131,26 @@ function drawBidding(view, legal) {
   const capped = counts.filter((tricks) => !legalCounts.has(tricks));
   const cap = { left: view.beads_left, cap: view.options.bid_cap };
   $("#bid-capped").textContent = capped.length ? t("bid.capped", { ...cap, bids: runsText(capped) }) : "";
-  const box = $("#bid-buttons");
-  box.replaceChildren();
-  for (const tricks of counts) {
-    const allowed = bids.some((a) => a.tricks === tricks && a.safety === safety);
-    const out = capped.includes(tricks);
-    const label = t(out ? "bid.button_capped" : safety ? "bid.button_safety" : "bid.button", { ...cap, n: tricks });
-    const button = el("button", {
-      type: "button",
-      text: String(tricks),
-      "aria-label": label,
-      title: label,
-      disabled: !allowed,
-      class: out ? "capped" : null,
-      dataset: { tricks },
-      on: { click: () => act({ type: "bid", tricks, safety: $("#safety").checked }) },
-    });
-    box.append(button);
-  }
-  if (hadFocus !== undefined) box.querySelector(`[data-tricks="${hadFocus}"]`)?.focus();
+  // One button a bid, keyed by its count: a kept button (and its focus) is updated in place (render.js).
+  reconcile(
+    $("#bid-buttons"),
+    counts.map((tricks) => {
+      const out = capped.includes(tricks);
+      const label = t(out ? "bid.button_capped" : safety ? "bid.button_safety" : "bid.button", { ...cap, n: tricks });
+      const allowed = bids.some((a) => a.tricks === tricks && a.safety === safety);
+      const update = (button) => {
+        if (button.getAttribute("aria-label") !== label) button.setAttribute("aria-label", label);
+        button.title = label;
+        button.disabled = !allowed;
+        button.classList.toggle("capped", out);
+        return button;
+      };
+      const key = `bid:${tricks}`;
+      const click = () => act(state, { type: "bid", tricks, safety: $("#safety").checked });
+      const build = () => update(el("button", { type: "button", text: String(tricks), dataset: { key, tricks }, on: { click } }));
+      return { key, build, update };
+    }),
+  );
 }
 
 function enabledSlots() {
@@ -189,7 +185,7 @@ function handKeys(event) {
 
 /** Number keys choose a card anywhere on the page (1 is the first slot, 0 the tenth); Enter then plays it. A key
  * for a card that cannot be played now says so. */
-function digitKeys(event) {
+function digitKeys(state, event) {
   if (!/^[0-9]$/.test(event.key) || event.altKey || event.ctrlKey || event.metaKey) return;
   if (event.target.closest?.("input, select, textarea")) return;
   const slot = event.key === "0" ? 9 : Number(event.key) - 1;
@@ -199,23 +195,23 @@ function digitKeys(event) {
     button.focus();
     return;
   }
-  const reason = !button ? "hand.no_card" : canAct() && page.shown.view.phase === "play" ? "hand.not_playable" : "hand.not_now";
+  const reason = !button ? "hand.no_card" : canAct(state) && state.shown.view.phase === "play" ? "hand.not_playable" : "hand.not_now";
   refuse(t(reason, { n: slot + 1 }));
   button?.classList.remove("nope");
   requestAnimationFrame(() => button?.classList.add("nope"));
 }
 
-/** The controls' listeners, once the page is started. */
-export function startControls() {
-  $("#safety").addEventListener("change", drawControls);
-  $("#rematch").addEventListener("click", () => answerRematch(true));
-  $("#rematch-accept").addEventListener("click", () => answerRematch(true));
-  $("#rematch-decline").addEventListener("click", () => answerRematch(false));
-  $("#note-mode").addEventListener("click", () => setNoteMode(!page.noteMode));
-  $("#note-save").addEventListener("click", () => saveNote($("#note-text").value));
-  $("#note-clear").addEventListener("click", () => saveNote(""));
+/** The controls' listeners on the page of ``state``, once it is started. */
+export function startControls(state) {
+  $("#safety").addEventListener("change", () => drawControls(state));
+  $("#rematch").addEventListener("click", () => answerRematch(state, true));
+  $("#rematch-accept").addEventListener("click", () => answerRematch(state, true));
+  $("#rematch-decline").addEventListener("click", () => answerRematch(state, false));
+  $("#note-mode").addEventListener("click", () => switchNoteMode(state, !state.noteMode));
+  $("#note-save").addEventListener("click", () => saveNote(state, $("#note-text").value));
+  $("#note-clear").addEventListener("click", () => saveNote(state, ""));
   $("#note-text").addEventListener("keydown", (event) => {
-    if (event.key === "Enter") saveNote($("#note-text").value);
+    if (event.key === "Enter") saveNote(state, $("#note-text").value);
   });
-  document.addEventListener("keydown", digitKeys);
+  document.addEventListener("keydown", (event) => digitKeys(state, event));
 }

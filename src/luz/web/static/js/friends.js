@@ -3,9 +3,10 @@
 // your invitations (Join, Decline). Kept current by the identity's event stream and a refresh each minute.
 
 import { initials } from "./board.js";
-import { $, ApiError, announce, api, el, onInvitation, startPage } from "./common.js";
+import { $, ApiError, announce, api, el } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { declineInvitation, invitationText, joinInvitation } from "./invitations.js";
+import { onInvitation, startPage } from "./site.js";
 
 const state = { friends: null, followers: new Set(), invitations: [], guest: false, timer: null };
 

@@ -3,8 +3,9 @@
 
 import { initials } from "./board.js";
 import { timeLeftText, turnBasedText } from "./clock.js";
-import { $, ApiError, api, editions, el, onTurns, startPage } from "./common.js";
+import { $, ApiError, api, editions, el } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { onTurns, startPage } from "./site.js";
 
 const state = { games: null, editions: {}, offset: 0, timer: null, loading: null };
 

@@ -1,10 +1,11 @@
 // The leaderboard: the rated players of one pool (an edition at one player count), best first, the three best
 // on a podium; provisional ratings (too few games yet) marked with "?" after the established ones.
 
-import { $, ApiError, api, editions, el, saved, startPage } from "./common.js";
+import { $, ApiError, api, editions, el, saved } from "./common.js";
 import { initials } from "./board.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { ratingText } from "./ratings.js";
+import { startPage } from "./site.js";
 
 let editionList = {};
 let board = null;

@@ -3,11 +3,12 @@
 // ("Playing now").
 
 import { initials } from "./board.js";
-import { $, ApiError, accountNeeded, api, botLabel, botName, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
+import { $, ApiError, accountNeeded, api, botLabel, botName, editions, el, fillEditionSelect, fillPlayersSelect, saved } from "./common.js";
 import { timeControlText } from "./clock.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { guestTag } from "./board.js";
 import { identity, setName } from "./identity.js";
+import { startPage } from "./site.js";
 
 let editionList = {};
 let bots = [];

@@ -1,7 +1,8 @@
 // The page the service worker shows for a page asked while offline (it keeps the address asked: trying again
 // loads that page).
 
-import { $, startPage } from "./common.js";
+import { $ } from "./common.js";
+import { startPage } from "./site.js";
 
 function retry() {
   if (location.pathname === "/offline") location.href = "/";

@@ -1,8 +1,8 @@
 // A page with nothing of its own to do (not found, how to play): the header, translations, and the parts of the
 // page written in the chosen language shown (``article[data-lang]``). ``ready``: once they are.
 
-import { startPage } from "./common.js";
 import { language, onLanguageChange } from "./i18n.js";
+import { startPage } from "./site.js";
 
 function showLanguage() {
   for (const node of document.querySelectorAll("article[data-lang]")) node.hidden = node.dataset.lang !== language();

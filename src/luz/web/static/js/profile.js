@@ -1,10 +1,11 @@
 // A player's profile: ratings (one card per edition and player count), statistics against humans and against
 // bots, and the newest games, each with its result, rating change and replay.
 
-import { $, ApiError, api, botName, editions, el, startPage } from "./common.js";
+import { $, ApiError, api, botName, editions, el } from "./common.js";
 import { guestTag, initials } from "./board.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { ratingBeforeAfter, ratingChange, ratingText } from "./ratings.js";
+import { startPage } from "./site.js";
 
 const playerId = decodeURIComponent(location.pathname.split("/")[2] || "");
 let profile = null;

@@ -13,9 +13,10 @@ import {
   trickOnTable,
 } from "./board.js";
 import { chatLine } from "./chat.js";
-import { $, ApiError, api, editions, el, seatName, startPage } from "./common.js";
+import { $, ApiError, api, editions, el, seatName } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { mountReview } from "./review.js";
+import { startPage } from "./site.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const game = new URLSearchParams(location.search).get("game");

@@ -2,8 +2,9 @@
 // `luz score`); this page keeps the entered deals (in the browser, so a reload loses nothing) and shows them.
 
 import { outcomeText, renderRanking, renderSheet } from "./board.js";
-import { $, ApiError, api, editions, el, fillEditionSelect, fillPlayersSelect, saved, startPage } from "./common.js";
+import { $, ApiError, api, editions, el, fillEditionSelect, fillPlayersSelect, saved } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { startPage } from "./site.js";
 
 let editionList = {};
 let game = saved.get("score"); // {document: {edition, players, first_player, deals}, names, report}

@@ -23,9 +23,6 @@ import {
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
 import { drawClocks, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
-import { connect, hasSocket, openConnection, reconnect, retryNow, send } from "./connection.js";
-import { drawControls, myTurn, startControls } from "./controls.js";
-import { animateFrom, boxesOf } from "./motion.js";
 import {
   $,
   ApiError,
@@ -40,40 +37,57 @@ import {
   identity,
   inviteLink,
   saved,
-  startPage,
   tableName,
 } from "./common.js";
+import { connect, hasSocket, openConnection, reconnect, retryNow, send } from "./connection.js";
+import { drawControls, refuse, startControls } from "./controls.js";
 import { language, onLanguageChange, t } from "./i18n.js";
+import { animateFrom, boxesOf } from "./motion.js";
 import { ratingBadge, ratingBeforeAfter } from "./ratings.js";
 import { morph } from "./render.js";
-import { fragment, nameOf, page, query, refuse, tableId, youOr } from "./tablepage.js";
+import { startPage } from "./site.js";
+import {
+  apply,
+  closeSummary,
+  createState,
+  holdSeat,
+  holdUntil,
+  invitation,
+  leaveSeat,
+  markGone,
+  myTurn,
+  nameOf,
+  noReply,
+  ratingsRead,
+  reopenSummary,
+  setEditions,
+  setPace,
+  setTable,
+  showNext,
+  sitAsIdentity,
+  summariesSeen,
+  youOr,
+} from "./tablestate.js";
+
+/** A seat's name at the table of ``state``, as a function of the seat. */
+const named = (state) => (seat) => nameOf(state, seat);
+
+/** A seat's name, "You (name)" for this browser's seat, as a function of the seat. */
+const yours = (state) => (seat) => youOr(state, seat);
 
 // -- seats and invites ------------------------------------------------------------------------------------
 
-function takeInviteFromUrl() {
-  const token = fragment.get("token") || query.get("token");
-  const seat = Number(fragment.get("seat") ?? query.get("seat"));
-  if (!token || !Number.isInteger(seat)) return;
-  if (!(page.me && page.me.token === token)) page.invite = { seat, token };
-  // The token leaves the address bar (and the history): it is the seat's secret.
+/** An invite link's token leaves the address bar (and the history): it is the seat's secret. */
+function cleanAddress() {
+  if (!invitation(location)) return;
+  const query = new URLSearchParams(location.search);
   query.delete("token");
   query.delete("seat");
   const rest = query.toString();
   history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : ""));
 }
 
-function holdSeat(seat, token) {
-  page.me = { seat, token };
-  saved.set(`seat.${tableId}`, page.me);
-  page.invite = null;
-}
-
-function forgetSeat() {
-  page.me = null;
-  saved.remove(`seat.${tableId}`);
-}
-
-async function join(seat, token, name) {
+async function join(state, seat, token, name) {
   const trimmed = name.trim();
   if (!trimmed) {
     refuse(t("join.need_name"));
@@ -81,11 +95,11 @@ async function join(seat, token, name) {
   }
   saved.set("name", trimmed);
   try {
-    const answer = await api(`/api/tables/${encodeURIComponent(tableId)}/seats/${seat}/join`, {
+    const answer = await api(`/api/tables/${encodeURIComponent(state.tableId)}/seats/${seat}/join`, {
       method: "POST",
       body: token ? { name: trimmed, token } : { name: trimmed },
     });
-    holdSeat(answer.seat, answer.token);
+    holdSeat(state, answer.seat, answer.token);
     refuse("");
     reconnect();
   } catch (error) {
@@ -100,29 +114,29 @@ async function join(seat, token, name) {
 
 // -- the connection: the address, the messages, the closes the page handles ------------------------------
 
-function address() {
+function address(state) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   let token = "";
-  if (page.me?.token) token = `?token=${encodeURIComponent(page.me.token)}`;
-  else if (page.me) token = "?me=1"; // the seat of the identity's cookie
-  return `${scheme}://${location.host}/ws/tables/${encodeURIComponent(tableId)}${token}`;
+  if (state.me?.token) token = `?token=${encodeURIComponent(state.me.token)}`;
+  else if (state.me) token = "?me=1"; // the seat of the identity's cookie
+  return `${scheme}://${location.host}/ws/tables/${encodeURIComponent(state.tableId)}${token}`;
 }
 
 /** A close the page handles (true), or one to retry later (false). */
-function closed(code) {
-  page.pending = null;
+function closed(state, code) {
+  noReply(state);
   if (code === 4404) {
-    notFound();
+    notFound(state);
     return true;
   }
   if (code === 4401) {
-    if (page.me && !page.me.token) {
+    if (state.me && !state.me.token) {
       // The identity holds no seat here any more: watch.
-      page.me = null;
+      leaveSeat(state, { forget: false });
       connect();
       return true;
     }
-    forgetSeat();
+    leaveSeat(state, { forget: true });
     refuse(t("conn.seat_lost"));
     connect();
     return true;
@@ -130,34 +144,22 @@ function closed(code) {
   return false;
 }
 
-
-function receive(message) {
-  if (chatReceive(message)) return; // the chat's own messages (chat.js)
-  if (message.type === "state") {
-    const newest = page.queue.at(-1) || page.shown;
-    if (newest && message.version < newest.version) return;
-    message.received = performance.now(); // a timed table's clocks count from here (clock.js)
-    const serverTime = message.table?.clock?.server_time;
-    if (serverTime) page.serverOffset = serverTime - Date.now();
-    page.queue.push(message);
-    pump();
-  } else if (message.type === "timeout") {
+/** What each name that apply() returns draws (or does) again after ``message``. */
+const EFFECTS = {
+  pump: (state) => pump(state),
+  controls: (state) => drawControls(state),
+  refusal: (state, message) => refuse(message.type === "error" ? t(`error.${message.code}`, { detail: message.message }) : ""),
+  sync: () => send({ type: "sync" }),
+  timeout(state, message) {
     const replaced = Boolean(message.replaced);
-    showTimeout(message.seat, page.me?.seat, nameOf(message.seat), { replaced, timeouts: message.timeouts });
+    showTimeout(message.seat, state.me?.seat, nameOf(state, message.seat), { replaced, timeouts: message.timeouts });
     if (replaced) announce($("#clock-notice").textContent, { urgent: true });
-  } else if (message.type === "notes") {
-    page.notes = message;
-    drawControls();
-  } else if (message.type === "ack") {
-    if (message.id === page.pending) page.pending = null;
-    refuse("");
-    drawControls();
-  } else if (message.type === "error") {
-    if (message.id === page.pending || message.id === null) page.pending = null;
-    refuse(t(`error.${message.code}`, { detail: message.message }));
-    if (message.code === "stale") send({ type: "sync" });
-    drawControls();
-  }
+  },
+};
+
+function receive(state, message) {
+  if (chatReceive(message)) return; // the chat's own messages (chat.js)
+  for (const effect of apply(state, message, performance.now())) EFFECTS[effect](state, message);
 }
 
 // -- pacing: states in order, each held a moment --------------------------------------------------------
@@ -166,69 +168,65 @@ function completedTrickShown(view) {
   return Boolean(view?.trick && view.trick.plays.length === 0 && (view.last_trick || view.closing_trick));
 }
 
-function holdAfter(state) {
-  const view = state.view;
-  if (!page.pace || !view || !["bid", "play", "game_over"].includes(view.phase)) return 0;
-  return completedTrickShown(view) ? page.pace * 3 : page.pace;
+function holdAfter(state, shown) {
+  const view = shown.view;
+  if (!state.pace || !view || !["bid", "play", "game_over"].includes(view.phase)) return 0;
+  return completedTrickShown(view) ? state.pace * 3 : state.pace;
 }
 
-function pump() {
-  clearTimeout(page.timer);
-  while (page.queue.length) {
-    const wait = page.holdUntil - performance.now();
+function pump(state) {
+  clearTimeout(state.timers.pump);
+  while (state.queue.length) {
+    const wait = state.holdUntil - performance.now();
     if (wait > 0) {
-      page.timer = setTimeout(pump, wait);
+      state.timers.pump = setTimeout(() => pump(state), wait);
       return;
     }
-    // After a long absence only the newest state matters.
-    if (page.queue.length > 30) page.queue.splice(0, page.queue.length - 1);
-    const state = page.queue.shift();
-    const before = page.shown;
-    page.shown = state;
-    page.table = state.table;
-    draw();
+    const before = showNext(state);
+    draw(state);
     // Held from when it is on screen: a slow drawing does not shorten the moment it stays.
-    page.holdUntil = before && state.version !== before.version ? performance.now() + holdAfter(state) : 0;
+    const shown = state.shown;
+    holdUntil(state, before && shown.version !== before.version ? performance.now() + holdAfter(state, shown) : 0);
   }
 }
 
 // -- drawing ----------------------------------------------------------------------------------------------
 
-function setStatus(text, mine) {
+function setStatus(state, text, mine) {
   const box = $("#status");
   box.classList.toggle("mine", mine);
-  if (text !== page.status) {
+  if (text !== state.drawn.status) {
     box.textContent = text;
-    page.status = text;
+    state.drawn.status = text;
   }
 }
 
-function statusText(view) {
+function statusText(state, view) {
   if (view.phase === "game_over") return t("status.over");
   const current = view.current_player;
   if (current === null || current === undefined) return "";
-  const replaced = page.table.seats[current]?.replaced;
-  const taken = page.table.seats[current]?.bot_playing || replaced;
-  if (page.me?.seat === current) {
+  const replaced = state.table.seats[current]?.replaced;
+  const taken = state.table.seats[current]?.bot_playing || replaced;
+  if (state.me?.seat === current) {
     if (replaced) return t("status.bot_replaced_you");
     if (taken) return t("status.bot_for_you");
     return t(view.phase === "bid" ? "status.your_bid" : "status.your_play");
   }
   const key = view.phase === "bid" ? "status.their_bid" : "status.their_play";
   const why = replaced ? t("status.bot_replaced") : taken ? t("status.bot_playing") : "";
-  return t(key, { name: nameOf(current) }) + (why ? ` ${why}` : "");
+  return t(key, { name: nameOf(state, current) }) + (why ? ` ${why}` : "");
 }
 
-function draw() {
-  const state = page.shown;
-  if (!state) return;
-  const table = state.table;
-  const edition = page.editions[table.edition];
-  $("#main").dataset.version = state.version;
-  watchRatings(table);
-  tellRematch(table);
+function draw(state) {
+  const shown = state.shown;
+  if (!shown) return;
+  const table = shown.table;
+  const edition = state.editions[table.edition];
+  $("#main").dataset.version = shown.version;
+  watchRatings(state, table);
+  tellRematch(state, table);
   $("#table-name").textContent = tableName(table, edition);
-  const view = state.view;
+  const view = shown.view;
   const info = [];
   if (view) info.push(t("table.deal", { n: view.deal_number, count: view.deal_count }));
   info.push(t("table.game", { n: table.game_no || 1 }), edition?.name, t("table.players", { n: table.players }));
@@ -239,44 +237,44 @@ function draw() {
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
   $("#show-hands-badge").hidden = !table.show_hands;
   $("#main").classList.toggle("turn-based", Boolean(table.turn_based));
-  drawDeadline();
-  drawJoin(table);
+  drawDeadline(state);
+  drawJoin(state, table);
   drawTurnNote(table, view);
-  drawUnrated(table);
+  drawUnrated(state, table);
   $("#waiting").hidden = Boolean(view);
   $("#game").hidden = !view;
   if (!view) {
-    drawWaiting(table);
-    setStatus(t("status.waiting"), false);
+    drawWaiting(state, table);
+    setStatus(state, t("status.waiting"), false);
     turnAlert(false, tableName(table, edition));
     return;
   }
-  if (page.safetyDeal !== view.deal_number) {
-    page.safetyDeal = view.deal_number;
+  if (state.drawn.safetyDeal !== view.deal_number) {
+    state.drawn.safetyDeal = view.deal_number;
     $("#safety").checked = false;
   }
   const before = boxesOf($("#game"));
-  setStatus(statusText(view), myTurn());
+  setStatus(state, statusText(state, view), myTurn(state));
   $("#felt").dataset.players = String(view.players);
-  drawSeats(edition, view);
-  drawTrick(edition, view);
-  drawMe(edition, view);
-  drawClocks(state, page.me?.seat, state.received);
-  drawControls();
-  drawSummary(view);
-  morph($("#sheet"), renderSheet(view, nameOf, youOr));
-  drawHistory(edition, view);
-  drawOver(view);
-  animateFrom(before, $("#game"), motionTime());
-  turnAlert(myTurn() && !page.queue.length, tableName(table, edition));
-  if (page.me && query.has("tutorial")) import("./tutorial.js").then(({ coach }) => coach(view, page.me.seat, edition));
+  drawSeats(state, edition, view);
+  drawTrick(state, edition, view);
+  drawMe(state, edition, view);
+  drawClocks(shown, state.me?.seat, shown.received);
+  drawControls(state);
+  drawSummary(state, view);
+  morph($("#sheet"), renderSheet(view, named(state), yours(state)));
+  drawHistory(state, edition, view);
+  drawOver(state, view);
+  animateFrom(before, $("#game"), motionTime(state));
+  turnAlert(myTurn(state) && !state.queue.length, tableName(table, edition));
+  if (state.me && state.tutorial) import("./tutorial.js").then(({ coach }) => coach(view, state.me.seat, edition));
 }
 
 /** A turn-based table: the seat to move and the time it has left ("Bo to move: 2 d 4 h left"), kept current. */
-function drawDeadline() {
-  const table = page.table;
+function drawDeadline(state) {
+  const table = state.table;
   const box = $("#deadline");
-  const over = page.shown?.view?.phase === "game_over";
+  const over = state.shown?.view?.phase === "game_over";
   // The summary's seat to move and deadline; else the clock's (the mover's reserve left when it was sent).
   const clock = table?.clock;
   const mover = table?.to_move ?? clock?.running ?? null;
@@ -286,25 +284,25 @@ function drawDeadline() {
   }
   const due = table?.turn_based && deadline && mover !== null && !over;
   box.hidden = !due;
-  clearTimeout(page.deadlineTimer);
+  clearTimeout(state.timers.deadline);
   if (!due) return;
-  const left = deadline - (Date.now() + page.serverOffset);
-  const key = page.me?.seat === mover ? "turn.deadline_you" : "turn.deadline";
-  $("#deadline-text").textContent = t(key, { name: nameOf(mover), left: timeLeftText(left) });
+  const left = deadline - (Date.now() + state.serverOffset);
+  const key = state.me?.seat === mover ? "turn.deadline_you" : "turn.deadline";
+  $("#deadline-text").textContent = t(key, { name: nameOf(state, mover), left: timeLeftText(left) });
   box.classList.toggle("low", left < 3_600_000);
-  box.classList.toggle("mine", page.me?.seat === mover);
+  box.classList.toggle("mine", state.me?.seat === mover);
   // Minutes are shown under a day: the words change at most once a minute.
-  page.deadlineTimer = setTimeout(drawDeadline, Math.max(1000, Math.min(60_000, left % 60_000 || 60_000)));
+  state.timers.deadline = setTimeout(() => drawDeadline(state), Math.max(1000, Math.min(60_000, left % 60_000 || 60_000)));
 }
 
 /** How long a card's flight lasts: part of the pace, none when motion is off. */
-function motionTime() {
-  if (!page.pace || matchMedia("(prefers-reduced-motion: reduce)").matches) return 0;
-  return Math.min(450, Math.round(page.pace * 0.6));
+function motionTime(state) {
+  if (!state.pace || matchMedia("(prefers-reduced-motion: reduce)").matches) return 0;
+  return Math.min(450, Math.round(state.pace * 0.6));
 }
 
-function drawJoin(table) {
-  const invite = page.invite;
+function drawJoin(state, table) {
+  const invite = state.invite;
   const open = invite && table.seats[invite.seat] && !table.seats[invite.seat].joined;
   $("#join").hidden = !open;
   if (open) {
@@ -316,14 +314,14 @@ function drawJoin(table) {
 
 /** Before a turn-based game starts (joining, waiting for players): what turn-based means here. */
 /** A rated game a player left, or lost to the clock, in its first deal: rated for nobody, and everyone is told. */
-function unratedText(table) {
+function unratedText(state, table) {
   const why = table.rated ? table.unrated : null;
   if (!why) return "";
-  return t(why.reason === "timeout" ? "fair.unrated_timeout" : "fair.unrated_left", { name: nameOf(why.seat) });
+  return t(why.reason === "timeout" ? "fair.unrated_timeout" : "fair.unrated_left", { name: nameOf(state, why.seat) });
 }
 
-function drawUnrated(table) {
-  const text = unratedText(table);
+function drawUnrated(state, table) {
+  const text = unratedText(state, table);
   $("#unrated-note").hidden = !text;
   $("#unrated-note").textContent = text;
 }
@@ -343,40 +341,41 @@ function drawTurnNote(table, view) {
   );
 }
 
-function drawWaiting(table) {
-  const list = $("#waiting-seats");
-  list.replaceChildren();
-  const canTake = !page.me && !page.invite && table.public;
+function drawWaiting(state, table) {
+  const canTake = !state.me && !state.invite && table.public;
   $("#take-name-row").hidden = !canTake;
   if (canTake && !$("#take-name").value) $("#take-name").value = saved.get("name", "");
-  for (const seat of table.seats) {
+  // One row a seat, keyed by it: a kept row, its button and its focus stay (render.js).
+  const rows = table.seats.map((seat) => {
     let what;
     if (seat.kind === "bot") what = t("waiting.bot", { bot: botName(seat.bot) });
-    else if (seat.joined) what = page.me?.seat === seat.seat ? t("waiting.you") : t("waiting.joined");
+    else if (seat.joined) what = state.me?.seat === seat.seat ? t("waiting.you") : t("waiting.joined");
     else what = t("waiting.open");
     const guest = seat.kind === "human" && seat.guest ? [" ", guestTag()] : [];
-    const item = el("li", { class: "row", dataset: { seat: seat.seat } }, el("strong", {}, nameOf(seat.seat)), ...guest, " ", what);
+    const name = el("strong", {}, nameOf(state, seat.seat));
+    const item = el("li", { class: "row", dataset: { seat: seat.seat, key: `seat:${seat.seat}` } }, name, ...guest, " ", what);
     if (canTake && seat.kind === "human" && !seat.joined) {
       item.append(
         el("button", {
           type: "button",
           text: t("waiting.take"),
           "aria-label": t("waiting.take_seat", { n: seat.seat + 1 }),
-          on: { click: () => join(seat.seat, null, $("#take-name").value) },
+          on: { click: () => join(state, seat.seat, null, $("#take-name").value) },
         }),
       );
     }
-    list.append(item);
-  }
-  const invites = (saved.get(`invites.${tableId}`) || []).filter(
-    (invite) => invite.seat !== page.me?.seat && !table.seats[invite.seat]?.joined,
+    return item;
+  });
+  morph($("#waiting-seats"), rows);
+  const invites = (saved.get(`invites.${state.tableId}`) || []).filter(
+    (invite) => invite.seat !== state.me?.seat && !table.seats[invite.seat]?.joined,
   );
   const box = $("#invites");
   box.replaceChildren();
   if (!invites.length) return;
   box.append(el("h3", {}, t("invite.title")), el("p", { class: "muted" }, t("invite.explain")));
   for (const invite of invites) {
-    const link = inviteLink(tableId, invite);
+    const link = inviteLink(state.tableId, invite);
     const label = t("invite.seat", { n: invite.seat + 1 });
     const field = el("input", { value: link, readonly: true, "aria-label": label });
     const button = el("button", { type: "button", class: "secondary", text: t("common.copy"), "aria-label": label });
@@ -385,21 +384,21 @@ function drawWaiting(table) {
   }
 }
 
-function seatOrder(view) {
-  const first = page.me ? page.me.seat + 1 : 0;
+function seatOrder(state, view) {
+  const first = state.me ? state.me.seat + 1 : 0;
   return [...Array(view.players).keys()].map((i) => (first + i) % view.players);
 }
 
-const placeAt = (view) => (seat) => placeOf(view.players, page.me?.seat ?? 0, seat);
+const placeAt = (state, view) => (seat) => placeOf(view.players, state.me?.seat ?? 0, seat);
 
-function seatBadges(view, seat) {
-  const info = page.table.seats[seat] || {};
+function seatBadges(state, view, seat) {
+  const info = state.table.seats[seat] || {};
   const badges = [];
   if (view.current_player === seat) badges.push(el("span", { class: "badge turn" }, t(view.phase === "bid" ? "seat.turn_bid" : "seat.turn")));
   if (view.first_player === seat && view.phase !== "game_over") badges.push(el("span", { class: "badge first" }, t("seat.first")));
   if (info.kind === "bot") return badges;
   if (info.guest) badges.push(guestTag());
-  if (page.ratings?.[seat]) badges.push(ratingBadge(page.ratings[seat]));
+  if (state.ratings?.[seat]) badges.push(ratingBadge(state.ratings[seat]));
   if (info.replaced) badges.push(el("span", { class: "badge away", title: t("seat.replaced_explain") }, t("seat.replaced")));
   else if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
   else if (info.joined && !info.connected) badges.push(el("span", { class: "badge away" }, t("seat.away")));
@@ -408,53 +407,51 @@ function seatBadges(view, seat) {
 
 // Ratings are public (as on the leaderboard): each account's, beside its name, read again when a game ends or
 // starts or a seat changes hands.
-let ratingsKey = null;
-function watchRatings(table) {
+function watchRatings(state, table) {
   const key = [table.status, table.game_no, ...table.seats.map((s) => s.player)].join(":");
-  if (key === ratingsKey) return;
-  ratingsKey = key;
-  api(`/api/tables/${encodeURIComponent(tableId)}/ratings`)
+  if (key === state.drawn.ratingsKey) return;
+  state.drawn.ratingsKey = key;
+  api(`/api/tables/${encodeURIComponent(state.tableId)}/ratings`)
     .then((answer) => {
-      page.ratings = answer.seats;
-      page.ratingChanges = answer.game === table.game_no ? answer.changes : null;
-      draw();
+      ratingsRead(state, answer, table.game_no);
+      draw(state);
     })
     .catch(() => {});
 }
 
-function drawSeats(edition, view) {
+function drawSeats(state, edition, view) {
   // Seated: the others around the table; watching: every seat, the first at the bottom.
-  const shown = page.me ? seatOrder(view).filter((seat) => page.me.seat !== seat) : seatOrder(view);
-  const place = placeAt(view);
+  const shown = state.me ? seatOrder(state, view).filter((seat) => state.me.seat !== seat) : seatOrder(state, view);
+  const place = placeAt(state, view);
   morph(
     $("#seats"),
-    ...shown.map((seat) => renderSeat(edition, view, seat, nameOf(seat), seatBadges(view, seat), { place: place(seat) })),
+    ...shown.map((seat) => renderSeat(edition, view, seat, nameOf(state, seat), seatBadges(state, view, seat), { place: place(seat) })),
   );
 }
 
-function drawTrick(edition, view) {
-  const { trick, title, previousDeal } = trickOnTable(view, youOr);
+function drawTrick(state, edition, view) {
+  const { trick, title, previousDeal } = trickOnTable(view, yours(state));
   const led = trick && !previousDeal ? ledColour(edition, trick) : null;
   $("#trick-title").textContent = led ? `${title} · ${t("trick.led", { colour: colourName(led), symbol: led.symbol })}` : title;
   const done = view.tricks_won.reduce((a, b) => a + b, 0);
   const number = trick === view.trick ? done + 1 : done;
   const key = previousDeal ? `${view.deal_number - 1}:last` : `${view.deal_number}:${number}`;
-  const area = renderTrick(edition, trick, nameOf, previousDeal, { place: placeAt(view), key });
+  const area = renderTrick(edition, trick, named(state), previousDeal, { place: placeAt(state, view), key });
   area.dataset.players = String(view.players);
   morph($("#trick-cards"), area);
   $("#beads").textContent = beadsText(view);
 }
 
-function drawMe(edition, view) {
-  const seat = page.me?.seat;
+function drawMe(state, edition, view) {
+  const seat = state.me?.seat;
   $("#me").hidden = seat === undefined || seat === null;
   if ($("#me").hidden) {
     return;
   }
   const section = $("#me");
   section.classList.toggle("turn", view.current_player === seat);
-  $("#me-title").textContent = t("seat.you", { name: nameOf(seat) });
-  morph($("#me-badges"), ...seatBadges(view, seat));
+  $("#me-title").textContent = t("seat.you", { name: nameOf(state, seat) });
+  morph($("#me-badges"), ...seatBadges(state, view, seat));
   morph($("#me-bid"), renderBid(view.bids[seat]));
   $("#me-tricks").textContent = t("seat.tricks", { n: view.tricks_won[seat] });
   const hints = view.hints;
@@ -464,59 +461,59 @@ function drawMe(edition, view) {
 
 /** The summary of the deal just scored, in the trick's place (the hands stay in sight), until it is closed or the
  * next deal's first card is played; while the deal is bid, "Last deal" opens it again. */
-function drawSummary(view) {
+function drawSummary(state, view) {
   const scored = view.results.length;
-  if (page.summarised === null) page.summarised = scored;
+  summariesSeen(state, scored);
   const started = view.tricks_won.some(Boolean) || Boolean(view.trick?.plays.length);
-  const fresh = scored > page.summarised && scored > page.summaryClosed;
-  const open = (fresh || page.summaryReopened === scored) && !(started && view.phase !== "game_over");
+  const fresh = scored > state.summarised && scored > state.summaryClosed;
+  const open = (fresh || state.summaryReopened === scored) && !(started && view.phase !== "game_over");
   $("#summary").hidden = !open;
   $("#summary-open").hidden = open || !scored || view.phase !== "bid";
   if (!open) return;
   const result = view.results.at(-1);
   $("#summary-title").textContent = t("summary.title", { n: scored });
-  morph($("#summary-body"), renderDealSummary(view, result, nameOf, youOr));
+  morph($("#summary-body"), renderDealSummary(view, result, named(state), yours(state)));
   let next = "";
   if (view.phase !== "game_over") {
     // The view is the next deal's already: its first player, and whether the leader on score opens it.
-    const opener = youOr(view.first_player);
+    const opener = youOr(state, view.first_player);
     const leader = view.first_player_is_leader;
-    next = t(leader ? "summary.next_leader" : "summary.next", { name: opener, n: view.deal_number, before: youOr(result.first_player) });
+    next = t(leader ? "summary.next_leader" : "summary.next", { name: opener, n: view.deal_number, before: youOr(state, result.first_player) });
   }
   $("#summary-next").textContent = next;
 }
 
 
-function drawHistory(edition, view) {
+function drawHistory(state, edition, view) {
   const history = view.trick_history;
   $("#history").hidden = !history;
   if (!history) return;
   const tricks = history.flatMap((trick, index) => [
-    el("h3", {}, t("history.trick", { n: index + 1, name: youOr(trick.winner) })),
-    renderTrick(edition, trick, nameOf, false, { labelOf: youOr }),
+    el("h3", {}, t("history.trick", { n: index + 1, name: youOr(state, trick.winner) })),
+    renderTrick(edition, trick, named(state), false, { labelOf: yours(state) }),
   ]);
   morph($("#history-list"), history.length ? tricks : el("p", { class: "muted" }, t("history.none")));
 }
 
-function drawOver(view) {
+function drawOver(state, view) {
   const outcome = view.outcome;
   $("#over").hidden = !outcome;
   if (!outcome) return;
   const last = view.results.at(-1)?.scores;
-  $("#over-text").textContent = outcomeText(outcome, last, youOr);
-  morph($("#ranking"), renderRanking(outcome, youOr));
-  drawRematch();
-  drawRatingChanges(outcome);
-  const game = page.table.game_no;
-  $("#replay-link").href = `/replay/${encodeURIComponent(tableId)}?game=${game}`;
+  $("#over-text").textContent = outcomeText(outcome, last, yours(state));
+  morph($("#ranking"), renderRanking(outcome, yours(state)));
+  drawRematch(state);
+  drawRatingChanges(state, outcome);
+  const game = state.table.game_no;
+  $("#replay-link").href = `/replay/${encodeURIComponent(state.tableId)}?game=${game}`;
   const record = $("#record-link");
-  record.href = `/api/tables/${encodeURIComponent(tableId)}/record?game=${game}`;
-  record.setAttribute("download", `luz-${tableId}-game-${game}.json`);
+  record.href = `/api/tables/${encodeURIComponent(state.tableId)}/record?game=${game}`;
+  record.setAttribute("download", `luz-${state.tableId}-game-${game}.json`);
 }
 
-function rematchLeft() {
-  const offer = page.shown?.table?.rematch;
-  return offer ? offer.ends_in_ms - (performance.now() - page.shown.received) : 0;
+function rematchLeft(state) {
+  const offer = state.shown?.table?.rematch;
+  return offer ? offer.ends_in_ms - (performance.now() - state.shown.received) : 0;
 }
 
 function countdownText(ms) {
@@ -525,12 +522,12 @@ function countdownText(ms) {
 }
 
 /** The game-over panel's rematch: the offer, who accepted and who is awaited with its countdown, the buttons. */
-function drawRematch() {
-  clearTimeout(page.rematchTimer);
-  const table = page.shown?.table;
-  if (!table || !page.shown.view?.outcome) return;
-  const left = rematchLeft();
-  const panel = rematchPanel(table, page.me?.seat, youOr, left, countdownText(left));
+function drawRematch(state) {
+  clearTimeout(state.timers.rematch);
+  const table = state.shown?.table;
+  if (!table || !state.shown.view?.outcome) return;
+  const left = rematchLeft(state);
+  const panel = rematchPanel(table, state.me?.seat, yours(state), left, countdownText(left));
   const offerButton = $("#rematch");
   offerButton.hidden = !panel.offer;
   offerButton.textContent = t(panel.solo ? "outcome.rematch" : "rematch.offer");
@@ -540,28 +537,28 @@ function drawRematch() {
   $("#rematch-waiting").textContent = panel.waiting;
   $("#rematch-progress").hidden = panel.status !== "open";
   $("#rematch-answer").hidden = !panel.answer;
-  if (panel.status === "open") page.rematchTimer = setTimeout(drawRematch, 1000);
+  if (panel.status === "open") state.timers.rematch = setTimeout(() => drawRematch(state), 1000);
 }
 
 /** Tell the table's change of rematch offer, once: who offered, who accepted, who declined, its expiry. */
-function tellRematch(table) {
-  const before = page.rematchSeen;
+function tellRematch(state, table) {
+  const before = state.drawn.rematchSeen;
   const offer = table.rematch ?? null;
-  page.rematchSeen = offer;
+  state.drawn.rematchSeen = offer;
   if (!offer) $("#rematch-notice").textContent = "";
   if (before === undefined || !offer) return; // the page's first state, or no offer: nothing new to tell
-  const mine = page.me?.seat;
+  const mine = state.me?.seat;
   let notice = "";
   let accepted = ""; // the panel's own sentence says the rest (the offer, its decline, its expiry)
   if (!before || before.expires_at !== offer.expires_at || before.by !== offer.by) {
-    if (offer.by !== mine) notice = t("rematch.offered", { name: nameOf(offer.by) });
+    if (offer.by !== mine) notice = t("rematch.offered", { name: nameOf(state, offer.by) });
   } else if (rematchStatus(offer, 1) === "declined" && rematchStatus(before, 1) !== "declined") {
-    notice = t("rematch.declined", { name: youOr(offer.declined) });
+    notice = t("rematch.declined", { name: youOr(state, offer.declined) });
   } else if (offer.expired && !before.expired) {
     notice = t("rematch.expired");
   } else {
     const joined = offer.accepted.filter((seat) => !before.accepted.includes(seat) && seat !== mine);
-    if (joined.length) notice = accepted = t("rematch.notice_accepted", { name: joined.map(nameOf).join(", ") });
+    if (joined.length) notice = accepted = t("rematch.notice_accepted", { name: joined.map(named(state)).join(", ") });
   }
   if (notice) {
     $("#rematch-notice").textContent = accepted;
@@ -570,14 +567,14 @@ function tellRematch(table) {
 }
 
 /** Under a rated game's ranking: each player's rating before and after it (or why it was not rated). */
-function drawRatingChanges(outcome) {
+function drawRatingChanges(state, outcome) {
   const box = $("#over-ratings");
-  const changes = page.ratingChanges || [];
+  const changes = state.ratingChanges || [];
   const lines = outcome.ranking
     .filter((seat) => changes[seat])
-    .map((seat) => el("li", { dataset: { seat } }, `${youOr(seat)}: `, ratingBeforeAfter(changes[seat])));
-  const unrated = unratedText(page.table);
-  box.hidden = !page.table.rated || (!lines.length && !unrated);
+    .map((seat) => el("li", { dataset: { seat } }, `${youOr(state, seat)}: `, ratingBeforeAfter(changes[seat])));
+  const unrated = unratedText(state, state.table);
+  box.hidden = !state.table.rated || (!lines.length && !unrated);
   box.replaceChildren(
     el("h3", {}, t("fair.changes_title")),
     ...(unrated ? [el("p", { class: "muted" }, unrated)] : []),
@@ -585,79 +582,82 @@ function drawRatingChanges(outcome) {
   );
 }
 
-function openHelp() {
+function openHelp(state) {
   const frame = $("#help-frame");
-  const edition = page.table?.edition ? `&edition=${encodeURIComponent(page.table.edition)}` : "";
+  const edition = state.table?.edition ? `&edition=${encodeURIComponent(state.table.edition)}` : "";
   frame.title = t("help.title");
   frame.src = `/how-to-play?embed=1&lang=${language()}${edition}`;
   $("#help").showModal();
 }
 
-function notFound() {
-  page.gone = true;
+function notFound(state) {
+  markGone(state);
   $("#table-name").textContent = t("table.not_found");
   $("#game").hidden = true;
   $("#waiting").hidden = true;
-  setStatus("", false);
+  setStatus(state, "", false);
   refuse(t("table.not_found_explain"));
 }
 
 // -- start ------------------------------------------------------------------------------------------------
 
 async function start() {
+  const state = createState(location);
+  cleanAddress();
   await startPage();
-  takeInviteFromUrl();
-  $("#pace").value = String([900, 500, 150, 0].includes(page.pace) ? page.pace : 500);
+  $("#pace").value = String([900, 500, 150, 0].includes(state.pace) ? state.pace : 500);
   $("#pace").addEventListener("change", (event) => {
-    page.pace = Number(event.target.value);
-    saved.set("pace", page.pace);
+    setPace(state, Number(event.target.value));
   });
   $("#summary-close").addEventListener("click", () => {
-    page.summaryClosed = page.shown?.view?.results.length ?? 0;
-    page.summaryReopened = null;
-    if (page.shown?.view) drawSummary(page.shown.view);
+    closeSummary(state);
+    if (state.shown?.view) drawSummary(state, state.shown.view);
   });
   $("#summary-open").addEventListener("click", () => {
-    if (!page.shown?.view) return;
-    page.summaryReopened = page.shown.view.results.length;
-    drawSummary(page.shown.view);
+    if (!state.shown?.view) return;
+    reopenSummary(state);
+    drawSummary(state, state.shown.view);
     $("#summary-close").focus();
   });
-  $("#help-button").addEventListener("click", openHelp);
+  $("#help-button").addEventListener("click", () => openHelp(state));
   $("#help-close").addEventListener("click", () => $("#help").close());
-  startControls();
+  startControls(state);
   alertsStart();
   startChat(send);
   $("#reconnect-now").addEventListener("click", retryNow);
   $("#join-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    if (page.invite) join(page.invite.seat, page.invite.token, $("#join-name").value);
+    if (state.invite) join(state, state.invite.seat, state.invite.token, $("#join-name").value);
   });
   window.addEventListener("online", () => {
-    if (!hasSocket() && !page.gone) retryNow();
+    if (!hasSocket() && !state.gone) retryNow();
   });
   onLanguageChange(() => {
-    page.status = "";
-    draw();
+    state.drawn.status = "";
+    draw(state);
   });
-  page.editions = await editions();
+  setEditions(state, await editions());
   try {
-    page.table = await api(`/api/tables/${encodeURIComponent(tableId)}`);
+    setTable(state, await api(`/api/tables/${encodeURIComponent(state.tableId)}`));
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
-      notFound();
+      notFound(state);
       return;
     }
   }
   // An invite to a seat already taken is the player's own link, on another device: the token is the seat.
-  if (page.invite && page.table?.seats[page.invite.seat]?.joined) holdSeat(page.invite.seat, page.invite.token);
+  if (state.invite && state.table?.seats[state.invite.seat]?.joined) holdSeat(state, state.invite.seat, state.invite.token);
   // No seat saved in this browser, but this identity sits here (My games, on another device): that seat.
-  if (!page.me && !page.invite && page.table) {
+  if (!state.me && !state.invite && state.table) {
     const me = await identity();
-    const mine = me && page.table.seats.find((seat) => seat.kind === "human" && seat.joined && seat.player === me.id);
-    if (mine) page.me = { seat: mine.seat, token: null };
+    const mine = me && state.table.seats.find((seat) => seat.kind === "human" && seat.joined && seat.player === me.id);
+    if (mine) sitAsIdentity(state, mine.seat);
   }
-  openConnection({ address, receive, closed });
+  openConnection({
+    address: () => address(state),
+    receive: (message) => receive(state, message),
+    closed: (code) => closed(state, code),
+  });
 }
 
 start();

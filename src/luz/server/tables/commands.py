@@ -1,0 +1,160 @@
+"""Every input that changes a live table, as a value (as lichess's round commands): the closed ``Command`` type that
+``Writer.process`` takes, the ``Outcome`` it returns (what to send, what to arm, what to tell the other
+processes), and the ``Door`` through which collaborators hand their commands in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from luz.engine import Action
+
+from ..domain import SeatPolicy
+from .model import Change, Connection, Outbox, Refused
+
+if TYPE_CHECKING:
+    from .table import Table
+
+
+@dataclass(frozen=True)
+class Act:
+    """``seat``'s move at version ``expected`` (``None``: whatever the version); ``timeout``: the timeout bot's
+    move, its player's time having run out."""
+
+    seat: int
+    action: Action
+    expected: int | None = None
+    timeout: bool = False
+
+
+@dataclass(frozen=True)
+class Start:
+    """Start the first game once every seat is taken, or (``next_game``) the next one after a game; on ``seed``
+    when given (the tutorial's prepared deal), else a random one whose first player is one seat to the left."""
+
+    seed: int | None = None
+    next_game: bool = False
+
+
+@dataclass(frozen=True)
+class Join:
+    """Take ``seat`` for ``player_id`` under the name ``name``, with its invite ``token`` or an open seat of a
+    public table (``Store.join`` checks the seat's policies)."""
+
+    seat: int
+    name: str
+    token: str | None
+    player_id: str | None = None
+    max_turn_based: int | None = None
+    client: str | None = None
+    policy: SeatPolicy | None = None
+
+
+@dataclass(frozen=True)
+class Leave:
+    """``seat``'s player gives the seat up (before the first game it opens again; later a bot plays it)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class TakeOver:
+    """A bot plays ``seat`` while its player is away; ``announce``: tell the other processes (this process
+    decided it)."""
+
+    seat: int
+    announce: bool = True
+
+
+@dataclass(frozen=True)
+class Return:
+    """``seat``'s player is back (connected here, or said to be by another process): its bot stops. ``arrived``:
+    the connection just opened, which is sent its own state next (not this change's)."""
+
+    seat: int
+    arrived: Connection | None = None
+
+
+@dataclass(frozen=True)
+class Away:
+    """``seat`` has no connection here any more: shown so (its grace period is presence's)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class RematchAnswer:
+    """``seat`` offers or accepts (``accept``) a rematch, or declines the offer."""
+
+    seat: int
+    accept: bool
+
+
+@dataclass(frozen=True)
+class ExpireRematch:
+    """The rematch offer's time is up."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """``seat``'s note ``text`` on its card ``slot`` (sent to that seat's connections only)."""
+
+    seat: int
+    slot: Any
+    text: Any
+
+
+@dataclass(frozen=True)
+class Follow:
+    """Another process stored the table's ``version`` (``change``: the action, when it was one)."""
+
+    version: int
+    change: Change | None = None
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """Read the table again from the database (its seats were renamed in one transaction: ``Store.rename_player``)."""
+
+
+Command = (
+    Act | Start | Join | Leave | TakeOver | Return | Away | RematchAnswer | ExpireRematch | Note | Follow | Refresh
+)
+"""Every change of a live table."""
+
+
+@dataclass
+class Outcome:
+    """What one command did, for ``publish``: the writer sends nothing itself."""
+
+    send: list[Outbox] = field(default_factory=list)
+    """Outboxes to send in order (states caught up with first, each version once)."""
+    changed: bool = False
+    """Whether the table changed: its timers are armed again and its bots looked at."""
+    tell: bool = False
+    """Whether the other processes are told of the table's new ``version`` (``event``: the action, if one)."""
+    version: int = 0
+    event: Change | None = None
+    acted: Act | None = None
+    """The move stored, if the command was one (for the metrics)."""
+    started: bool = False
+    """A game has just started: a player who joined but is not connected must not hold it up."""
+    revoked: set[Connection] = field(default_factory=set)
+    """Connections whose seat's token no longer opens the seat: closed."""
+    presence: str | None = None
+    """A word to the other processes about the command's seat (``away``: a bot plays it here)."""
+    seat: int | None = None
+    token: str | None = None
+    """A join's seat token."""
+    bot_delay: float = 0.0
+    """Seconds before a bot to move plays (after another process's move: its own bot may be on it)."""
+    refused: Refused | None = None
+    """Why the table refused the command (raised once what was caught up on the way is sent)."""
+
+
+class Door(Protocol):
+    """The one way into a table (the registry): a command submitted, processed by the writer, published."""
+
+    async def submit(self, table: Table, command: Command) -> Outcome: ...
+    def post(self, table: Table, command: Command) -> None:
+        """Submit ``command`` in the background (a timer's), refusals dropped."""

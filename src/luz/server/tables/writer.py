@@ -1,0 +1,315 @@
+"""The one writer of this process's tables: the only code that takes a table's lock (``tests/test_architecture.py``).
+
+``Writer.process(table, command)`` checks a command, stores it, applies it in memory and returns an ``Outcome``
+(what to send, what to arm, what to tell the other processes); it sends nothing. Every change goes: check (on a
+clone of the game for a move) -> store (durable) -> apply -> render each connection's message, under the lock, so
+every version is rendered in order. A write met by another process's (``StaleVersion``) catches up and tries
+again, here only: three tries, then ``busy``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from luz.engine import Game, IllegalAction, LuzError, Phase, parse_action
+
+from ..appends import ActionWriter
+from ..clock import Clock
+from ..domain import Status, replaced, unrates
+from ..history import results_of
+from ..settings import Settings
+from ..store import AppendedAction, StaleVersion, Store
+from ..timecontrol import Turn, after_move, turn_of
+from . import rematch
+from .commands import (
+    Act,
+    Away,
+    Command,
+    ExpireRematch,
+    Follow,
+    Join,
+    Leave,
+    Note,
+    Outcome,
+    Refresh,
+    RematchAnswer,
+    Return,
+    Start,
+    TakeOver,
+)
+from .model import Change, Outbox, Refused, dumps
+from .notes import check_note, notes_message
+from .table import Table, next_seed
+
+TRIES = 3
+"""Writes of one command met by another process's before the table answers ``busy``."""
+
+Render = Callable[[Table], Outbox]
+"""A table's messages to this process's connections as it is now (fanout.py)."""
+
+
+class Writer:
+    """The changes of the tables of this process: each made under its table's lock, stored before it is applied."""
+
+    def __init__(self, store: Store, shared: bool, render: Render, settings: Settings, clock: Clock) -> None:
+        self.store = store
+        self.clock = clock
+        self.shared = shared
+        """Whether other processes write too (then this one may be behind the database)."""
+        self.render = render
+        self.settings = settings
+        self.appends = ActionWriter(store)
+        """Stores the actions: off the event loop, in group commits (appends.py)."""
+
+    async def process(self, table: Table, command: Command) -> Outcome:
+        """Apply ``command`` to ``table`` under its lock: the outcome to publish (a refusal in ``refused``, after
+        the states caught up with on the way). Errors of a seat's policy (``PermissionError``) are raised."""
+        out = Outcome(seat=getattr(command, "seat", None))
+        async with table.lock:
+            if self.shared and self._may_be_behind(table, command):
+                out.send += await self.catch_up(table)
+            try:
+                for _ in range(TRIES):
+                    try:
+                        await self._apply(table, command, out)
+                        break
+                    except StaleVersion:
+                        out.send += await self.catch_up(table)
+                else:
+                    raise Refused("busy", "the table is busy: try again")
+            except Refused as refused:
+                out.refused = refused
+            out.changed |= bool(out.send) and not isinstance(command, Note)
+            out.version = table.state.version
+        return out
+
+    @staticmethod
+    def _may_be_behind(table: Table, command: Command) -> bool:
+        """Whether to read the database before ``command``: another process may have stored what it depends on
+        (a move refused here may be the mover's after a move stored elsewhere; a rematch answer elsewhere)."""
+        if isinstance(command, Act):
+            return not table.to_move(command.seat, command.expected)
+        return isinstance(command, RematchAnswer)
+
+    async def _apply(self, table: Table, command: Command, out: Outcome) -> None:
+        match command:
+            case Act():
+                await self._act(table, command, out)
+            case Start():
+                await self._start(table, command, out)
+            case Join():
+                await self._join(table, command, out)
+            case Leave():
+                await self._leave(table, command, out)
+            case RematchAnswer():
+                lifetime = rematch.lifetime_ms(table.state, self.settings)
+                offer = rematch.decide(table.state, command.seat, command.accept, self.clock.now_ms(), lifetime)
+                await self._offer(table, offer, out)
+            case ExpireRematch():
+                await self._expire(table, out)
+            case TakeOver():
+                if command.seat in table.taken_over or table.connected(command.seat):
+                    return
+                table.taken_over.add(command.seat)
+                out.presence = "away" if command.announce else None
+                out.send.append(self.render(table))
+            case Return():
+                table.taken_over.discard(command.seat)
+                out.send.append([sent for sent in self.render(table) if sent[1] is not command.arrived])
+                out.changed = True
+            case Away():
+                out.send.append(self.render(table))
+            case Note():
+                await self._note(table, command, out)
+            case Follow():
+                if command.version <= table.state.version:
+                    return  # an earlier event's catch-up got this far (and sent it)
+                change = command.change
+                if change is not None and command.version == table.state.version + 1 and self.follow(table, change):
+                    out.send.append(self.render(table))
+                else:
+                    out.send += await self.catch_up(table)
+                out.bot_delay = 0.2
+            case Refresh():  # stored by another transaction (a rename): the other processes read it again too
+                caught_up = await self.catch_up(table)
+                out.send += caught_up
+                out.tell = bool(caught_up)
+
+    # -- moves ---------------------------------------------------------------------------------------------
+
+    async def _act(self, table: Table, command: Act, out: Outcome) -> None:
+        seat, action, timeout = command.seat, command.action, command.timeout
+        trial = self._checked(table, command)
+        unrated = unrates(table.state, table.game, seat, timeout, table.bot_seats())
+        over = trial.phase is Phase.GAME_OVER
+        clock = after_move(table.state, seat, timeout)
+        bots = table.bot_seats() | replaced(clock)
+        results = results_of(trial, table.state, table.names(), bots) if over else None
+        turn = self._turn(table, trial, clock, bots, seat, timeout)
+        appended = AppendedAction(table.id, table.state.version, seat, str(action), over, results, clock, turn, unrated)
+        version = await self.appends.append(appended)
+        table.applied(trial, str(action), version, clock)
+        out.acted, out.tell = command, True
+        if unrated is not None:  # the other processes read the table again: it is no longer rated
+            table.state.unrated = {"reason": unrated[0], "seat": unrated[1]}
+        else:
+            out.event = Change(table.state.game_no, str(action), clock)
+        out.send.append(self.render(table))
+
+    @staticmethod
+    def _turn(table: Table, game: Game, clock: dict[str, Any] | None, bots: set[int], seat: int, timeout: bool) -> Turn:
+        """The turn's columns once ``seat``'s move is stored (its player is told only when the turn has passed to
+        another seat, or to itself after a timeout)."""
+        mover = game.current_player if game.phase is not Phase.GAME_OVER else None
+        return turn_of(table.state.time_control, clock, mover, bots, mover != seat or timeout)
+
+    @staticmethod
+    def _checked(table: Table, command: Act) -> Game:
+        """The table's game with the move applied, on a clone; :class:`Refused` if it may not be."""
+        if not table.fresh(command.expected):
+            raise Refused("stale", f"the table is at version {table.state.version}, not {command.expected}")
+        game = table.game
+        if game is None or table.state.status != Status.PLAYING:
+            raise Refused("no_game", "no game is being played at this table")
+        if game.current_player != command.seat:
+            raise Refused("not_your_turn", f"it is not your turn: seat {game.current_player} is to play")
+        trial = game.clone()
+        try:
+            trial.apply(command.action, command.seat)
+        except LuzError as error:
+            raise Refused("illegal" if isinstance(error, IllegalAction) else "malformed", str(error)) from None
+        return trial
+
+    # -- games and seats ---------------------------------------------------------------------------------------
+
+    async def _start(self, table: Table, command: Start, out: Outcome) -> None:
+        state = table.state
+        ready = state.status == Status.WAITING and all(s.joined for s in state.seats)
+        if not (ready or (command.next_game and state.status == Status.OVER)):
+            return
+        seed = command.seed if command.seed is not None else next_seed(table.game)
+        await self._started(table, seed, out)
+
+    async def _started(self, table: Table, seed: int, out: Outcome) -> None:
+        """Store and apply the table's next game on ``seed``."""
+        state = await asyncio.to_thread(self.store.start_game, table.id, table.state.version, seed)
+        table.reload(state)
+        out.started = out.tell = True
+        out.send.append(self.render(table))
+
+    async def _join(self, table: Table, command: Join, out: Outcome) -> None:
+        token, state = await asyncio.to_thread(
+            self.store.join,
+            table.id,
+            command.seat,
+            command.name,
+            command.token,
+            command.player_id,
+            command.max_turn_based,
+            command.client,
+            command.policy,
+        )
+        table.reload(state)
+        if command.token is None:  # an open seat taken gets a new token: connections opened with the old one go
+            out.revoked |= table.seats.pop(command.seat, set())
+        out.token, out.tell = token, True
+        out.send.append(self.render(table))
+
+    async def _leave(self, table: Table, command: Leave, out: Outcome) -> None:
+        seat = command.seat
+        left_in_first_deal = unrates(table.state, table.game, seat, False, {seat}) is not None
+        table.state = await asyncio.to_thread(self.store.leave, table.id, seat, left_in_first_deal)
+        if table.state.status != Status.WAITING:
+            table.taken_over.add(seat)
+        else:  # the seat is open again: its token no longer opens it
+            out.revoked |= table.seats.pop(seat, set())
+        out.tell = True
+        out.send.append(self.render(table))
+        state = table.state  # a rematch offer stands for those still seated: it may be complete now
+        offered = state.status == Status.OVER and rematch.status(state.rematch, self.clock.now_ms()) == rematch.OPEN
+        if offered and rematch.humans(state) and not rematch.waiting_for(state):
+            try:
+                await self._offer(table, None, out)
+            except StaleVersion:  # another process moved the table on: the leave stands, stored once
+                out.send += await self.catch_up(table)
+
+    # -- rematch -------------------------------------------------------------------------------------------------
+
+    async def _offer(self, table: Table, offer: dict[str, Any] | None, out: Outcome) -> None:
+        """Store the rematch ``offer``, or start the next game when it is ``None`` (everyone seated accepted)."""
+        if offer is None:
+            await self._started(table, next_seed(table.game), out)
+            return
+        table.state = await asyncio.to_thread(self.store.set_rematch, table.id, table.state.version, offer)
+        out.tell = True
+        out.send.append(self.render(table))
+
+    async def _expire(self, table: Table, out: Outcome) -> None:
+        """The offer stored as expired (once, whichever process stores it first), unless it is not over yet."""
+        offer = table.state.rematch
+        if table.state.status != Status.OVER or offer is None or offer.get("expired"):
+            return
+        if rematch.status(offer, self.clock.now_ms()) == rematch.OPEN or offer.get("declined") is not None:
+            out.changed = True  # rang a little early (armed again), or declined meanwhile
+            return
+        await self._offer(table, {**offer, "expired": True}, out)
+
+    # -- notes ---------------------------------------------------------------------------------------------------
+
+    async def _note(self, table: Table, command: Note, out: Outcome) -> None:
+        """Keep the seat's note; its connections (no one else's) get the seat's notes."""
+        text, deal = check_note(table, command.seat, command.slot, command.text)
+        state = table.state
+        await asyncio.to_thread(self.store.set_note, state.id, state.game_no, deal, command.seat, command.slot, text)
+        notes = await asyncio.to_thread(self.store.notes, state.id, state.game_no, command.seat)
+        message = dumps(notes_message(table, deal, notes))
+        out.send.append([(command.seat, c, message) for c in list(table.seats.get(command.seat, ()))])
+
+    # -- other processes -------------------------------------------------------------------------------------
+
+    def follow(self, table: Table, change: Change) -> bool:
+        """Apply the action another process stored as the table's next version, as ``act`` does after storing;
+        ``False`` (nothing changed) if it does not follow from this process's state: read the database then."""
+        game = table.game
+        if game is None or table.state.status != Status.PLAYING or change.game_no != table.state.game_no:
+            return False
+        trial = game.clone()
+        try:
+            trial.apply(parse_action(change.action))
+        except LuzError:
+            return False
+        table.applied(trial, change.action, table.state.version + 1, change.clock)
+        return True
+
+    async def catch_up(self, table: Table) -> list[Outbox]:
+        """Catch up with the database (another process may have written); under the table's lock.
+
+        Returns what to send this process's connections, computed on the way: one outbox per version when
+        the gap is only actions of the current game (so that no connection misses a move, e.g. the last card
+        of a trick), else one for the state reached.
+        """
+        state = await asyncio.to_thread(self.store.load, table.id)
+        assert state is not None
+        if state.version == table.state.version:
+            return []
+        old, outboxes = table.state, []
+        known = len(old.actions)
+        if table.game is not None and state.game_no == old.game_no and state.actions[:known] == old.actions:
+            new = state.actions[known:]
+            stepwise = state.version - old.version == len(new) and state.seats == old.seats
+            for number, text in enumerate(new, 1):
+                table.game.apply(parse_action(text))
+                if stepwise and number < len(new):
+                    table.state = replace(old, version=old.version + number, actions=state.actions[: known + number])
+                    table.game_version = table.state.version
+                    outboxes.append(self.render(table))
+            table.state = state
+            if new:
+                table.game_version = state.version
+        else:
+            table.reload(state)
+        outboxes.append(self.render(table))
+        return outboxes

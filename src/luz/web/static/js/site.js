@@ -1,0 +1,130 @@
+// What every page has around its content: the header (brand, navigation, language switch, the badge of your
+// turns), the live regions, a friend's invitation as a toast, the service worker. Pages start with startPage().
+
+import { $, askedIdentity, el, saved } from "./common.js";
+import { languageSwitch, onLanguageChange, startI18n, t, translate } from "./i18n.js";
+import { showInvitation } from "./invitations.js";
+
+// -- your turns: the header's badge, from the identity's event stream -------------------------------------
+
+const turns = { count: 0, source: null, listeners: [], invited: [] };
+
+function showTurns() {
+  const link = $("#games-link");
+  if (!link) return;
+  const count = turns.count;
+  const badge = link.querySelector(".turn-count");
+  badge.textContent = String(count);
+  badge.hidden = !count;
+  link.classList.toggle("has-turns", count > 0);
+  if (count) link.setAttribute("aria-label", `${t("nav.games")}: ${t(count === 1 ? "games.badge_one" : "games.badge_many", { n: count })}`);
+  else link.removeAttribute("aria-label");
+  link.title = count ? link.getAttribute("aria-label") : "";
+}
+
+/** Call ``listener({your_turn})`` each time the number of games where it is your turn is told (on connect too). */
+export function onTurns(listener) {
+  turns.listeners.push(listener);
+}
+
+/** Call ``listener(invitation)`` for each friend's invitation to a seat told by the stream (shown as a toast too). */
+export function onInvitation(listener) {
+  turns.invited.push(listener);
+}
+
+/**
+ * Follow ``GET /api/me/events`` (server-sent events; ``games``: ``{your_turn: n}``, on connect and at each change;
+ * ``invitation``: a friend's invitation to a seat, shown as a toast) and keep the header's badge right. EventSource reconnects by itself after a network failure; a refusal (no
+ * identity) closes it for good, and the badge stays hidden. ``restart``: after a change of identity.
+ */
+export async function watchTurns({ restart = false } = {}) {
+  if (typeof EventSource === "undefined" || document.body.classList.contains("embedded")) return;
+  if (turns.source && !restart) return;
+  turns.source?.close();
+  turns.source = null;
+  // A page that asks who you are has done so by now: wait for it, so the stream goes with the cookie it set.
+  const asked = askedIdentity();
+  const me = asked ? await asked : saved.get("known") ? {} : null;
+  if (!me) {
+    turns.count = 0;
+    showTurns();
+    return;
+  }
+  const source = new EventSource("/api/me/events");
+  turns.source = source;
+  source.addEventListener("games", (event) => {
+    let data = null;
+    try {
+      data = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    turns.count = Math.max(0, Number(data?.your_turn) || 0);
+    showTurns();
+    for (const listener of turns.listeners) listener(data);
+  });
+  source.addEventListener("invitation", (event) => {
+    let invitation = null;
+    try {
+      invitation = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    showInvitation(invitation);
+    for (const listener of turns.invited) listener(invitation);
+  });
+  source.addEventListener("error", () => {
+    if (source.readyState === EventSource.CLOSED && turns.source === source) {
+      turns.count = 0;
+      showTurns();
+    }
+  });
+}
+
+// -- the installable app ----------------------------------------------------------------------------------
+
+/** The service worker (/sw.js, the whole site its scope): the offline page, and notifications of your turn. */
+function registerServiceWorker() {
+  if (!("serviceWorker" in navigator)) return;
+  const register = () => navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => null);
+  // After the page's own loading, which it would slow down otherwise.
+  if (document.readyState === "complete") register();
+  else window.addEventListener("load", register, { once: true });
+}
+
+/** The header (brand, navigation, language switch) and the live regions; then translations. */
+export async function startPage() {
+  const header = el(
+    "header",
+    { class: "top" },
+    el("a", { class: "brand", href: "/", "aria-label": "LUZ" }, "LUZ"),
+    el(
+      "nav",
+      { dataset: { i18nLabel: "nav.label" } },
+      el("a", { href: "/", dataset: { i18n: "nav.home" } }),
+      el(
+        "a",
+        { id: "games-link", href: "/games", class: "games-link" },
+        el("span", { dataset: { i18n: "nav.games" } }),
+        el("span", { class: "turn-count", hidden: true, "aria-hidden": "true" }),
+      ),
+      el("a", { id: "friends-link", href: "/friends", dataset: { i18n: "nav.friends" } }),
+      el("a", { href: "/leaderboard", dataset: { i18n: "nav.leaderboard" } }),
+      el("a", { href: "/score", dataset: { i18n: "nav.score" } }),
+      el("a", { href: "/how-to-play", dataset: { i18n: "nav.rules" } }),
+    ),
+    languageSwitch(),
+  );
+  document.body.prepend(header);
+  document.body.append(
+    el("div", { id: "live", class: "visually-hidden", "aria-live": "polite", role: "status" }),
+    el("div", { id: "alert", class: "visually-hidden", "aria-live": "assertive", role: "alert" }),
+  );
+  await startI18n();
+  translate();
+  onLanguageChange(showTurns);
+  if (location.pathname === "/games") $("#games-link").setAttribute("aria-current", "page");
+  if (location.pathname === "/friends") $("#friends-link").setAttribute("aria-current", "page");
+  registerServiceWorker();
+  watchTurns();
+}
