@@ -50,12 +50,18 @@ def test_the_text_shows_deals_labelled_decisions_and_the_game(finished: Path) ->
     out = result.stdout
     assert out.startswith("Bo (seat 1), iello-2024, 3 players") and "blunder >= 10" in out
     for deal in review["deals"]:
-        assert f"{deal['expected_lost']:.1f}" in out
+        assert f"{deal['decision_loss']:.1f}" in out and f"{deal['luck']:+.1f}" in out
     labelled = [d for d in review["decisions"] if d["label"]]
     assert labelled  # the random seat makes some
     for decision in labelled:
         assert f"{decision['label']}: " in out and f"lost {decision['loss']:.1f} ± {decision['se']:.1f}" in out
-    assert f"{review['game']['expected_lost']:.1f} expected points lost over {review['game']['decisions']}" in out
+        for action in (decision["action"], decision["best"]):
+            kind, _, rest = action.partition(":")
+            shown = f"bid {rest}" if kind == "bid" else f"card {int(rest) + 1}"  # people count cards from 1
+            assert shown in out
+    game = review["game"]
+    assert f"{game['points']} points = {game['start_value']:.1f} start - {game['decision_loss']:.1f} lost" in out
+    assert f"accuracy {game['accuracy']:.0f}% over {game['decisions']} decisions" in out
 
 
 @pytest.mark.parametrize(
@@ -127,3 +133,28 @@ def test_bench_review_times_reviews_through_a_server() -> None:
     assert result.exit_code == 0, result.output
     served = json.loads(result.stdout)["server_reviews"]
     assert served["reviews"] == 2 and served["worlds"] == 4 and 0 < served["seconds_p50"] <= served["seconds_p95"]
+
+
+def test_bench_review_rows_fit_a_map_and_score_other_rows(tmp_path: Path) -> None:
+    """Rows of one run fit a map (``review-fit``); rows of another are scored through the shipped map."""
+    fit_rows, held_rows, out = tmp_path / "fit.jsonl", tmp_path / "held.jsonl", tmp_path / "map.json"
+    for seed, rows in ((1, fit_rows), (2, held_rows)):
+        args = ["bench", "review", "--games", "1", "--worlds", "4", "--full-games", "0", "--players", "3"]
+        result = runner.invoke(app, [*args, "--seed", str(seed), "--cards-every", "2", "--rows", str(rows), "--json"])
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        lines = [json.loads(line) for line in rows.read_text().splitlines()]
+        assert sum(r["kind"] == "bid" and not r["forced"] for r in lines) == report["bids"] > 0
+        assert sum(r["kind"] == "play" and not r["forced"] for r in lines) == report["cards"]["bids"] > 0
+        assert {r["bot"] for r in lines} <= {"random", "heuristic", "strong", "expert", "pimc", "counter"}
+    fitted = runner.invoke(app, ["bench", "review-fit", str(fit_rows), "--out", str(out)])
+    assert fitted.exit_code == 0, fitted.output
+    calibration = json.loads(out.read_text())
+    assert {"bid_knots", "play_knots", "bid_line", "play_line", "accuracy_scale", "fitted_on"} <= set(calibration)
+    scored = runner.invoke(app, ["bench", "review-score", str(held_rows), "--json"])
+    assert scored.exit_code == 0, scored.output
+    figures = json.loads(scored.stdout)
+    assert figures["bids"] > 0 and 0.0 <= figures["ece"] <= 1.0 and figures["brier"] >= 0.0
+    assert figures["raw"]["bids"]["bids"] == figures["bids"]
+    bad = runner.invoke(app, ["bench", "review-score", str(tmp_path / "missing.jsonl")])
+    assert bad.exit_code == 2

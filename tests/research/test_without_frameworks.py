@@ -11,7 +11,7 @@ import luz.research
 from luz.bench.adapters import bench_adapters
 from luz.bench.vector import bench_vector
 
-FRAMEWORKS = ("pyspiel", "open_spiel", "pettingzoo", "gymnasium")
+FRAMEWORKS = ("pyspiel", "open_spiel", "pettingzoo", "gymnasium", "jax")
 
 
 def test_importing_luz_imports_no_framework() -> None:
@@ -35,10 +35,10 @@ def test_bench_adapters_without_the_frameworks(monkeypatch: pytest.MonkeyPatch) 
 def test_bench_vector_without_the_frameworks(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in FRAMEWORKS:
         monkeypatch.setitem(sys.modules, name, None)
-    for adapter in ("openspiel", "pettingzoo", "luz_v0"):  # as if never imported (other tests import them)
+    for adapter in ("openspiel", "pettingzoo", "luz_v0", "jax_env"):  # as if never imported (other tests import them)
         monkeypatch.delitem(sys.modules, f"luz.research.{adapter}", raising=False)
         monkeypatch.delattr(luz.research, adapter, raising=False)
     report = bench_vector(seconds=2, players=3)
-    assert "luz-game[research]" in report["missing"]
+    assert "luz-game[research]" in report["missing"] and "luz-game[jax]" in report["missing_jax"]
     assert "pettingzoo" not in report["steps_per_s"] and report["ratio_to_pettingzoo"] == {}
     assert report["steps_per_s"]["batch_64"] > 0 and report["steps_per_s"]["engine_with_tensors"] > 0

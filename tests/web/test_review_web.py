@@ -199,6 +199,10 @@ def test_a_seat_review_on_the_replay(
     )
     assert figures["points"] == str(review["game"]["points"])
     assert figures["best-share"] == f"{math.floor(review['game']['best_share'] * 100 + 0.5)}%"
+    assert figures["accuracy"] == f"{math.floor(review['game']['accuracy'] + 0.5)}%"
+    assert float(figures["luck"].replace("\u2212", "-")) == pytest.approx(review["game"]["luck"], abs=0.051)
+    identity = page.inner_text("[data-figure='identity']")
+    assert identity.startswith(f"Points {review['game']['points']} = worth at the start"), identity
     deal_rows = page.locator("#review-deals tbody tr").count()
     assert deal_rows == len(record["deals"]) == len(review["deals"])
 

@@ -48,6 +48,7 @@ STALL_MS = 100
 """The stall watch's threshold in the bench's server processes (``LUZ_STALL_MS``), unless set."""
 STALL_LINE = re.compile(r"event loop stalled (?P<ms>\d+) ms \(loop thread: (?P<cpu>\d+) ms on a CPU")
 BROKER_LINE = re.compile(r"broker: (\d+) messages received from Redis")
+NEXT_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d ", re.MULTILINE)
 COLLECTION_LINE = re.compile(r"garbage collection of generation \d: (?P<ms>\d+) ms")
 
 
@@ -57,7 +58,8 @@ def stall_figures(servers: list[ServerProcess]) -> dict[str, Any]:
     collections over the threshold."""
     found = [entry for server in servers for entry in server.stalls()]
     stalls = [entry for entry in found if "ms" in entry]
-    own = [entry["cpu_ms"] for entry in stalls if entry["cpu_ms"] >= STALL_MS]
+    own_stalls = sorted((e for e in stalls if e["cpu_ms"] >= STALL_MS), key=lambda e: -float(e["cpu_ms"]))
+    own = [entry["cpu_ms"] for entry in own_stalls]
     collections = [entry["collection_ms"] for entry in found if "collection_ms" in entry]
     return {
         "threshold_ms": STALL_MS,
@@ -65,6 +67,7 @@ def stall_figures(servers: list[ServerProcess]) -> dict[str, Any]:
         "max_stall_ms": max((entry["ms"] for entry in stalls), default=0.0),
         "own_work_stalls": len(own),
         "max_own_cpu_ms": max(own, default=0.0),
+        "own_work_longest": [{"cpu_ms": e["cpu_ms"], "stack": e.get("stack", [])} for e in own_stalls[:3]],
         "long_collections": len(collections),
         "max_collection_ms": max(collections, default=0.0),
     }
@@ -166,7 +169,7 @@ class ServerProcess:
             return None
         return int(found[-1]) if found else None
 
-    def stalls(self) -> list[dict[str, float]]:
+    def stalls(self) -> list[dict[str, Any]]:
         """The event loop's stalls since the process was healthy: milliseconds stalled and on the loop thread's
         CPU (``cpu_ms``: luz's own work; the rest waited for a CPU or on the system), and the collections over the
         threshold (``collection_ms``)."""
@@ -176,9 +179,14 @@ class ServerProcess:
                 text = lines.read()
         except OSError:
             return []
-        found: list[dict[str, float]] = []
+        found: list[dict[str, Any]] = []
         for match in STALL_LINE.finditer(text):
-            found.append({"ms": float(match["ms"]), "cpu_ms": float(match["cpu"])})
+            entry: dict[str, Any] = {"ms": float(match["ms"]), "cpu_ms": float(match["cpu"])}
+            if entry["cpu_ms"] >= STALL_MS:  # luz's own work: where the loop was (its commonest stack's last lines)
+                after = NEXT_LOG_LINE.search(text, match.end())
+                stack = text[match.end() : after.start() if after else len(text)].strip().splitlines()
+                entry["stack"] = [line.strip() for line in stack[1:14] if line.strip()][-6:]
+            found.append(entry)
         for match in COLLECTION_LINE.finditer(text):
             found.append({"collection_ms": float(match["ms"])})
         return found

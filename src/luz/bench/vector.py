@@ -12,7 +12,11 @@ code (:data:`REFERENCES`): no independent LUZ environment exists to compare with
   its mask;
 - ``batch_N``: :class:`luz.research.vector.LuzBatch` with ``N`` games on one core, the random actions drawn for
   all games at once with numpy (what a batched learner's policy would hand it);
-- ``batch_4096_all_cores``: the same on every core numba may use.
+- ``batch_4096_all_cores``: the same on every core numba may use;
+- ``jax_4096_jit_vmap_cpu`` (or ``_gpu``): :mod:`luz.research.jax_env` (``luz-game[jax]``), 4,096 games stepped by one
+  jitted, vmapped call on JAX's default device, the random legal actions drawn inside it, the tensors and masks
+  left on the device; its compile time is measured apart (``jax.compile_s``), never in the rate; XLA's CPU
+  runtime may use more than one thread, so ``jax.steps_per_cpu_s`` also gives its steps per second of CPU time.
 
 One-core runners are timed in alternating slices so that a noisy machine slows them alike.
 """
@@ -108,6 +112,54 @@ def batch_steps(edition: str, players: int, seed: int, games: int, parallel: boo
         yield games
 
 
+JAX_GAMES = 4096
+
+
+def jax_steps(edition: str, players: int, seed: int, games: int) -> tuple[Iterator[int], dict[str, Any]]:
+    """``games`` steps per call of one jitted, vmapped function (random legal actions drawn in it), and what was
+    measured apart: the device, the compile time. Compiles before it returns."""
+    import jax
+    import jax.numpy as jnp
+
+    from luz.research.jax_env import LuzJax
+
+    env = LuzJax(edition, players)
+
+    def random_step(states: Any, masks: jax.Array, key: jax.Array) -> tuple[Any, ...]:
+        actions = jnp.argmax(jax.random.uniform(key, masks.shape) * masks, axis=1)
+        states, _, tensors, masks, rewards, done = jax.vmap(env.step_and_observe)(states, actions)
+        return states, masks, tensors, rewards, done
+
+    key = jax.random.key(seed)
+    states = jax.jit(jax.vmap(env.init))(jax.random.split(key, games))
+    masks = jax.jit(jax.vmap(env.legal_mask))(states)
+    start = time.perf_counter()
+    step = jax.jit(random_step, donate_argnums=(0, 1)).lower(states, masks, key).compile()
+    device = jax.devices()[0]
+    info = {
+        "compile_s": round(time.perf_counter() - start, 2),
+        "platform": device.platform,
+        "device": device.device_kind,
+        "games": games,
+        "cpu_s": 0.0,
+        "steps": 0,
+    }
+
+    def run() -> Iterator[int]:
+        """Also adds up the process's CPU time in its calls (every thread of XLA's), for ``steps_per_cpu_s``."""
+        nonlocal states, masks, key
+        while True:
+            start = time.process_time()
+            key, draw = jax.random.split(key)
+            states, masks, tensors, _, _ = step(states, masks, draw)
+            tensors.block_until_ready()
+            info["cpu_s"] += time.process_time() - start
+            info["steps"] += games
+            yield games
+
+    return run(), info
+
+
 def bench_vector(
     seconds: float = 20.0,
     seed: int = 0,
@@ -139,6 +191,14 @@ def bench_vector(
     for size in BATCH_SIZES:
         runners[f"batch_{size}"] = batch_steps(edition, players, seed, size, parallel=False)
     if progress:
+        progress("compiling the JAX environment")
+    try:
+        jax_runner, report["jax"] = jax_steps(edition, players, seed, JAX_GAMES)
+    except ImportError as error:  # luz-game[jax] is missing: measure the rest
+        report["missing_jax"] = f"{error.name} (pip install 'luz-game[jax]')"
+    else:
+        runners[f"jax_{JAX_GAMES}_jit_vmap_{report['jax']['platform']}"] = jax_runner
+    if progress:
         progress("compiling the batched core and importing the frameworks")
     for name, runner in list(runners.items()):
         try:
@@ -161,6 +221,9 @@ def bench_vector(
     name = f"batch_{BATCH_SIZES[-1]}_all_cores"
     rates[name] = _timed(everywhere, seconds / 4)
     report["steps_per_s"] = {name: round(rate, 1) for name, rate in rates.items()}
+    if "jax" in report:  # steps per second of CPU time, which a busy machine changes less than its wall clock
+        jax_info = report["jax"]
+        jax_info["steps_per_cpu_s"] = round(jax_info.pop("steps") / max(jax_info.pop("cpu_s"), 1e-9), 1)
     for name, rate in rates.items():
         if "pettingzoo" in rates:
             report["ratio_to_pettingzoo"][name] = round(rate / rates["pettingzoo"], 2)

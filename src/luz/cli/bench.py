@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -451,7 +453,8 @@ def vector(
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Steps per second of the batched environment (N = 1, 64, 1,024, 4,096) against luz's own PettingZoo wrapper,
-    OpenSpiel adapter and engine in the same run, one core each, and N = 4,096 on every core."""
+    OpenSpiel adapter and engine in the same run, one core each, N = 4,096 on every core, and the JAX environment
+    (N = 4,096, one jitted call a step, on JAX's default device; its compile time reported apart)."""
     from luz.bench.vector import bench_vector  # compiles the batched core: only for this command
 
     check_table(edition, players)
@@ -477,6 +480,14 @@ def vector(
         Console().print(f"{name}: {what}", markup=False)
     if "missing" in report:
         Console().print(f"not measured: missing {report['missing']}", markup=False)
+    if "jax" in report:
+        jax = report["jax"]
+        Console().print(
+            f"JAX on {jax['platform']} ({jax['device']}): {jax['steps_per_cpu_s']:,.0f} steps per second of CPU time; "
+            f"compiled in {jax['compile_s']} s, not counted"
+        )
+    if "missing_jax" in report:
+        Console().print(f"JAX not measured: missing {report['missing_jax']}", markup=False)
 
 
 @bench_app.command("review")
@@ -495,17 +506,21 @@ def review(
         None, min=2, max=100_000, help="Worlds per decision of the full reviews (default: the review's, 400)."
     ),
     field: str = typer.Option(
-        "random,heuristic,strong,expert", help="Bot specs of the field, comma-separated, rotated over the seats."
+        "random,heuristic,strong,expert,pimc,counter",
+        help="Bot specs of the field (and the outside-style pimc, counter), comma-separated, rotated over the seats.",
     ),
     server_games: int = typer.Option(
         0, min=0, help="Also time this many reviews through a server (POST to ready, one bot process, seat 0)."
     ),
+    cards_every: int = typer.Option(3, min=1, help="Review one card decision in this many (every bid is)."),
+    rows: Path | None = typer.Option(None, "--rows", help="Also write each reviewed decision's row (JSON lines)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """The review's calibration: the stated chance of making the chosen bid against the made frequency (deciles,
     expected calibration error), expected points against points scored, and full reviews' times and labels."""
     if server_games:
         require("server", "luz bench review --server-games")
+    from luz.bench.outside import OUTSIDE_BOTS
     from luz.bench.review import bench_review, server_review_times  # compiles the fast core: only for this command
 
     check_table(edition, players)
@@ -515,20 +530,24 @@ def review(
     kinds = tuple(spec.strip() for spec in field.split(","))
     try:
         for spec in kinds:
-            make_bot(spec)
+            make_bot(spec, OUTSIDE_BOTS)
     except LuzError as error:
         raise typer.BadParameter(f"--field: {error}") from None
-    report = bench_review(
-        games,
-        worlds,
-        seed,
-        edition,
-        players,
-        min(full_games, games),
-        full_worlds,
-        kinds,
-        progress=None if as_json else progress_line,
-    )
+    with contextlib.ExitStack() as stack:
+        out = stack.enter_context(rows.open("w")) if rows else None
+        report = bench_review(
+            games,
+            worlds,
+            seed,
+            edition,
+            players,
+            min(full_games, games),
+            full_worlds,
+            kinds,
+            progress=None if as_json else progress_line,
+            cards_every=cards_every,
+            rows_out=(lambda row: print(json.dumps(row), file=out, flush=True)) if out else None,
+        )
     if server_games:
         report["server_reviews"] = server_review_times(server_games, full_worlds, players)
     if as_json:
@@ -562,6 +581,11 @@ def print_review_bench(report: dict[str, Any]) -> None:
     ece = report["ece"]
     console.print(f"expected calibration error: {'-' if ece is None else f'{ece:.3f}'}")
     console.print(_points_line("all bids", points))
+    console.print(_calibration_line(f"bids (map: {report['calibration']})", report))
+    console.print(_calibration_line("bids, raw (no map)", report["raw"]["bids"]))
+    console.print(_calibration_line("cards' chance of taking the trick", report["cards"]))
+    console.print(_calibration_line("cards, raw (no map)", report["raw"]["cards"]))
+    console.print(_points_line("cards", report["cards"]["points"]))
     kinds = Table(title="by bot kind")
     for column in ("kind", "bids", "mean stated", "made frequency", "ECE", "expected", "scored", "scored - expected"):
         kinds.add_column(column, justify="left" if column == "kind" else "right")
@@ -606,6 +630,74 @@ def print_review_bench(report: dict[str, Any]) -> None:
             f"p50 {served['seconds_p50']:.2f} s, p95 {served['seconds_p95']:.2f} s"
         )
     console.print(f"{report['seconds']:.0f} s in all")
+
+
+def _calibration_line(label: str, figures: dict[str, Any]) -> str:
+    """A set of rows' calibration: count, ECE, bias with its interval, Brier score against the base rate's."""
+    if not figures["bids"]:
+        return f"{label}: none"
+    ci = figures["bias_ci95"]
+    interval = "" if ci is None else f" [{ci[0]:+.3f}, {ci[1]:+.3f}]"
+    return (
+        f"{label}: {figures['bids']}, ECE {figures['ece']:.3f}, bias {figures['bias']:+.3f}{interval}, "
+        f"Brier {figures['brier']:.3f} (base rate {figures['base_rate_brier']:.3f})"
+    )
+
+
+@bench_app.command("review-fit")
+def review_fit(
+    rows: list[Path] = typer.Argument(..., help="Rows written by luz bench review --rows (JSON lines)."),
+    out: Path | None = typer.Option(None, "--out", help="Where to write the map (default: the shipped one)."),
+) -> None:
+    """Fit the review's calibration map on bench rows (docs/REVIEW.md) and write it as JSON."""
+    require("arena", "luz bench review-fit")
+    from luz.bots.review_calibration import SHIPPED, fit
+
+    loaded = _load_rows(rows)
+    label = f"{len(loaded)} rows of " + ", ".join(path.name for path in rows) + " (luz bench review-fit)"
+    calibration = fit(loaded, label)
+    target = out or SHIPPED
+    target.write_text(json.dumps(calibration.to_json()) + "\n")
+    typer.echo(f"{target}: {label}")
+
+
+@bench_app.command("review-score")
+def review_score(
+    rows: list[Path] = typer.Argument(..., help="Rows written by luz bench review --rows (JSON lines)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """The review's calibration figures on bench rows through the shipped map (measure it on held-out games)."""
+    from luz.bench.review import score_rows
+
+    loaded = _load_rows(rows)
+    field = tuple(dict.fromkeys(row["bot"] for row in loaded))
+    report = score_rows(loaded, field)
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    console = Console()
+    console.print(_points_line("bids", report["points"]))
+    console.print(_calibration_line(f"bids (map: {report['calibration']})", report))
+    console.print(_calibration_line("bids, raw (no map)", report["raw"]["bids"]))
+    console.print(_calibration_line("cards' chance of taking the trick", report["cards"]))
+    console.print(_calibration_line("cards, raw (no map)", report["raw"]["cards"]))
+    console.print(_points_line("cards", report["cards"]["points"]))
+    for kind, figures in report["validity"].items():
+        if figures["decisions"]:
+            ci = figures["ci95"]
+            interval = "" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]"
+            console.print(
+                f"{kind}: {figures['decisions']} decisions, mean loss {figures['mean_loss']:.2f}{interval}, "
+                f"accuracy {figures['accuracy']:.1f}"
+            )
+
+
+def _load_rows(paths: list[Path]) -> list[dict[str, Any]]:
+    """Bench rows from JSON-lines files (one line and exit 2 when unreadable)."""
+    try:
+        return [json.loads(line) for path in paths for line in path.read_text().splitlines() if line.strip()]
+    except (OSError, json.JSONDecodeError) as error:
+        raise typer.BadParameter(f"rows: {error}") from None
 
 
 def _points_line(label: str, points: dict[str, Any]) -> str:

@@ -41,6 +41,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "arena": ("matplotlib", "openskill", "scipy"),
     "ray": ("ray",),
     "research": ("pyspiel", "pettingzoo", "gymnasium", "threadpoolctl", "sb3_contrib", "torch"),
+    "jax": ("jax",),
 }
 
 

@@ -18,7 +18,9 @@ from .records import RECORD_ARG, fail, load
 @app.command("review")
 def review_command(
     record: str = RECORD_ARG,
-    seat: int | None = typer.Option(None, "--seat", help="The seat reviewed (0-based); default: every seat."),
+    seat: int | None = typer.Option(
+        None, "--seat", help="The seat reviewed (0-based, as in the record and the JSON); default: every seat."
+    ),
     as_json: bool = typer.Option(
         False, "--json", help="Print the review as JSON: one object with --seat, else a list of them in seat order."
     ),
@@ -62,7 +64,19 @@ def print_review(console: Console, review: dict[str, Any], name: str) -> None:
         + " expected points"
     )
     deals = Table()
-    for column in ("deal", "bid", "could bid", "tricks", "points", "exp. lost", "best", "i/m/b"):
+    for column in (
+        "deal",
+        "bid",
+        "could bid",
+        "tricks",
+        "points",
+        "start",
+        "lost",
+        "luck",
+        "info",
+        "accuracy",
+        "i/m/b",
+    ):
         deals.add_column(column, justify="left" if column in ("bid", "could bid") else "right")
     for deal in review["deals"]:
         deals.add_row(
@@ -71,14 +85,18 @@ def print_review(console: Console, review: dict[str, Any], name: str) -> None:
             _bid(deal["could_bid"]) if deal["could_bid"] != deal["bid"] else "(same)",
             str(deal["tricks"]),
             f"{deal['points']:+d}",
-            f"{deal['expected_lost']:.1f}",
-            _share(deal["best_share"]),
+            f"{deal['start_value']:+.1f}",
+            f"{deal['decision_loss']:.1f}",
+            f"{deal['luck']:+.1f}",
+            "-" if deal["information_value"] is None else f"{deal['information_value']:.1f}",
+            _percent(deal["accuracy"]),
             "/".join(str(deal["labels"][label]) for label in ("inaccuracy", "mistake", "blunder")),
         )
     console.print(deals)
     console.print(
-        "  could bid: the best bid then; exp. lost: expected points lost; best: share of the decisions best within "
-        "the noise; i/m/b: inaccuracies/mistakes/blunders"
+        "  could bid: the best bid then; points = start - lost + luck (start: the deal's worth at your first "
+        "decision; lost: expected points your decisions lost, at most the deal's range); info: what seeing your own "
+        "cards would have been worth at your bid; i/m/b: inaccuracies/mistakes/blunders; cards numbered from 1"
     )
     labelled = [d for d in review["decisions"] if d["label"]]
     for decision in labelled:
@@ -91,18 +109,18 @@ def print_review(console: Console, review: dict[str, Any], name: str) -> None:
         console.print("  no decision labelled")
     totals = review["game"]
     console.print(
-        f"  game: {totals['points']} points, {totals['expected_lost']:.1f} expected points lost over "
-        f"{totals['decisions']} decisions (forced left out), {_share(totals['best_share'])} best within the noise; "
-        f"{_labels(totals['labels'])}"
+        f"  game: {totals['points']} points = {totals['start_value']:.1f} start - {totals['decision_loss']:.1f} lost "
+        f"{totals['luck']:+.1f} luck; accuracy {_percent(totals['accuracy'])} over {totals['decisions']} decisions "
+        f"(forced left out), {_share(totals['best_share'])} best within the noise; {_labels(totals['labels'])}"
     )
 
 
 def _action(action: str | None) -> str:
-    """``bid:2+`` as ``bid 2+``, ``play:3`` as ``card 3`` (slots 0-based, as in the record)."""
+    """``bid:2+`` as ``bid 2+``, ``play:3`` as ``card 4`` (people count cards from 1; the record from 0)."""
     if action is None:
         return "-"
     kind, _, rest = action.partition(":")
-    return f"bid {rest}" if kind == "bid" else f"card {rest}"
+    return f"bid {rest}" if kind == "bid" else f"card {int(rest) + 1}"
 
 
 def _bid(action: str | None) -> str:
@@ -112,6 +130,10 @@ def _bid(action: str | None) -> str:
 
 def _share(share: float | None) -> str:
     return "-" if share is None else f"{share:.0%}"
+
+
+def _percent(share: float | None) -> str:
+    return "-" if share is None else f"{share:.0f}%"
 
 
 def _labels(counts: dict[str, int]) -> str:

@@ -1,4 +1,4 @@
-"""The adapters' doctests run where their framework is installed (the ``research`` extra), as CI does."""
+"""The adapters' doctests run where their framework is installed (the ``research`` and ``jax`` extras), as CI does."""
 
 import importlib.util
 
@@ -7,6 +7,7 @@ _FRAMEWORK = {
     "pettingzoo.py": "pettingzoo",
     "luz_v0.py": "pettingzoo",
     "gym.py": "gymnasium",
+    "jax_env.py": "jax",
 }
 
 collect_ignore = [module for module, framework in _FRAMEWORK.items() if importlib.util.find_spec(framework) is None]

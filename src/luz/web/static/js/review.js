@@ -23,6 +23,15 @@ function number(value, digits = 1) {
   return new Intl.NumberFormat(language(), { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
 }
 
+/** A number of points with its sign ("+3.5", "−2.0"). */
+function signed(value) {
+  return new Intl.NumberFormat(language(), {
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+    signDisplay: "exceptZero",
+  }).format(value);
+}
+
 function percent(share) {
   return new Intl.NumberFormat(language(), { style: "percent", maximumFractionDigits: 0 }).format(share);
 }
@@ -201,7 +210,21 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
         figure("review.points", String(game.points), "points"),
         figure("review.expected_lost", number(game.expected_lost), "expected-lost"),
         figure("review.best_share", percent(game.best_share), "best-share"),
+        figure("review.accuracy", game.accuracy == null ? "–" : percent(game.accuracy / 100), "accuracy"),
+        figure("review.luck", game.luck == null ? "–" : signed(game.luck), "luck"),
       ),
+      game.luck == null
+        ? ""
+        : el(
+            "p",
+            { class: "hint-text", dataset: { figure: "identity" } },
+            t("review.identity", {
+              points: String(game.points),
+              start: number(game.start_value),
+              lost: number(game.decision_loss),
+              luck: signed(game.luck),
+            }),
+          ),
       el("p", { class: "hint-text" }, t("review.decisions", { n: game.decisions })),
       el("ul", { class: "plain review-counts" }, ...labels),
     );
@@ -211,7 +234,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     const head = el(
       "tr",
       {},
-      ...["review.deal", "review.bid", "review.could_bid", "review.deal_points", "review.lost", "review.best"].map(
+      ...["review.deal", "review.bid", "review.could_bid", "review.deal_points", "review.lost", "review.luck", "review.best"].map(
         (key) => el("th", { scope: "col" }, t(key)),
       ),
     );
@@ -228,7 +251,8 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
           bidShort(deal.could_bid),
         ),
         el("td", {}, deal.points > 0 ? `+${deal.points}` : String(deal.points)),
-        el("td", {}, number(deal.expected_lost)),
+        el("td", {}, number(deal.decision_loss ?? deal.expected_lost)),
+        el("td", {}, deal.luck == null ? "–" : signed(deal.luck)),
         el("td", {}, deal.decisions ? percent(deal.best_share) : "–"),
       );
     });
