@@ -78,8 +78,3 @@ class ChannelContext:
     """The server's VAPID key (a ``py_vapid.Vapid``)."""
     push_contact: str
     push_allow_local: bool
-
-
-def now_ms(clock: Clock) -> int:
-    """``clock``'s wall time in epoch milliseconds (what the tables' columns hold)."""
-    return round(clock.now() * 1000)

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 from ..clock import SYSTEM_CLOCK, Clock
 from ..db import PlayerRow, SeatRow, TableRow
 from ..domain import SeatKind, Status
-from .channel import Channel, Notice, Outcome, now_ms
+from .channel import Channel, Notice, Outcome
 from .preferences import Preferences, Recipient
 from .texts import Kind
 
@@ -131,11 +131,11 @@ class Notifier:
     async def scan(self) -> None:
         """One pass: the turns due, the reminders due, each channel's own work (the digests due)."""
         for kind in ("turn", "reminder"):
-            due = await asyncio.to_thread(self._due, kind, now_ms(self.clock))
+            due = await asyncio.to_thread(self._due, kind, self.clock.now_ms())
             if due:
                 await asyncio.gather(*(self._tell_due(kind, item) for item in due))
         for channel in self.channels:
-            self.counts.update(await channel.sweep(now_ms(self.clock)))
+            self.counts.update(await channel.sweep(self.clock.now_ms()))
         self.counts["scans"] += 1
 
     @property
@@ -152,7 +152,7 @@ class Notifier:
             recipient = await asyncio.to_thread(self.preferences.of, player_id)
             if recipient is None:
                 return False
-            now = now_ms(self.clock)
+            now = self.clock.now_ms()
             if recipient.quiet_until(now) is not None:
                 self.counts["quiet"] += 1
                 return False
@@ -166,11 +166,13 @@ class Notifier:
         for channel in self.channels:
             if not channel.wants(recipient, notice):
                 continue
-            outcome: Outcome = await channel.tell(recipient, notice, now_ms(self.clock))
+            outcome: Outcome = await channel.tell(recipient, notice, self.clock.now_ms())
             self.counts.update({k: v for k, v in outcome.items() if k != "delivered"})
             delivered.append((channel.name, outcome["delivered"]))
         self.counts[notice.kind] += 1
-        self.sent.append(Sent(notice.kind, recipient.id, notice.table_id, due_at, now_ms(self.clock), tuple(delivered)))
+        self.sent.append(
+            Sent(notice.kind, recipient.id, notice.table_id, due_at, self.clock.now_ms(), tuple(delivered))
+        )
         return any(count for _, count in delivered)
 
     # -- turns and reminders ---------------------------------------------------------------------------------
@@ -214,7 +216,7 @@ class Notifier:
         if not due.playing or recipient is None or due.seat is None:
             await asyncio.to_thread(self._claim, kind, due.table_id, due.at, None)  # nobody to tell
             return
-        quiet_end = recipient.quiet_until(now_ms(self.clock))
+        quiet_end = recipient.quiet_until(self.clock.now_ms())
         if quiet_end is not None:
             if kind == "reminder" and due.deadline is not None and quiet_end >= due.deadline:
                 quiet_end = None  # the reminder would come after the deadline: none
