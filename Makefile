@@ -42,9 +42,12 @@ test: lint typecheck
 	$(PY) -m pytest -n auto --dist loadgroup tests src/luz --ignore=tests/abuse
 	$(PY) -m pytest tests/abuse
 
-# The inner loop: no browser, no server processes, no abuse or install tests (a few minutes on 2 cores).
+# The inner loop: the engine, bots, CLI, arena, research and the unit tests of the server's parts (each tested alone,
+# with fakes); no browser, no server process or whole app on a database, no abuse or install tests (the markers in
+# pyproject.toml). Every test deselected here runs in `make test`.
 test-fast: $(STAMP)
-	$(PY) -m pytest -n auto tests src/luz --ignore=tests/abuse --ignore=tests/web --ignore=tests/scaleout -m "not slow"
+	$(PY) -m pytest -n auto tests src/luz --ignore=tests/abuse --ignore=tests/web --ignore=tests/scaleout \
+		-m "not slow and not integration and not browser"
 
 bench: $(STAMP)
 	$(VENV)/bin/luz bench engine

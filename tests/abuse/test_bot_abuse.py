@@ -17,7 +17,7 @@ from luz.bots import BOTS, RandomBot
 from luz.engine import Action, View
 from luz.engine import game as game_module
 from luz.engine.game import Deal
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.store import Store
 from luz.server.tables import botmoves
 from luz.server.tables.botpool import BotPool, choose_for, release_time, within_caps
@@ -108,7 +108,7 @@ def test_a_stored_table_over_the_caps_plays_within_them(tmp_path: Path) -> None:
     """A table stored with a bot over today's caps (an older server, higher caps) comes back within them."""
     settings = settings_for(tmp_path, bot_workers=0)
     with TestClient(create_app(settings)) as client:
-        store: Store = client.app.state.tables.store
+        store: Store = app_services(client.app).tables.store
         table_id, _ = store.create_table(
             name="poisoned",
             edition="iello-2024",
@@ -118,7 +118,7 @@ def test_a_stored_table_over_the_caps_plays_within_them(tmp_path: Path) -> None:
             grace_seconds=30,
             seats=[{"kind": "bot", "bot": "strong:seconds=600:iters=100000", "name": None}] * 3,
         )
-        manager = client.app.state.tables
+        manager = app_services(client.app).tables
         runtime = client.portal.call(manager.get, table_id)
         assert manager.bots.bot_for(runtime, 0) == "strong:seconds=5:iters=256"
     assert within_caps("strong:iters=12", settings) == "strong:iters=12"
@@ -134,7 +134,7 @@ def test_a_table_never_holds_more_than_one_bot_process(
     monkeypatch.setitem(BOTS, "hog", HogBot)
     monkeypatch.setitem(BOTS, "nap", NapBot)
     with TestClient(create_app(settings_for(tmp_path, bot_workers=2))) as client:
-        manager = client.app.state.tables
+        manager = app_services(client.app).tables
         wait_for(lambda: manager.bots.pool.healthy, timeout=60, step=0.1)
         hog_id, _, _ = create_table(client, players=3, seats=seats("hog", "hog", "hog"))
         time.sleep(1.0)  # the hogs time out a few moves: each would have taken a bot process
@@ -178,7 +178,7 @@ def test_a_search_that_overruns_its_release_time_has_its_fallback_ready_before_i
     releases: dict[str, float] = {}
     played: dict[str, float] = {}
     with TestClient(create_app(settings_for(tmp_path, bot_workers=2, bot_pace=0.3))) as client:
-        manager = client.app.state.tables
+        manager = app_services(client.app).tables
         wait_for(lambda: manager.bots.pool.healthy, timeout=120, step=0.1)
         think, act = manager.bots._think, manager.act
 
@@ -263,7 +263,7 @@ def test_bot_move_times_do_not_depend_on_what_the_bots_opponent_cannot_see(
     spec = "strong:iters=96"
     release = release_time(spec, settings)
     with TestClient(create_app(settings)) as client:
-        manager = client.app.state.tables
+        manager = app_services(client.app).tables
         wait_for(lambda: manager.bots.pool.healthy, timeout=60, step=0.1)
         stamps: dict[str, list[tuple[int, float]]] = {}
         act = manager.act

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.ratelimit import client_key
 from support.server import Closed, Peer, create_table, free_port, join_all, seats
 
@@ -56,7 +56,7 @@ def test_a_seat_keeps_its_newest_connections_and_presence_costs_one_message(clie
     ]
     with peers(*made) as (other, *mine):
         time.sleep(0.2)
-        runtime = client.app.state.tables.live[table_id]
+        runtime = app_services(client.app).tables.live[table_id]
         assert len(runtime.seats[0]) == 3  # the newest three
         for peer in mine[:-3]:
             with pytest.raises(Closed) as ended:
@@ -114,7 +114,7 @@ def test_a_client_has_a_few_tables_of_bots_playing_at_once(tmp_path: Path) -> No
             test_client.post("/api/tables", json={**bots, "seats": seats("human", "random", "random")}).status_code
             == 201
         )
-        manager = test_client.app.state.tables
+        manager = app_services(test_client.app).tables
         playing = next(r for r in manager.live.values() if r.state.status == "playing")
         playing.state.status = "over"  # one of them ends
         assert test_client.post("/api/tables", json=bots).status_code == 201

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.tables.botpool import BotPool
 from support.server import create_table, guest, seats, wait_for
 
@@ -23,7 +23,7 @@ def hold(seconds: float, tag: str) -> str:
 def test_a_review_never_holds_the_bot_processes_from_another_tables_moves(tmp_path: Path) -> None:
     settings = Settings(database_url=f"sqlite:///{tmp_path}/luz.sqlite3", bot_workers=1, review_queue=4)
     with TestClient(create_app(settings)) as client:
-        pool: BotPool = client.app.state.tables.bots.pool
+        pool: BotPool = app_services(client.app).tables.bots.pool
         wait_for(lambda: pool.healthy, timeout=60, step=0.05)
         table_id, _, _ = create_table(client, players=4, seats=seats("random", "heuristic", "random", "heuristic"))
         wait_for(lambda: client.get(f"/api/tables/{table_id}").json()["status"] == "over", timeout=60, step=0.05)

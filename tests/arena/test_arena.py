@@ -37,6 +37,7 @@ def test_the_same_seed_gives_the_same_games_on_every_backend(records: list[GameR
     assert play_game(SMALL, 1, 2) == records[-1]
 
 
+@pytest.mark.slow  # starts a local Ray cluster (processes of its own)
 def test_ray_gives_the_same_games(records: list[GameRecord]) -> None:
     pytest.importorskip("ray", reason="Ray is the optional luz-game[ray] extra")
     assert run_arena(SMALL, workers=2, use_ray=True) == records

@@ -42,12 +42,21 @@ def test_bench_server_sqlite() -> None:
     report = run_bench()
     check(report, processes=1)
     assert report["database"] == "sqlite" and report["redis"] is False
+    floor = report["floor"]  # the same load on a bare server of the same stack, its reference
+    assert floor["actions"] > 0 and floor["lost_actions"] == 0 and floor["errors"] == {}
+    ratio = report["server_cpu_ms_per_action"] / floor["server_cpu_ms_per_action"]  # of the rounded figures
+    assert abs(report["ratio_to_floor"] - ratio) <= 0.01 * ratio + 0.01
+    stalls = report["stalls"]
+    assert stalls["threshold_ms"] == 100 and 0 <= stalls["own_work_stalls"] <= stalls["stalls"]
 
 
 def test_bench_server_two_processes(postgres_url: str, redis_url: str) -> None:
     report = run_bench("--processes", "2", "--database-url", postgres_url, "--redis-url", redis_url)
     check(report, processes=2)
     assert report["database"] == "postgresql" and report["redis"] is True
+    across = report["broker"]  # each process's messages heard from Redis per action it served
+    assert len(across) == 2 and all(p["received"] is not None and p["actions_served"] > 0 for p in across)
+    assert report["floor"] is not None
 
 
 def test_bench_server_attack_measures_with_and_without_the_attacker() -> None:

@@ -12,15 +12,25 @@ from typing import Any
 
 import pytest
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from support.server import Truth, backend_urls
 
 BACKENDS = ["sqlite", "postgresql"]
+INTEGRATION_FIXTURES = frozenset({"database_url", "sqlite_url", "settings", "client", "module_client", "truth"})
+"""A test that takes one of these runs the whole server app in process on a real database: ``integration``."""
+HERE = Path(__file__).parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "slow: starts real `luz serve` processes (a few seconds each)")
     config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with `starlette.testclient` is deprecated")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark ``integration`` every server test that takes a database or an app (``make test-fast`` leaves them to
+    ``make test``); the unit tests of the server's parts use fakes, or a SQLite file of their own."""
+    for item in items:
+        if item.path.is_relative_to(HERE) and INTEGRATION_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -62,4 +72,4 @@ def module_client(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
 
 @pytest.fixture
 def truth(client: Any) -> Truth:
-    return Truth(client.app.state.tables.store)
+    return Truth(app_services(client.app).tables.store)

@@ -3,6 +3,7 @@ bulk insert stores games that profiles read."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import text
 
 from luz.bench.players import bench_players, fill_history
@@ -10,6 +11,7 @@ from luz.server.db import make_engine, migrate
 from luz.server.history import PROFILE_GAMES, profile
 
 
+@pytest.mark.integration  # the bench runs the whole app in process on a SQLite file
 def test_the_players_bench_measures_every_figure() -> None:
     report = bench_players(accounts=2, games=60, rated_games=5, reads=3)
     for key, count in (("register_ms", 2), ("login_ms", 2), ("rating_update_ms", 5), ("profile_ms", 3)):

@@ -44,5 +44,9 @@ def test_a_tiny_run_reports_every_figure() -> None:
     assert report["cold_act_to_ack_ms"]["p50"] <= report["cold_connect_to_ack_ms"]["p50"]
     assert report["deadlines_aged"] == report["deadlines_fired"] == 20
     assert report["deadlines_fired_per_s"] > 0
+    assert report["stored_tables"] == 200  # beside the tables in memory: each figure named for what it counts
+    per_table = report["rss_growth_per_table_loaded_kib"]
+    assert per_table is not None and per_table >= 0
+    assert report["loaded_tables_per_gib"] is None if per_table == 0 else report["loaded_tables_per_gib"] > 0
     assert report["move_errors"] == {} and report["server_errors"] == 0 and report["crashed_servers"] == []
     assert report["pushes_received"] >= report["turn_passed_to_push_received_ms"]["count"]

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from luz.bots import BOTS, RandomBot
 from luz.engine import Action, View
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from support.server import Peer, Truth, create_table, join_all, play, seats, wait_for
 
 SLOW = 1.0
@@ -33,9 +33,9 @@ def test_a_slow_bot_does_not_hold_up_other_tables(sqlite_url: str, monkeypatch: 
     monkeypatch.setitem(BOTS, "sleepy", SleepyBot)
     settings = Settings(database_url=sqlite_url, bot_workers=2, messages_per_second=10_000)
     with TestClient(create_app(settings)) as client:
-        truth = Truth(client.app.state.tables.store)
+        truth = Truth(app_services(client.app).tables.store)
         slow_id, _, _ = create_table(client, players=3, seats=seats("sleepy", "sleepy", "sleepy"))
-        runtime = client.app.state.tables.live[slow_id]
+        runtime = app_services(client.app).tables.live[slow_id]
         wait_for(lambda: runtime.state.version > 2 or runtime.game.current_player is not None)
         table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "random", "random"))
         join_all(client, table_id, tokens)
@@ -82,7 +82,7 @@ def test_a_bot_over_its_time_is_replaced_for_that_move(
     settings = Settings(database_url=sqlite_url, bot_workers=1, bot_seconds=SLOW / 10, messages_per_second=10_000)
     with TestClient(create_app(settings)) as client:
         table_id, _, _ = create_table(client, players=3, seats=seats("sleepy", "sleepy", "sleepy"))
-        runtime = client.app.state.tables.live[table_id]
+        runtime = app_services(client.app).tables.live[table_id]
         # Twenty moves in the time the sleepy bot takes for five: the fallback moved for it.
         wait_for(lambda: runtime.state.version > 21, timeout=5 * SLOW)
     assert "went over" in caplog.text and "sleepy" in caplog.text
@@ -95,7 +95,7 @@ def test_bot_moves_take_at_least_the_pace(sqlite_url: str) -> None:
     settings = Settings(database_url=sqlite_url, bot_workers=0, bot_pace=pace, messages_per_second=10_000)
     with TestClient(create_app(settings)) as client:
         table_id, _, _ = create_table(client, players=3, seats=seats("random", "random", "heuristic"))
-        runtime = client.app.state.tables.live[table_id]
+        runtime = app_services(client.app).tables.live[table_id]
         wait_for(lambda: runtime.state.version > 2, timeout=10)
         start, first = time.monotonic(), runtime.state.version
         wait_for(lambda: runtime.state.version >= first + 6, timeout=10)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from luz.engine import view
-from luz.server import timecontrol
+from luz.server import app_services, timecontrol
 from luz.server.domain import build_game
 from luz.server.tables import clocks
 from luz.server.tables.botpool import choose_for
@@ -115,7 +115,7 @@ def test_each_move_spends_its_time_and_earns_the_increment(
         stored = store.load(table_id)
         assert stored.clock == {"reserves": [57_000 if s == first else 60_000 for s in range(3)], "since": 1_005_000,
                                 "timeout": None}  # fmt: skip
-        assert client.app.state.tables.live[table_id].state.clock == stored.clock
+        assert app_services(client.app).tables.live[table_id].state.clock == stored.clock
 
         now[0] += 1_500
         second = build_game(stored).current_player
@@ -145,7 +145,7 @@ def test_an_untimed_table_has_no_clock_and_arms_nothing(client: Any, truth: Trut
     with Peer(client, table_id, tokens[0], 0, truth) as peer:
         assert peer.state["table"]["time_control"] is None
         assert peer.state["table"]["clock"] is None
-        assert client.app.state.tables.clocks.timers == {}
+        assert app_services(client.app).tables.clocks.timers == {}
 
 
 @pytest.mark.parametrize("think", [0.0, 0.08])

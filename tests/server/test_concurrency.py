@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
+from luz.server.appends import ActionWriter
 from luz.server.db import migrate
-from luz.server.store import StaleVersion
+from luz.server.store import AppendedAction, StaleVersion
 from support.server import (
     REDIS_URL,
     Message,
@@ -83,7 +84,7 @@ def test_the_store_takes_one_writer_per_version(database_url: str) -> None:
     def append(number: int, version: int, barrier: threading.Barrier, outcomes: list[str]) -> None:
         barrier.wait(5)
         try:
-            store.append_action(table_id, version, 0, f"bid:{number}", False)
+            store.append_action(AppendedAction(table_id, version, 0, f"bid:{number}"))
             outcomes.append(f"bid:{number}")
         except StaleVersion:
             outcomes.append("stale")
@@ -107,6 +108,53 @@ def test_the_store_takes_one_writer_per_version(database_url: str) -> None:
     store.engine.dispose()
 
 
+def test_the_action_writer_commits_a_group_each_action_checked_on_its_own(database_url: str) -> None:
+    """Actions at many tables queued together are stored in fewer transactions than actions; at each table one of
+    two actions on the same version is stored, the other refused as stale, and the log has no gap."""
+    import asyncio
+
+    store = open_store(database_url)
+    migrate(store.engine)
+    tables = []
+    for number in range(12):
+        table_id, _ = store.create_table(
+            name=f"group {number}",
+            edition="iello-2024",
+            players=3,
+            options={"first_player": 0},
+            public=True,
+            grace_seconds=30.0,
+            seats=[{"kind": "bot", "bot": "random", "name": None}] * 3,
+        )
+        tables.append((table_id, store.start_game(table_id, 1, seed=number).version))
+    writer = ActionWriter(store)
+
+    async def outcome(appended: AppendedAction) -> str | int:
+        try:
+            return await writer.append(appended)
+        except StaleVersion:
+            return "stale"
+
+    async def both() -> list[str | int]:
+        actions = []
+        for table_id, version in tables:
+            actions += [AppendedAction(table_id, version, 0, "bid:1"), AppendedAction(table_id, version, 0, "bid:2")]
+        return await asyncio.gather(*(outcome(appended) for appended in actions))
+
+    try:
+        outcomes = asyncio.run(both())
+    finally:
+        writer.close()
+    assert writer.batches < len(outcomes)
+    for number, (table_id, version) in enumerate(tables):
+        first, second = outcomes[2 * number : 2 * number + 2]
+        assert sorted([first, second], key=str) == [version + 1, "stale"], (first, second)
+        stored = store.load(table_id)
+        assert stored.version == version + 1 and stored.actions == ["bid:1" if first != "stale" else "bid:2"]
+        assert_log_has_no_gap(action_log(store, table_id))
+    store.engine.dispose()
+
+
 def all_humans(client: Any) -> tuple[str, dict[int, str]]:
     table_id, tokens, _ = create_table(client, players=3, options={"first_player": 0})
     join_all(client, table_id, tokens)
@@ -116,7 +164,7 @@ def all_humans(client: Any) -> tuple[str, dict[int, str]]:
 @pytest.mark.parametrize("variant", ["same action", "different actions", "same version", "no version"])
 def test_two_connections_of_one_seat_act_at_once(client: Any, truth: Truth, variant: str) -> None:
     table_id, tokens = all_humans(client)
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
     with Peer(client, table_id, tokens[0], 0, truth) as phone, Peer(client, table_id, tokens[0], 0, truth) as laptop:
         phone.pump()
         version = phone.state["version"]
@@ -149,7 +197,7 @@ def two_servers(database_url: str) -> Iterator[tuple[Any, Any]]:
 def test_two_servers_on_one_database_take_one_action_per_turn(two_servers: tuple[Any, Any], variant: str) -> None:
     first, second = two_servers
     table_id, tokens = all_humans(first)
-    store = first.app.state.tables.store
+    store = app_services(first.app).tables.store
     truth = Truth(store)
     with Peer(first, table_id, tokens[0], 0, truth) as a, Peer(second, table_id, tokens[0], 0, truth) as b:
         version = a.state["version"]
@@ -180,7 +228,7 @@ def servers_with_redis(database_url: str) -> Iterator[tuple[Any, Any]]:
 def test_two_servers_with_redis_race_every_turn(servers_with_redis: tuple[Any, Any]) -> None:
     first, second = servers_with_redis
     table_id, tokens = all_humans(first)
-    store = first.app.state.tables.store
+    store = app_services(first.app).tables.store
     truth = Truth(store)
     peers = {
         (side, seat): Peer(client, table_id, tokens[seat], seat, truth).__enter__()
@@ -222,11 +270,11 @@ def test_a_server_that_has_not_heard_of_a_move_reads_it_before_refusing(servers_
     the process reads the table before answering ``not_your_turn``, so a legitimate action is never refused."""
     first, second = servers_with_redis
     table_id, tokens = all_humans(first)
-    truth = Truth(first.app.state.tables.store)
+    truth = Truth(app_services(first.app).tables.store)
     with Peer(first, table_id, tokens[0], 0, truth) as a, Peer(second, table_id, tokens[1], 1, truth) as b:
         assert a.view["current_player"] == 0 and b.view["current_player"] == 0
         # The second process hears nothing more from the first (as if the event were slow to come).
-        second.portal.call(second.app.state.tables.broker._task.cancel)
+        second.portal.call(app_services(second.app).tables.broker._task.cancel)
         assert a.act({"type": "bid", "tricks": 2})["type"] == "ack"
         assert b.view["current_player"] == 0  # b's server has not heard of it...
         reply = b.act({"type": "bid", "tricks": 1})

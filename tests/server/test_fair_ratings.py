@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text, update
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.db import PlayerRow
 from luz.server.ratings import places_of
 from support.server import Peer, Truth, create_table, guest, play, seats
@@ -53,12 +53,12 @@ def join(http: Any, table_id: str, seat: int, headers: dict[str, str] | None, to
 
 
 def rating_changes(http: Any) -> list[tuple[Any, ...]]:
-    with http.app.state.engine.connect() as connection:
+    with app_services(http.app).engine.connect() as connection:
         return [tuple(r) for r in connection.execute(text("SELECT player_id, place FROM rating_changes"))]
 
 
 def game_row(http: Any, table_id: str) -> tuple[Any, ...]:
-    with http.app.state.engine.connect() as connection:
+    with app_services(http.app).engine.connect() as connection:
         return tuple(
             connection.execute(
                 text("SELECT unrated, unrated_seat FROM games WHERE table_id = :t AND game_no = 1"), {"t": table_id}
@@ -183,7 +183,7 @@ def test_a_rated_seat_needs_an_account_old_enough_or_finished_games(fair: Any) -
         casual, casual_tokens, _ = create_table(http, players=3, seats=seats("human", "random", "random"))
         assert join(http, casual, 0, young, casual_tokens[0]).status_code == 200
         # A day old: it may.
-        with http.app.state.engine.begin() as connection:
+        with app_services(http.app).engine.begin() as connection:
             connection.execute(
                 update(PlayerRow)
                 .where(PlayerRow.id == young_id)
@@ -192,7 +192,7 @@ def test_a_rated_seat_needs_an_account_old_enough_or_finished_games(fair: Any) -
         assert join(http, table_id, 0, young, tokens[0]).status_code == 200
         # Or with finished games.
         player, player_id = account(http, "player")
-        with http.app.state.engine.begin() as connection:
+        with app_services(http.app).engine.begin() as connection:
             for game in (1, 2):
                 connection.execute(
                     text(
@@ -217,7 +217,7 @@ def test_one_seat_per_address_at_a_public_table_through_any_identity(fair: Any) 
         assert join(elsewhere, table_id, 1, guest(elsewhere)).status_code == 200
         seated = http.get(f"/api/tables/{table_id}").json()["seats"]
         assert [s["joined"] for s in seated] == [True, True, False]
-        with http.app.state.engine.connect() as connection:
+        with app_services(http.app).engine.connect() as connection:
             stored = connection.execute(text("SELECT client FROM seats WHERE table_id = :t"), {"t": table_id}).all()
         hashes = [c for (c,) in stored if c is not None]
         assert len(hashes) == 2 and len(set(hashes)) == 2

@@ -17,10 +17,12 @@ from luz.engine import EDITIONS, Game, Phase, ViewsJson, action_from_json, actio
 from luz.engine.beliefs import json_with_hints, with_hints
 from luz.server import Settings
 from luz.server.db import ActionRow, make_engine, migrate, now
-from luz.server.store import StaleVersion, Store
-from luz.server.tables import Registry
+from luz.server.store import AppendedAction, StaleVersion, Store
+from luz.server.tables import Registry, Table
 from luz.server.tables.broker import MemoryBroker
 from luz.server.tables.commands import Act, Start
+from luz.server.tables.fanout import Encoder, Fanout, view_json
+from luz.server.tables.model import dumps
 
 
 class Recorder:
@@ -83,6 +85,7 @@ async def play_games(url: str, edition: str, players: int, hints: bool, seed: in
                         assert last["seat"] == seat
                         assert last["view"] == engine_view(reference, seat, hints)
                         checked += 1
+                assert_spliced_as_encoded(manager.fanout, runtime, list(connections))
                 if runtime.state.status == "over":
                     break
                 seat = reference.current_player
@@ -96,6 +99,14 @@ async def play_games(url: str, edition: str, players: int, hints: bool, seed: in
         await manager.close()
         engine.dispose()
     return checked
+
+
+def assert_spliced_as_encoded(fanout: Fanout, table: Table, seats: list[int | None]) -> None:
+    """Each state message spliced from parts encoded once is byte for byte the message encoded whole."""
+    summary = fanout.summary(table)
+    encoder = Encoder(table.state.version, summary)
+    for seat in seats:
+        assert encoder.state(seat, view_json(table, seat)) == dumps(fanout.message(table, seat, summary)), seat
 
 
 def over(recorder: Recorder) -> bool:
@@ -167,10 +178,10 @@ def test_actions_stored_through_the_driver_read_back_as_those_through_sqlalchemy
         )
         version = store.start_game(table_id, 1, seed=5).version
         before = now()
-        version = store.append_action(table_id, version, 0, "bid:1", False)
+        version = store.append_action(AppendedAction(table_id, version, 0, "bid:1"))
         with pytest.raises(StaleVersion):
-            store.append_action(table_id, version - 1, 1, "bid:2", False)
-        version = store.append_action(table_id, version, 1, "bid:3", True, [])
+            store.append_action(AppendedAction(table_id, version - 1, 1, "bid:2"))
+        version = store.append_action(AppendedAction(table_id, version, 1, "bid:3", game_over=True, results=[]))
         with Session(engine) as session:
             rows = session.scalars(select(ActionRow).where(ActionRow.table_id == table_id).order_by(ActionRow.seq))
             stored = [(r.seq, r.seat, r.action, r.created_at) for r in rows]

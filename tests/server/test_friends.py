@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from luz.server import app_services
 from luz.server.db import BlockRow, FollowRow, PlayerRow
 from luz.server.friends import MOST_BLOCKED, MOST_FOLLOWED, ONLINE_MS, epoch_ms
 from support.server import Message, Peer, Truth, create_table, guest, is_over, play, seats, wait_for
@@ -74,7 +75,7 @@ def test_follow_and_the_friends_list_with_presence_and_table(client: Any) -> Non
     assert friend["table"] == {"id": table_id, "name": friend["table"]["name"], "status": "waiting"}
 
     # Not seen for longer than ONLINE_MS: offline.
-    with Session(client.app.state.engine) as session, session.begin():
+    with Session(app_services(client.app).engine) as session, session.begin():
         session.execute(update(PlayerRow).where(PlayerRow.id == bo_id).values(seen_at=epoch_ms() - ONLINE_MS - 1000))
     [friend] = client.get("/api/me/friends", headers=ana).json()["following"]
     assert friend["online"] is False
@@ -86,12 +87,12 @@ def test_follow_and_the_friends_list_with_presence_and_table(client: Any) -> Non
 def test_presence_is_written_at_most_once_a_minute(client: Any) -> None:
     ana = account(client, "ana")
     ana_id = me(client, ana)
-    friends = client.app.state.friends
-    with Session(client.app.state.engine) as session:
+    friends = app_services(client.app).friends
+    with Session(app_services(client.app).engine) as session:
         first = session.get(PlayerRow, ana_id).seen_at  # type: ignore[union-attr]
     assert first is not None and epoch_ms() - first < 60_000
     client.get("/api/me", headers=ana)
-    with Session(client.app.state.engine) as session:
+    with Session(app_services(client.app).engine) as session:
         assert session.get(PlayerRow, ana_id).seen_at == first  # type: ignore[union-attr]
     assert not friends.must_see(ana_id, first + 1000) and friends.must_see(ana_id, first + 60_000)
 
@@ -308,7 +309,7 @@ def test_an_invitation_is_pushed_to_the_invitees_browser_in_its_language(databas
 def test_one_follows_at_most_five_hundred(client: Any) -> None:
     ana, bo = account(client, "ana"), account(client, "bob")
     ana_id, bo_id = me(client, ana), me(client, bo)
-    with Session(client.app.state.engine) as session, session.begin():
+    with Session(app_services(client.app).engine) as session, session.begin():
         for n in range(MOST_FOLLOWED):
             session.add(PlayerRow(id=f"{n:016x}", name=f"player {n}", username=f"player{n}"))
         session.flush()
@@ -322,7 +323,7 @@ def test_one_follows_at_most_five_hundred(client: Any) -> None:
 def test_one_blocks_at_most_five_hundred(client: Any) -> None:
     ana, bo = guest(client), guest(client)
     ana_id, bo_id = me(client, ana), me(client, bo)
-    with Session(client.app.state.engine) as session, session.begin():
+    with Session(app_services(client.app).engine) as session, session.begin():
         for n in range(MOST_BLOCKED):
             session.add(PlayerRow(id=f"{n:016x}", name=f"player {n}"))
         session.flush()

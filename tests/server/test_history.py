@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import text
 
 from luz.engine import replay
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.history import finished_keys
 from support.server import LUZ, Peer, Truth, create_table, guest, play, seats, wait_for
 
@@ -42,7 +42,7 @@ def test_a_finished_game_is_in_its_players_profiles_and_exports(client: Any, tru
     record = client.get(f"/api/tables/{table_id}/record").json()
     outcome = replay(record).outcome()
     assert outcome is not None
-    with client.app.state.engine.connect() as connection:
+    with app_services(client.app).engine.connect() as connection:
         stored = connection.execute(text("SELECT seat, player_id, rank, points FROM results ORDER BY seat")).all()
     assert [tuple(r) for r in stored] == [
         (seat, (first, second, None)[seat], outcome.ranking.index(seat) + 1, outcome.totals[seat]) for seat in range(3)
@@ -98,7 +98,7 @@ def test_the_export_comes_in_pages_at_a_limited_rate(database_url: str) -> None:
 
     settings = Settings(database_url=database_url, bot_workers=0, exports_per_minute="8/minute")
     with TestClient(create_app(settings)) as client:
-        engine, epoch = client.app.state.engine, datetime(2000, 1, 1, tzinfo=UTC)
+        engine, epoch = app_services(client.app).engine, datetime(2000, 1, 1, tzinfo=UTC)
         for _ in range(3):
             create_table(client, players=3, seats=seats("random", "random", "random"))
         wait_for(lambda: len(finished_keys(engine, epoch)) >= 3, timeout=120)

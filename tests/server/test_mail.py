@@ -18,7 +18,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy import text
 
-from luz.server import create_app
+from luz.server import app_services, create_app
 from support.notify import DAY_MS, column, epoch_ms, make_due, notifier_of, notify_settings, scans_pass, seated_table
 from support.server import free_port, guest, wait_for
 
@@ -100,7 +100,7 @@ def local(url: str) -> str:
 
 
 def player_column(client: Any, player_id: str, name: str) -> Any:
-    with client.app.state.engine.connect() as connection:
+    with app_services(client.app).engine.connect() as connection:
         return connection.execute(text(f"SELECT {name} FROM players WHERE id = :id"), {"id": player_id}).scalar_one()
 
 
@@ -108,7 +108,7 @@ def test_verify_then_one_digest_an_hour_then_unsubscribe(mail_app: Any, smtp: tu
     inbox, _ = smtp
     client = mail_app
     me, player_id = account(client)
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
     first, second, third = (seated_table(store, player_id, name) for name in ("Friday table", "Monday", "Tuesday"))
 
     changed = client.put("/api/me/notifications", json={"email_address": "ann@example.org", "email": True}, headers=me)
@@ -180,7 +180,7 @@ def test_bad_links_and_an_old_address_s_link_are_refused(mail_app: Any, smtp: tu
     again = client.put("/api/me/notifications", json={"email_address": "robert@example.org"}, headers=me)
     assert again.status_code == 429
     assert client.get("/api/me/notifications", headers=me).json()["email_address"] == "bob@example.org"
-    client.app.state.notify.verification_sent.clear()  # the minute has passed
+    app_services(client.app).notifications.verification_sent.clear()  # the minute has passed
     assert (
         client.put("/api/me/notifications", json={"email_address": "robert@example.org"}, headers=me).status_code == 200
     )
@@ -205,7 +205,7 @@ def test_nothing_is_sent_without_smtp(sqlite_url: str, smtp: tuple[Inbox, int]) 
             "/api/me/notifications", json={"email_address": "ann@example.org", "email": True}, headers=me
         )
         assert answer.status_code == 200 and answer.json()["smtp"] is False
-        store = client.app.state.tables.store
+        store = app_services(client.app).tables.store
         with store.engine.begin() as connection:
             connection.execute(
                 text("UPDATE players SET email_verified = :yes WHERE id = :id"), {"yes": True, "id": player_id}

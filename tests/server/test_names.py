@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from support.server import Peer, Truth, create_table, guest, play, seats
 
 HEADER = "X-Luz-Session"
@@ -221,7 +221,7 @@ def test_a_rename_cut_short_is_repaired_by_renaming_again(client: Any) -> None:
     assert join(client, first, 0, cy).status_code == 200
     assert join(client, second, 1, cy).status_code == 200
     me = client.get("/api/me", headers=cy).json()
-    players = client.app.state.identities.players
+    players = app_services(client.app).identities.players
     assert players.rename(me["id"], "Cy", 1000)  # the name stored, the seats not: a rename cut short
     assert client.get(f"/api/tables/{first}").json()["seats"][0]["name"] == me["name"]
     assert rename(client, cy, "Cy").status_code == 200  # the same name again
@@ -236,7 +236,7 @@ def test_a_rename_reaches_every_seat_or_none(client: Any, monkeypatch: pytest.Mo
     for table_id in tables:
         assert join(client, table_id, 0, dee).status_code == 200
     me = client.get("/api/me", headers=dee).json()
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
     bump, bumped = store._bump, []
 
     def failing_bump(session: Any, row: Any) -> int:

@@ -28,11 +28,13 @@ import luz.engine.game as engine_game
 import luz.server.store as server_store
 import luz.server.tables.table as server_table
 from luz.engine import Deal, Game, action_from_json, action_to_json, get_edition
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from support.server import Peer, Truth, create_table, join_all
 
 EDITION, PLAYERS = "iello-2024", 4
 BASE_SEED, VARIANT_SEED = 7_000_001, 7_000_002
+pytestmark = pytest.mark.integration  # two whole apps in process, each on its SQLite file
+
 TABLE_ID = "5eed5eed5eed5eed"
 ORIGINAL_RNG, ORIGINAL_SHUFFLE = engine_game.seeded_rng, engine_game.shuffle_deal
 
@@ -154,10 +156,10 @@ def test_a_seat_is_sent_the_same_bytes_whatever_it_cannot_see(
     ):
         for client in (a, b):
             _, tokens = open_table(client)
-            truth = Truth(client.app.state.tables.store)
+            truth = Truth(app_services(client.app).tables.store)
             tables.append({"client": client, "tokens": tokens, "truth": truth, "peers": {}})
-        assert a.app.state.tables.store.load(TABLE_ID).seed == BASE_SEED
-        assert b.app.state.tables.store.load(TABLE_ID).seed == VARIANT_SEED
+        assert app_services(a.app).tables.store.load(TABLE_ID).seed == BASE_SEED
+        assert app_services(b.app).tables.store.load(TABLE_ID).seed == VARIANT_SEED
         # Connect in the same order at both tables (connections are in the messages).
         for who in [None, *range(PLAYERS)]:
             for table in tables:

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 from starlette.websockets import WebSocketDisconnect
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.api.identity import DEVICE_PATH
 from luz.server.identity import COOKIE, DEVICE_COOKIE, HEADER, LOGIN_ATTEMPTS_PER_DEVICE, LOGIN_ATTEMPTS_PER_MINUTE
 from support.server import Peer, create_table, guest, migrate_to, seats, wait_for
@@ -216,7 +216,7 @@ def test_a_password_is_never_logged_nor_answered(client: Any, caplog: pytest.Log
     for answer in answers:
         assert secret not in answer.text and secret not in str(answer.headers)
     assert secret not in caplog.text
-    with client.app.state.engine.connect() as connection:
+    with app_services(client.app).engine.connect() as connection:
         stored = connection.execute(text("SELECT password_hash FROM players WHERE username = 'dee'")).scalar_one()
     assert stored.startswith("$argon2id$") and secret not in stored
 
@@ -376,14 +376,14 @@ def test_the_migration_keeps_the_tables_and_records_stored_before(database_url: 
 
 
 def guests_stored(client: Any) -> set[str]:
-    with client.app.state.engine.connect() as connection:
+    with app_services(client.app).engine.connect() as connection:
         return set(connection.execute(text("SELECT id FROM players WHERE username IS NULL")).scalars())
 
 
 def test_unused_guests_are_pruned_and_their_cookie_gets_a_new_guest(client: Any) -> None:
     """Guests were stored rows never deleted: those nothing uses go once unseen for a while, a bounded batch at a
     time; a seat, a block or an account keeps an identity."""
-    players = client.app.state.identities.players
+    players = app_services(client.app).identities.players
     me = client.get("/api/me").json()["id"]  # the cookie's guest: nothing uses it
     seated, blocker, talker, account = (guest(client) for _ in range(4))
     table_id, tokens, _ = create_table(client, players=3, public=False, seats=seats("human", "human", "random"))
@@ -408,7 +408,7 @@ def test_unused_guests_are_pruned_and_their_cookie_gets_a_new_guest(client: Any)
     assert players.prune_guests(later) == len(unused) - 2
     assert guests_stored(client) == kept
     assert players.prune_guests(later) == 0
-    with client.app.state.engine.connect() as connection:
+    with app_services(client.app).engine.connect() as connection:
         said = connection.execute(text("SELECT player_id, name, text FROM chat")).one()
     assert tuple(said) == (None, "Talker", "hello")  # the words stay, under their name
     again = client.get("/api/me")  # the pruned guest's cookie: a new guest
@@ -424,4 +424,4 @@ def test_the_server_prunes_unused_guests_on_its_own(sqlite_url: str) -> None:
         made = {client.get("/api/me", headers=guest(client)).json()["id"] for _ in range(3)}
         assert made <= guests_stored(client)
         wait_for(lambda: not made & guests_stored(client), timeout=60)
-        assert client.app.state.tables.pruned >= len(made)
+        assert app_services(client.app).tables.pruned >= len(made)

@@ -19,11 +19,13 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from luz.engine import DEFAULT_EDITION, Game, get_edition
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
+from luz.server.clock import FakeClock
 from luz.server.db import make_engine, migrate
 from luz.server.identity import Players
-from luz.server.notify import Mailer, Notifier, Pusher, Subscriptions, Tokens, vapid_key
-from luz.server.notify.push import Subscription, b64url, b64url_decode, endpoint_problem, public_key
+from luz.server.notify import Notifier, Subscriptions, vapid_key
+from luz.server.notify.push import Pusher, Subscription, b64url, b64url_decode, endpoint_problem, public_key
+from luz.server.notify.push_channel import PushChannel
 from luz.server.store import Store
 from support.notify import DAY_MS, column, epoch_ms, make_due, notifier_of, notify_settings, scans_pass, seated_table
 from support.pushservice import Browser, PushService, vapid_claims
@@ -65,7 +67,7 @@ def test_a_turn_is_pushed_encrypted_signed_in_the_players_language_and_nothing_h
     browser = Browser(push_service.url("/push/fr"))
     assert app.post("/api/me/push", json=browser.subscription(), headers=me).status_code == 201
     assert app.put("/api/me/notifications", json={"language": "fr"}, headers=me).json()["language"] == "fr"
-    store = app.app.state.tables.store
+    store = app_services(app.app).tables.store
     table_id = seated_table(store, player_id)
     now = epoch_ms()
     deadline = now + 3 * DAY_MS
@@ -102,9 +104,9 @@ def test_subscriptions_gone_at_the_push_service_are_deleted(app: Any, push_servi
     browsers = [Browser(push_service.url(path)) for path in ("/gone/404", "/gone/410", "/kept")]
     for browser in browsers:
         assert app.post("/api/me/push", json=browser.subscription(), headers=me).status_code == 201
-    subscriptions = Subscriptions(app.app.state.tables.store.engine)
+    subscriptions = Subscriptions(app_services(app.app).tables.store.engine)
     assert len(subscriptions.of(player_id)) == 3
-    store = app.app.state.tables.store
+    store = app_services(app.app).tables.store
     make_due(store.engine, seated_table(store, player_id), notify_at=epoch_ms())
     for path in ("/gone/404", "/gone/410", "/kept"):
         push_service.wait(path)
@@ -131,7 +133,7 @@ def test_subscribing_is_validated_and_capped(app: Any, push_service: PushService
         answer = app.post("/api/me/push", json=body, headers=me)
         assert answer.status_code == 422, (body, answer.text)
         assert "Traceback" not in answer.text
-    subscriptions = Subscriptions(app.app.state.tables.store.engine)
+    subscriptions = Subscriptions(app_services(app.app).tables.store.engine)
     assert subscriptions.of(player_id) == []
     endpoints = [push_service.url(f"/cap/{n}") for n in range(12)]
     for endpoint in endpoints:
@@ -211,7 +213,7 @@ def test_notification_settings_are_validated(app: Any) -> None:
 async def notifier(engine: Engine, **options: Any) -> AsyncIterator[Notifier]:
     """A notifier's loop, as a server process runs it."""
     pusher = Pusher(await asyncio.to_thread(vapid_key, engine, ""), "mailto:test@example.org", allow_local=True)
-    running = Notifier(engine, pusher, Mailer("", ""), Tokens("test"), interval=0.02, **options)
+    running = Notifier(engine, [PushChannel(pusher, Subscriptions(engine))], interval=0.02, **options)
     await running.start()
     try:
         yield running
@@ -308,15 +310,15 @@ def test_quiet_hours_postpone_the_push_to_their_end(engine: Engine, push_service
     table_id = seated_table(Store(engine), player_id)
     night = int(datetime(2025, 1, 15, 22, 30, tzinfo=UTC).timestamp() * 1000)  # 23:30 in Paris
     morning = int(datetime(2025, 1, 16, 7, 0, tzinfo=UTC).timestamp() * 1000)  # 08:00 in Paris
-    clock = [night]
+    clock = FakeClock(night / 1000)
 
     async def run() -> None:
-        async with notifier(engine, clock=lambda: clock[0]) as running:
+        async with notifier(engine, clock=clock) as running:
             make_due(engine, table_id, notify_at=night - 1000, deadline=night + 3 * DAY_MS)
             await until(lambda: column(engine, table_id, "notify_at") == morning)
             await more_scans(running)
             assert push_service.at("/quiet") == [] and running.counts["postponed"] >= 1
-            clock[0] = morning
+            clock.advance((morning - night) / 1000)
             await asyncio.to_thread(push_service.wait, "/quiet")
 
     asyncio.run(run())
@@ -337,7 +339,7 @@ def test_the_push_is_the_same_whatever_the_cards_dealt(engine: Engine, push_serv
     fixed = epoch_ms()
 
     async def run() -> None:
-        async with notifier(engine, clock=lambda: fixed):
+        async with notifier(engine, clock=FakeClock(fixed / 1000)):
             for told, seed in enumerate(seeds, start=1):
                 state = store.load(table_id)
                 assert state is not None

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import insert, text
 from sqlalchemy.exc import IntegrityError
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.clock import FakeClock
 from luz.server.db import PlayerRow
 from luz.server.ratings import PROVISIONAL_GAMES, SCALE, places_of, rate_game
@@ -53,7 +53,7 @@ def rated_table(
 
 
 def rating_rows(http: Any) -> list[tuple[Any, ...]]:
-    with http.app.state.engine.connect() as connection:
+    with app_services(http.app).engine.connect() as connection:
         return [
             tuple(row)
             for row in connection.execute(
@@ -63,7 +63,7 @@ def rating_rows(http: Any) -> list[tuple[Any, ...]]:
 
 
 def changes(http: Any) -> list[tuple[Any, ...]]:
-    with http.app.state.engine.connect() as connection:
+    with app_services(http.app).engine.connect() as connection:
         return [
             tuple(row)
             for row in connection.execute(
@@ -80,7 +80,7 @@ def test_a_rated_game_rates_its_accounts_once_and_shows_it(settings: Settings) -
     timer or a bot hands in has been processed (``Registry.settled``) before the ratings are read again."""
     clock = FakeClock()
     with TestClient(create_app(settings, clock)) as client:
-        rates_once(client, Truth(client.app.state.tables.store), clock)
+        rates_once(client, Truth(app_services(client.app).tables.store), clock)
 
 
 def rates_once(client: Any, truth: Truth, clock: FakeClock) -> None:
@@ -105,7 +105,7 @@ def rates_once(client: Any, truth: Truth, clock: FakeClock) -> None:
         one.request({"type": "rematch", "accept": True})
         play([zero, one], until=lambda s: s["table"]["status"] == "over" and s["table"]["game_no"] == 2)
     client.portal.call(clock.advance, 3600)  # every timer of the next hour rings now (a rematch offer's end...)
-    client.portal.call(client.app.state.tables.settled)  # and what they handed in is done: nothing written late
+    client.portal.call(app_services(client.app).tables.settled)  # and what they handed in is done: nothing written late
     assert rating_rows(client) == sorted([(ann, "iello-2024", 3, 2), (bob, "iello-2024", 3, 2)])
     assert len(changes(client)) == 4
 
@@ -176,7 +176,7 @@ def test_whoever_abandoned_is_last(client: Any, truth: Truth) -> None:
     rows = {player: (place, before, after) for _, _, player, place, before, after in changes(client)}
     assert rows[ann][0] == 2 and rows[ann][2] < rows[ann][1], "the abandoned seat is last, whatever its points"
     assert rows[bob][0] == 1 and rows[bob][2] > rows[bob][1]
-    with client.app.state.engine.connect() as connection:
+    with app_services(client.app).engine.connect() as connection:
         assert connection.execute(text("SELECT seat, abandoned FROM results ORDER BY seat")).all() == [
             (0, True),
             (1, False),
@@ -204,7 +204,7 @@ def test_a_game_is_rated_at_most_once(client: Any, truth: Truth) -> None:
         {"kind": "human", "player_id": ann, "rank": 1, "abandoned": False},
         {"kind": "human", "player_id": bob, "rank": 2, "abandoned": False},
     ]
-    with pytest.raises(IntegrityError), client.app.state.engine.begin() as connection:
+    with pytest.raises(IntegrityError), app_services(client.app).engine.begin() as connection:
         rate_game(connection, table_id, 1, "iello-2024", 3, results)
     assert [row[3] for row in rating_rows(client)] == [1, 1]
 
@@ -213,7 +213,7 @@ def test_games_rated_at_once_lose_no_update_and_ratings_stop_being_provisional(c
     """Twelve games rated by four threads at once (PostgreSQL: concurrent transactions locking the same rating
     rows), each with the same player: none of its updates is lost, and after 10 games it is no longer
     provisional."""
-    engine = client.app.state.engine
+    engine = app_services(client.app).engine
     ids = [secrets.token_hex(8) for _ in range(5)]
     with engine.begin() as connection:
         connection.execute(

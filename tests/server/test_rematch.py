@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.domain import SeatKind, SeatState, Status, TableState
 from luz.server.tables.model import Refused
 from luz.server.tables.rematch import decide, lifetime_ms
@@ -128,7 +128,7 @@ def quick_client(database_url: str) -> Iterator[Any]:
 
 def test_an_offer_expires(quick_client: Any) -> None:
     client = quick_client
-    truth = Truth(client.app.state.tables.store)
+    truth = Truth(app_services(client.app).tables.store)
     table_id, tokens = start(client, "human", "human", "random")
     with Peer(client, table_id, tokens[0], 0, truth) as ann, Peer(client, table_id, tokens[1], 1, truth) as bob:
         play([ann, bob])

@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import create_engine
 
 from luz.engine import EDITIONS, replay
+from luz.server import app_services
 from luz.server.health import DatabaseHealth
 from support.server import create_table, guest, join_all, seats, wait_for
 
@@ -21,20 +22,20 @@ def test_healthz(client: Any) -> None:
 
 def test_healthz_says_when_the_database_stops_answering(client: Any) -> None:
     app = client.app
-    answering = DatabaseHealth(app.state.engine, interval=0.05, stale_after=0.5)
+    answering = DatabaseHealth(app_services(app).engine, interval=0.05, stale_after=0.5)
     # A database that never answers: nothing listens on port 9.
     silent = create_engine("postgresql+psycopg://luz@127.0.0.1:9/luz", connect_args={"connect_timeout": 1})
     down = DatabaseHealth(silent, interval=0.05, stale_after=0.5)
-    kept = app.state.database_health
+    kept = app_services(app).database_health
     try:
-        app.state.database_health = answering
+        app_services(app).database_health = answering
         wait_for(lambda: answering.pings > 20, timeout=30)  # past its first 0.5 s: its pings keep it fresh
         assert client.get("/healthz").json() == {"status": "ok"}
-        app.state.database_health = down
+        app_services(app).database_health = down
         refused = wait_for(lambda: (answer := client.get("/healthz")).status_code == 503 and answer, timeout=30)
         assert refused.json() == {"status": "unavailable", "database": "unreachable"}
     finally:
-        app.state.database_health = kept
+        app_services(app).database_health = kept
         answering.stop()
         down.stop()
 
@@ -142,7 +143,7 @@ def test_lobby_lists_public_waiting_tables_only(client: Any) -> None:
 def test_table_info_has_no_secrets(client: Any) -> None:
     table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
     join_all(client, table_id, tokens)
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
     seed = store.load(table_id).seed
     response = client.get(f"/api/tables/{table_id}")
     assert response.status_code == 200
@@ -280,9 +281,9 @@ def test_leave_before_the_start_opens_the_seat_again(client: Any) -> None:
 def test_leave_after_the_start_lets_a_bot_play_the_seat(client: Any) -> None:
     table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "random", "random"))
     join_all(client, table_id, tokens)
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
     # Nobody connected: the game waits for the human.
-    wait_for(lambda: client.app.state.tables.live[table_id].game.current_player == 0)
+    wait_for(lambda: app_services(client.app).tables.live[table_id].game.current_player == 0)
     waiting_at = client.get(f"/api/tables/{table_id}").json()["version"]
     assert client.get(f"/api/tables/{table_id}/record").status_code == 409
     response = client.post(f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {tokens[0]}"})
@@ -309,7 +310,7 @@ def test_record_is_shown_once_the_game_is_over(client: Any) -> None:
     waiting = client.get(f"/api/tables/{table_id}/record")
     assert waiting.status_code == 404 and waiting.json()["detail"] == "no such game"
     join_all(client, table_id, tokens)
-    wait_for(lambda: client.app.state.tables.live[table_id].game.current_player == 0)
+    wait_for(lambda: app_services(client.app).tables.live[table_id].game.current_player == 0)
     playing = client.get(f"/api/tables/{table_id}/record")
     assert playing.status_code == 409
     assert playing.json()["detail"] == "the game is not over: its record is shown once it is"
@@ -322,7 +323,7 @@ def test_record_is_shown_once_the_game_is_over(client: Any) -> None:
     game = replay(record)
     assert game.outcome() is not None and record["outcome"] == game.outcome().to_json()
     assert record["names"] == ["player 0", "random", "heuristic"]
-    stored = client.app.state.tables.store.record_of(table_id, 1)
+    stored = app_services(client.app).tables.store.record_of(table_id, 1)
     assert record["seed"] == stored[0]
     assert [a for deal in record["deals"] for a in deal["actions"]] == stored[1]
     assert client.get(f"/api/tables/{table_id}/record", params={"game": 1}).json() == record

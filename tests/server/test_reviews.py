@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from luz.bots.review import ReviewSettings, review_game
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.db import ReviewRow
 from support.server import create_table, guest, join_all, seats, wait_for
 
@@ -60,7 +60,7 @@ def test_a_finished_game_is_reviewed_once_then_served_from_the_database(reviewin
     # Stored once; asked again, it is answered from the database; the record is untouched.
     again = client.post(path, headers=other)
     assert again.status_code == 200 and again.json() == {"status": "ready", "review": review}
-    with Session(client.app.state.engine) as session:
+    with Session(app_services(client.app).engine) as session:
         assert session.scalar(select(func.count()).select_from(ReviewRow)) == 1
     assert client.get(f"/api/tables/{table_id}/record").json() == record
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from luz.server import app_services
 from support.server import Closed, Peer, Truth, create_table, join_all, play, seats
 
 
@@ -19,7 +20,7 @@ def test_tokens_are_stored_hashed_and_never_sent(client: Any, truth: Truth) -> N
         for peer in (zero, one):
             for raw in peer.check.raw:
                 assert not any(token in raw for token in tokens.values())
-    with client.app.state.tables.store.engine.connect() as connection:
+    with app_services(client.app).tables.store.engine.connect() as connection:
         dump = json.dumps([list(map(str, row)) for row in connection.execute(text("SELECT * FROM seats"))])
         dump += json.dumps([list(map(str, row)) for row in connection.execute(text("SELECT * FROM tables"))])
     assert not any(token in dump for token in tokens.values())

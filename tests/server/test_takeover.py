@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.clock import FakeClock
 from support.server import Peer, Truth, create_table, is_over, join_all, play, seats
 
@@ -22,7 +22,7 @@ def test_a_bot_plays_for_an_away_player_until_they_come_back(settings: Settings)
     """The grace period on a fake clock (``luz.server.clock``): the test moves time on, never sleeps."""
     clock = FakeClock()
     with TestClient(create_app(settings, clock)) as client:
-        away_until_back(client, Truth(client.app.state.tables.store), clock)
+        away_until_back(client, Truth(app_services(client.app).tables.store), clock)
 
 
 def away_until_back(client: Any, truth: Truth, clock: FakeClock) -> None:
@@ -75,7 +75,7 @@ def test_a_takeover_survives_a_restart(sqlite_url: str) -> None:
     connected, and a bot plays for seat 0 again (after the grace period) while seat 1 plays on."""
     settings = Settings(database_url=sqlite_url, bot_workers=0, messages_per_second=10_000)
     with TestClient(create_app(settings)) as client:
-        truth = Truth(client.app.state.tables.store)
+        truth = Truth(app_services(client.app).tables.store)
         table_id, tokens, _ = create_table(
             client, players=3, seats=seats("human", "human", "random"), options={"first_player": 0}, grace_seconds=0.3
         )
@@ -85,7 +85,7 @@ def test_a_takeover_survives_a_restart(sqlite_url: str) -> None:
             stays.wait_state(lambda s: s["table"]["seats"][0]["bot_playing"], timeout=5)
             state = stays.wait_state(lambda s: s["view"]["current_player"] == 1 and s["view"]["bids"][0] is not None)
     with TestClient(create_app(settings)) as client:
-        truth = Truth(client.app.state.tables.store)
+        truth = Truth(app_services(client.app).tables.store)
         with Peer(client, table_id, tokens[1], 1, truth) as back:
             assert back.state["version"] == state["version"] and back.view == state["view"]
             final = play([back], timeout=15)

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import text
 from starlette.websockets import WebSocketDisconnect
 
-from luz.server import Settings
+from luz.server import Settings, app_services
 from luz.server.domain import build_game
 from luz.server.timecontrol import DAY_MS
 from support.server import (
@@ -67,7 +67,7 @@ def turn_based(http: Any, days: Any = "1d", players: int = 3, **spec: Any) -> tu
 
 def out_of_memory(http: Any, table_id: str) -> None:
     """Wait until the table has left the server's memory (nobody at it, nothing to do)."""
-    wait_for(lambda: table_id not in http.app.state.tables.live, timeout=60, step=0.05)
+    wait_for(lambda: table_id not in app_services(http.app).tables.live, timeout=60, step=0.05)
 
 
 def age(engine: Any, table_id: str, ms: int) -> None:
@@ -87,7 +87,7 @@ def age(engine: Any, table_id: str, ms: int) -> None:
 
 def time_out(http: Any, table_id: str, days: int = 1) -> list[tuple[int, int, int, str]]:
     """Let the mover's time run out with the table out of memory; the action log once the timeout is stored."""
-    store = http.app.state.tables.store
+    store = app_services(http.app).tables.store
     before = len(action_log(store, table_id))
     out_of_memory(http, table_id)
     age(store.engine, table_id, days * DAY_MS + 1_000)
@@ -111,7 +111,7 @@ def test_days_per_move_are_stored_and_the_deadline_is_shown(module_client: Any, 
     }
     summary = module_client.get(f"/api/tables/{table_id}").json()
     assert summary["status"] == "playing" and summary["to_move"] == 0
-    clock = module_client.app.state.tables.store.load(table_id).clock
+    clock = app_services(module_client.app).tables.store.load(table_id).clock
     assert summary["deadline"] == clock["since"] + days * DAY_MS
 
 
@@ -144,7 +144,7 @@ def test_a_deadline_passed_out_of_memory_plays_once_and_the_second_in_a_row_hand
 ) -> None:
     table_id, tokens = turn_based(client, "2d")
     join_all(client, table_id, tokens)
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
     movers = []
     for _ in range(4):  # seat 0, 1, 2 bid at their timeouts; seat 0 times out a second time in a row
         game = build_game(store.load(table_id))
@@ -159,7 +159,7 @@ def test_a_deadline_passed_out_of_memory_plays_once_and_the_second_in_a_row_hand
         table = seat1.state["table"]
         assert [s["replaced"] for s in table["seats"]] == [True, False, False]
         assert table["to_move"] == 1 and table["deadline"] == clock["since"] + 2 * DAY_MS
-    with client.app.state.engine.connect() as connection:
+    with app_services(client.app).engine.connect() as connection:
         row = connection.execute(text("SELECT to_move, notify_at FROM tables WHERE id = :id"), {"id": table_id}).one()
     assert row == (1, clock["since"]), "the turn passed to seat 1: its player is to be told"
 
@@ -203,7 +203,7 @@ def test_a_rated_game_whose_player_is_replaced_in_the_first_deal_rates_nobody(cl
         final = play([bob])
     assert final["table"]["seats"][0]["replaced"] is True
     assert final["table"]["unrated"] == {"reason": "timeout", "seat": 0}
-    with client.app.state.engine.connect() as connection:
+    with app_services(client.app).engine.connect() as connection:
         places = dict(list(connection.execute(text("SELECT player_id, place FROM rating_changes"))))
         abandoned = connection.execute(text("SELECT seat, abandoned FROM results ORDER BY seat")).all()
     assert places == {} and len(ids) == 2, "nobody is rated"
@@ -214,7 +214,7 @@ def test_the_timeout_notice_says_the_seat_passed_to_a_bot(client: Any, truth: Tr
     table_id, tokens = turn_based(client, "1d", timeouts_before_bot=1)
     join_all(client, table_id, tokens)
     with Peer(client, table_id, tokens[1], 1, truth) as seat1:
-        registry = client.app.state.tables
+        registry = app_services(client.app).tables
         table = registry.live[table_id]
         # The table is held (seat 1 is here): its own timer plays the deadline, made past in memory and stored.
         age(registry.store.engine, table_id, DAY_MS + 1_000)
@@ -239,7 +239,7 @@ def test_a_table_out_of_memory_comes_back_with_the_same_views_and_nothing_lost(c
         with Peer(client, table_id, tokens[seat], seat, truth) as peer:
             before[seat] = (json.dumps(peer.state["view"]), peer.state["version"])
     out_of_memory(client, table_id)
-    evicted = client.app.state.tables.evicted
+    evicted = app_services(client.app).tables.evicted
     assert evicted >= 1
     for seat in range(3):
         with Peer(client, table_id, tokens[seat], seat, truth) as peer:
@@ -247,14 +247,14 @@ def test_a_table_out_of_memory_comes_back_with_the_same_views_and_nothing_lost(c
     out_of_memory(client, table_id)
     with Peer(client, table_id, tokens[2], 2, truth) as peer:
         assert peer.act(first_legal(peer.view), peer.state["version"])["type"] == "ack"
-    log = action_log(client.app.state.tables.store, table_id)
+    log = action_log(app_services(client.app).tables.store, table_id)
     assert [row[2] for row in log] == [0, 1, 2] and len({row[1] for row in log}) == 3
 
 
 def test_a_real_time_game_in_progress_stays_in_memory(client: Any) -> None:
     table_id, tokens, _ = create_table(client, players=3, time_control="5+15", options={"first_player": 0})
     join_all(client, table_id, tokens)
-    registry = client.app.state.tables
+    registry = app_services(client.app).tables
     evicted = registry.evicted
     wait_for(lambda: client.portal.call(asyncio.sleep, 0.4) is None, timeout=5)
     assert table_id in registry.live and registry.evicted == evicted

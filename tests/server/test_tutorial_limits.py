@@ -7,11 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.db import TableRow
+
+pytestmark = pytest.mark.integration  # the whole app in process, on a SQLite file
 
 
 def app_client(tmp_path: Path, **changes: Any) -> TestClient:
@@ -37,8 +40,8 @@ def test_a_second_tutorial_of_one_identity_is_the_unfinished_one(tmp_path: Path)
 def test_a_finished_tutorial_makes_room_for_a_new_one(tmp_path: Path) -> None:
     with app_client(tmp_path) as client:
         first = client.post("/api/tutorial", json={}).json()["table_id"]
-        table = client.app.state.tables.live[first]
-        with client.app.state.tables.store.engine.begin() as connection:
+        table = app_services(client.app).tables.live[first]
+        with app_services(client.app).tables.store.engine.begin() as connection:
             connection.execute(update(TableRow).where(TableRow.id == first).values(status="over"))
         table.state.status = "over"
         second = client.post("/api/tutorial", json={})

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 import luz.server.store as server_store
 import luz.server.tables.table as server_table
 from luz.engine import get_edition
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from luz.server.api.tables import PLAYING_LISTED
 from luz.server.domain import SeatKind, Status, TableState
 from luz.server.tables.fanout import sees_hands
@@ -71,7 +71,7 @@ def test_playing_now_lists_public_tables_in_play_newest_first_with_their_spectat
         wait_for(lambda: counts(client) == {newer: 0, older: 2})
     wait_for(lambda: counts(client) == {newer: 0, older: 0})
 
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
     assert [t.id for t in store.playing(limit=1)] == [newer]
     assert PLAYING_LISTED == 50
     assert client.get("/api/tables", params={"status": "over"}).status_code == 422
@@ -142,7 +142,7 @@ def test_spectators_of_a_show_hands_table_see_every_hand_but_its_players_never_d
             )
             assert joined.status_code == 200, joined.text
             assert joined.json()["table"]["show_hands"] is True
-        truth = Truth(client.app.state.tables.store)
+        truth = Truth(app_services(client.app).tables.store)
         with (
             Peer(client, table_id, tokens[0], 0, truth) as first,
             Peer(client, table_id, None, 1, truth, query="me=1", headers=players[1]) as second,
@@ -163,7 +163,7 @@ def test_spectators_of_a_show_hands_table_see_every_hand_but_its_players_never_d
 def test_a_spectator_of_a_listed_or_rated_table_never_sees_the_hands(client: Any) -> None:
     """Even a table stored with ``show_hands`` (only the API refuses it) shows its spectators no hidden value when
     it is listed or rated."""
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
     for flags in ({"public": True, "rated": False}, {"public": False, "rated": True}):
         table_id, tokens = store.create_table(
             name="stored",
@@ -236,7 +236,7 @@ def test_a_spectator_joining_mid_deal_sees_the_bids_and_the_tricks_won(database_
             client, grace_seconds=3600, seats=seats("human", "human", "random", "random"), options={"first_player": 0}
         )
         join_all(client, table_id, tokens)
-        truth = Truth(client.app.state.tables.store)
+        truth = Truth(app_services(client.app).tables.store)
         with (
             Peer(client, table_id, tokens[0], 0, truth) as first,
             Peer(client, table_id, tokens[1], 1, truth) as second,
@@ -308,8 +308,8 @@ def test_the_seats_receive_the_same_bytes_whether_spectators_see_the_hands_or_no
         with TestClient(create_app(settings)) as test_client:
             client: Any = test_client
             table_id, tokens = twin(client, show_hands)
-            truth = Truth(client.app.state.tables.store)
-            assert client.app.state.tables.store.load(table_id).seed == SEED
+            truth = Truth(app_services(client.app).tables.store)
+            assert app_services(client.app).tables.store.load(table_id).seed == SEED
             with (
                 Peer(client, table_id, None, None, None if show_hands else truth) as spectator,
                 Peer(client, table_id, tokens[0], 0, truth) as a,

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
 from luz.engine import replay
-from luz.server import Settings, create_app
+from luz.server import Settings, app_services, create_app
 from support.server import (
     Peer,
     Truth,
@@ -40,7 +40,7 @@ def start(client: Any, **spec: Any) -> tuple[str, dict[int, str]]:
 
 def test_a_whole_game_of_two_humans_and_two_bots(client: Any, truth: Truth) -> None:
     table_id, tokens = start(client, players=4, seats=seats("human", "random", "human", "heuristic"))
-    store = client.app.state.tables.store
+    store = app_services(client.app).tables.store
 
     def stored(peer: Peer, reply: dict[str, Any], action: dict[str, Any]) -> None:
         # Acknowledged means stored: the action is in the database when the client learns it was accepted.
@@ -182,7 +182,7 @@ def test_refusals_say_why(client: Any, truth: Truth) -> None:
 def test_rate_limit(settings: Settings) -> None:
     limited_settings = replace(settings, messages_per_second=20)
     with TestClient(create_app(limited_settings)) as client:
-        rate_limited(client, Truth(client.app.state.tables.store))
+        rate_limited(client, Truth(app_services(client.app).tables.store))
 
 
 def rate_limited(client: Any, truth: Truth) -> None:
@@ -279,7 +279,7 @@ def test_next_game_starts_game_two(client: Any, truth: Truth) -> None:
         assert client.get(f"/api/tables/{table_id}/record").status_code == 409
         final = play([human])
         assert final["table"]["game_no"] == 2
-    first_seed, second_seed = (client.app.state.tables.store.record_of(table_id, n)[0] for n in (1, 2))
+    first_seed, second_seed = (app_services(client.app).tables.store.record_of(table_id, n)[0] for n in (1, 2))
     assert first_seed != second_seed
 
 

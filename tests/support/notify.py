@@ -11,7 +11,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from luz.engine import DEFAULT_EDITION
-from luz.server import Settings
+from luz.server import Settings, app_services
 from luz.server.notify import Notifier
 from luz.server.store import Store
 from support.server import wait_for
@@ -65,7 +65,7 @@ def column(engine: Engine, table_id: str, name: str) -> Any:
 
 
 def notifier_of(client: Any) -> Notifier:
-    notifier: Notifier = client.app.state.notify.notifier
+    notifier: Notifier = app_services(client.app).notifications.notifier
     return notifier
 
 

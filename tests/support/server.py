@@ -30,6 +30,7 @@ import psycopg
 from sqlalchemy import Engine
 
 from luz.engine import Deal, Edition, Game, action_from_json, get_edition, parse_action
+from luz.server import app_services
 from luz.server.db import make_engine
 from luz.server.store import Store
 
@@ -381,7 +382,7 @@ class Peer:
         self.close()
 
     def _server_side(self) -> int:
-        runtime = self.client.app.state.tables.live.get(self.table_id)
+        runtime = app_services(self.client.app).tables.live.get(self.table_id)
         if runtime is None:
             return 0
         return len(runtime.spectators if self.seat is None else runtime.seats.get(self.seat, ()))

@@ -21,7 +21,6 @@ CHROMIUM = os.environ.get("LUZ_CHROMIUM") or shutil.which("chromium") or "/usr/b
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "browser: drives a real headless Chromium against a real `luz serve`")
     config.addinivalue_line("filterwarnings", "ignore:Using `httpx` with `starlette.testclient` is deprecated")
 
 

@@ -159,7 +159,7 @@ def bench_players(
     from fastapi.testclient import TestClient
     from limits import RateLimitItemPerMinute
 
-    from luz.server import Settings, create_app
+    from luz.server import Settings, app_services, create_app
 
     say = progress or (lambda message: None)
     with tempfile.TemporaryDirectory() as folder:
@@ -168,7 +168,7 @@ def bench_players(
         report: dict[str, Any] = {"database": make_engine(url).dialect.name, "accounts": accounts, "games": games}
         app = create_app(settings)
         with TestClient(app) as client:
-            app.state.identities.login_rate = RateLimitItemPerMinute(10**9)
+            app_services(app).identities.login_rate = RateLimitItemPerMinute(10**9)
             say(f"register and log in {accounts} accounts")
             names = [f"b{secrets.token_hex(5)}" for _ in range(accounts)]
             registers, logins = [], []
@@ -189,7 +189,7 @@ def bench_players(
                 assert answer.status_code == 200, answer.text
             report["register_ms"], report["login_ms"] = percentiles(registers), percentiles(logins)
 
-            engine: Engine = app.state.engine
+            engine: Engine = app_services(app).engine
             say(f"store {games:,} finished games")
             start = time.perf_counter()
             hero = fill_history(engine, games)

@@ -25,6 +25,7 @@ import gc
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -42,6 +43,34 @@ if TYPE_CHECKING:
     from luz.bench.attacks import Attacker
 
 # -- server processes ---------------------------------------------------------------------------------------
+
+STALL_MS = 100
+"""The stall watch's threshold in the bench's server processes (``LUZ_STALL_MS``), unless set."""
+STALL_LINE = re.compile(r"event loop stalled (?P<ms>\d+) ms \(loop thread: (?P<cpu>\d+) ms on a CPU")
+BROKER_LINE = re.compile(r"broker: (\d+) messages received from Redis")
+NEXT_LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d ", re.MULTILINE)
+COLLECTION_LINE = re.compile(r"garbage collection of generation \d: (?P<ms>\d+) ms")
+
+
+def stall_figures(servers: list[ServerProcess]) -> dict[str, Any]:
+    """The stalls of ``servers`` since each was healthy (the connection wave included): how many, the longest,
+    those with 100 ms or more of the loop thread's own CPU (luz's own work, not a busy machine), and the garbage
+    collections over the threshold."""
+    found = [entry for server in servers for entry in server.stalls()]
+    stalls = [entry for entry in found if "ms" in entry]
+    own_stalls = sorted((e for e in stalls if e["cpu_ms"] >= STALL_MS), key=lambda e: -float(e["cpu_ms"]))
+    own = [entry["cpu_ms"] for entry in own_stalls]
+    collections = [entry["collection_ms"] for entry in found if "collection_ms" in entry]
+    return {
+        "threshold_ms": STALL_MS,
+        "stalls": len(stalls),
+        "max_stall_ms": max((entry["ms"] for entry in stalls), default=0.0),
+        "own_work_stalls": len(own),
+        "max_own_cpu_ms": max(own, default=0.0),
+        "own_work_longest": [{"cpu_ms": e["cpu_ms"], "stack": e.get("stack", [])} for e in own_stalls[:3]],
+        "long_collections": len(collections),
+        "max_collection_ms": max(collections, default=0.0),
+    }
 
 
 def free_port() -> int:
@@ -68,6 +97,13 @@ class ServerProcess:
     process: subprocess.Popen[bytes]
     log_path: Path
     _log: TextIO | None = None
+    stalls_from: int = 0
+    """Where the stall log stood when the process became healthy (its start-up's stalls are no server's)."""
+
+    @property
+    def stall_path(self) -> Path:
+        """The server's stall watch log (``LUZ_STALL_MS``, ``LUZ_STALL_LOG``: stalls.py)."""
+        return self.log_path.with_suffix(".stalls")
 
     @property
     def url(self) -> str:
@@ -87,8 +123,10 @@ class ServerProcess:
         port: int | None = None,
         bot_workers: int = 0,
         client_limits: bool = False,
+        watch_stalls: bool = False,
     ) -> ServerProcess:
-        """``client_limits``: keep ``luz serve``'s per-client limits (else off: the load comes from one address)."""
+        """``client_limits``: keep ``luz serve``'s per-client limits (else off: the load comes from one address);
+        ``watch_stalls``: the event loop's stalls logged (``stalls``)."""
         port = port or free_port()
         command = [*luz_command(), "serve", "--host", "127.0.0.1", "--port", str(port)]
         command += ["--database-url", database_url, "--bot-workers", str(bot_workers)]
@@ -107,9 +145,51 @@ class ServerProcess:
         env.setdefault("LUZ_RATED_MIN_ACCOUNT_HOURS", "0")
         env.setdefault("LUZ_RATED_MIN_GAMES", "0")
         env.setdefault("LUZ_ACCOUNTS_PER_ADDRESS", "")
+        if watch_stalls:
+            env.setdefault("LUZ_STALL_MS", str(STALL_MS))
+            env["LUZ_STALL_LOG"] = str(log_path.with_suffix(".stalls"))
         log = log_path.open("w")
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
         return cls(port, process, log_path, log)
+
+    @classmethod
+    def start_floor(cls, database: Path, log_path: Path) -> ServerProcess:
+        """The floor (``luz.bench.floor``: a bare server on the same stack) on a free port, writing ``database``."""
+        port = free_port()
+        log = log_path.open("w")
+        command = [sys.executable, "-m", "luz.bench.floor", str(port), str(database)]
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        return cls(port, process, log_path, log)
+
+    def broker_received(self) -> int | None:
+        """The messages its broker heard from Redis, as it logged when it stopped (``None``: not logged)."""
+        try:
+            found = BROKER_LINE.findall(self.log_path.read_text(errors="replace"))
+        except OSError:
+            return None
+        return int(found[-1]) if found else None
+
+    def stalls(self) -> list[dict[str, Any]]:
+        """The event loop's stalls since the process was healthy: milliseconds stalled and on the loop thread's
+        CPU (``cpu_ms``: luz's own work; the rest waited for a CPU or on the system), and the collections over the
+        threshold (``collection_ms``)."""
+        try:
+            with self.stall_path.open(errors="replace") as lines:
+                lines.seek(self.stalls_from)
+                text = lines.read()
+        except OSError:
+            return []
+        found: list[dict[str, Any]] = []
+        for match in STALL_LINE.finditer(text):
+            entry: dict[str, Any] = {"ms": float(match["ms"]), "cpu_ms": float(match["cpu"])}
+            if entry["cpu_ms"] >= STALL_MS:  # luz's own work: where the loop was (its commonest stack's last lines)
+                after = NEXT_LOG_LINE.search(text, match.end())
+                stack = text[match.end() : after.start() if after else len(text)].strip().splitlines()
+                entry["stack"] = [line.strip() for line in stack[1:14] if line.strip()][-6:]
+            found.append(entry)
+        for match in COLLECTION_LINE.finditer(text):
+            found.append({"collection_ms": float(match["ms"])})
+        return found
 
     def wait_healthy(self, timeout: float = 60.0) -> None:
         """Block until ``/healthz`` answers ok; ``RuntimeError`` with the log's tail if the process dies or hangs."""
@@ -121,6 +201,8 @@ class ServerProcess:
                 raise RuntimeError(f"luz serve exited with {self.process.returncode}:\n{self.log_tail()}")
             with contextlib.suppress(httpx.HTTPError):
                 if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                    with contextlib.suppress(OSError):
+                        self.stalls_from = self.stall_path.stat().st_size
                     return
             time.sleep(0.1)
         raise RuntimeError(f"luz serve on port {self.port} not healthy after {timeout:.0f} s:\n{self.log_tail()}")
@@ -171,6 +253,7 @@ def running_servers(
     folder: Path,
     bot_workers: int = 0,
     client_limits: bool = False,
+    watch_stalls: bool = False,
 ) -> Iterator[list[ServerProcess]]:
     """``count`` healthy server processes on one database, stopped (killed if need be) on exit.
 
@@ -185,6 +268,7 @@ def running_servers(
                 folder / f"server-{number}.log",
                 bot_workers=bot_workers,
                 client_limits=client_limits,
+                watch_stalls=watch_stalls,
             )
             servers.append(server)
             server.wait_healthy()
@@ -704,6 +788,7 @@ async def _drive(
     attacks: list[str],
     clock: str | None = None,
     rolling: RollingRestart | None = None,
+    split: bool = True,
 ) -> tuple[Figures, list[SeatClient], list[TableRun], dict[str, float], list[dict[str, Any]]]:
     import httpx
     from websockets.asyncio.client import connect
@@ -755,10 +840,10 @@ async def _drive(
             runs.append(run)
             for invite in body["invites"]:
                 seat = invite["seat"]
-                home = (number + seat) % len(servers)
-                server = servers[home]
+                place = (number + (seat if split else 0)) % len(servers)
+                server = servers[place]
                 path = f"/ws/tables/{run.id}?token={invite['token']}"
-                others = servers[home + 1 :] + servers[:home]
+                others = servers[place + 1 :] + servers[:place]
                 seat_client = SeatClient(
                     run,
                     seat,
@@ -952,6 +1037,81 @@ def check_log(database_url: str, clients: list[SeatClient], runs: list[TableRun]
     return {"stored": count, "lost": lost, "unacknowledged": count - matched}
 
 
+def broker_figures(servers: list[ServerProcess], clients: list[SeatClient]) -> list[dict[str, Any]]:
+    """Each process's messages heard from Redis (over the whole run, set-up included) per action it served (its
+    own clients' acknowledged actions): what other processes' work costs it."""
+    served = {server.port: 0 for server in servers}
+    for client in clients:
+        port = int(client.url.split(":")[2].split("/")[0])
+        served[port] = served.get(port, 0) + len(client.acked)
+    figures = []
+    for server in servers:
+        received, actions = server.broker_received(), served[server.port]
+        per_action = round(received / actions, 2) if received is not None and actions else None
+        figures.append({"received": received, "actions_served": actions, "received_per_action": per_action})
+    return figures
+
+
+def bench_floor(
+    folder: Path,
+    pin: bool,
+    *,
+    tables: int,
+    players: int,
+    seconds: float,
+    think: float,
+    seed: int,
+    edition: str,
+    compression: bool,
+    progress: Callable[[str], None],
+) -> dict[str, Any]:
+    """The same load on the floor (``luz.bench.floor``): its CPU per action, latencies and lost actions."""
+    database = folder / "floor.sqlite3"
+    progress("the floor: a bare server on the same stack, the same load")
+    floor = ServerProcess.start_floor(database, folder / "floor.log")
+    try:
+        floor.wait_healthy()
+        pinned = pin_cores([floor]) if pin else {}
+        figures, seat_clients, runs, timings, phases = asyncio.run(
+            _drive(
+                [floor],
+                tables=tables,
+                players=players,
+                seconds=seconds,
+                think=think,
+                seed=seed,
+                edition=edition,
+                compression=compression,
+                progress=progress,
+                attacks=[],
+            )
+        )
+    finally:
+        floor.stop()
+        resume_collector()
+    log = check_log(f"sqlite:///{database}", seat_clients, runs)
+    actions = phases[0]["actions"]
+    cpu = timings.get("server0_cpu_s")
+    return {
+        "actions": actions,
+        "actions_per_s": phases[0]["actions_per_s"],
+        "latency_ms": phases[0]["latency_ms"],
+        "errors": dict(sorted(figures.errors.items())),
+        "lost_actions": log["lost"],
+        "server_cpu_ms_per_action": round(1000 * cpu / actions, 3) if cpu is not None and actions else None,
+        "cpu_percent": cpu_percent(timings, timings["window_s"]),
+        "pinned_cores": pinned,
+    }
+
+
+def ratio(cpu_per_action: float | None, floor: dict[str, Any] | None) -> float | None:
+    """luz's server CPU per action over the floor's (``None`` without both)."""
+    floor_ms: float | None = floor["server_cpu_ms_per_action"] if floor else None
+    if cpu_per_action is None or not floor_ms:
+        return None
+    return round(1000 * cpu_per_action / floor_ms, 2)
+
+
 def cpu_percent(timings: dict[str, float], window: float) -> dict[str, float]:
     """CPU use over the window in % of one core: the bench's clients, each server, everything else on the machine
     (``others``: the database, Redis, other programs), and the number of cores."""
@@ -979,8 +1139,17 @@ def bench_server(
     attacks: tuple[str, ...] = (),
     clock: str | None = None,
     rolling_restart: bool = False,
+    floor: bool = True,
+    split_tables: bool = True,
 ) -> dict[str, Any]:
     """Run the load and return the report (see the module's docstring).
+
+    ``split_tables``: with several processes, the seats of each table on different processes (what crosses
+    processes is measured); else each table's seats all on one (a process then holds only its own tables).
+
+    ``floor``: then the same load, by the same clients, on the floor (``luz.bench.floor``: a bare server on the
+    same stack), in its own window; the report's ``floor`` and ``ratio_to_floor`` (luz's server CPU per action
+    over the floor's). Not with attackers, clocks or a rolling restart (whose work the floor does not do).
 
     ``rolling_restart``: ``seconds / 3`` of play, then each process in turn stopped with SIGTERM, replaced on its
     port and waited for until healthy, with ``seconds / 3`` of play between and after (and until every table has
@@ -1001,6 +1170,8 @@ def bench_server(
         raise ValueError("a rolling restart needs two processes or more and no attacker")
     clients = tables * clients_per_table
     open_files = raise_open_files(4 * clients + 1024)
+    floor = floor and not (attacks or clock or rolling_restart)
+    affinity = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
     folder = Path(tempfile.mkdtemp(prefix="luz-bench-server-"))
     url = database_url or f"sqlite:///{folder / 'luz.sqlite3'}"
     try:
@@ -1009,7 +1180,13 @@ def bench_server(
         deployed = bool(attacks)
         rolling = RollingRestart(url, redis_url, folder, bot_workers=0, pause=seconds / 3) if rolling_restart else None
         with running_servers(
-            processes, url, redis_url, folder, bot_workers=1 if deployed else 0, client_limits=deployed
+            processes,
+            url,
+            redis_url,
+            folder,
+            bot_workers=1 if deployed else 0,
+            client_limits=deployed,
+            watch_stalls=True,
         ) as servers:
             pinned = pin_cores(servers) if pin else {}
             figures, seat_clients, runs, timings, phases = asyncio.run(
@@ -1026,14 +1203,34 @@ def bench_server(
                     attacks=list(attacks),
                     clock=clock,
                     rolling=rolling,
+                    split=split_tables,
                 )
             )
             logs = [s.log_tail(10) for s in servers if s.process.poll() is not None]
+            stalls = stall_figures(servers)
+        across = broker_figures(servers, seat_clients) if redis_url and not rolling else None
         retired = rolling.retired if rolling else []
         logs += [s.log_tail(10) for s in retired if s.process.returncode not in STOPPED_CLEANLY]
         trouble = [line for s in retired + servers for line in s.trouble()]
         say("checking the action log")
         log = check_log(url, seat_clients, runs)
+        if affinity is not None:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, affinity)  # the cores pin_cores took from the clients, back for the floor
+        floor_report = None
+        if floor:
+            floor_report = bench_floor(
+                folder,
+                pin,
+                tables=tables,
+                players=clients_per_table,
+                seconds=seconds,
+                think=think,
+                seed=seed,
+                edition=edition,
+                compression=compression,
+                progress=say,
+            )
     finally:
         resume_collector()  # also when the run failed
         shutil.rmtree(folder, ignore_errors=True)
@@ -1071,6 +1268,11 @@ def bench_server(
         "timings_s": {k: round(v, 2) for k, v in timings.items()},
         "cpu_percent": cpu_percent(timings, window),
         "server_cpu_ms_per_action": None if cpu_per_action is None else round(1000 * cpu_per_action, 3),
+        "stalls": stalls,
+        "broker": across,
+        "split_tables": split_tables,
+        "floor": floor_report,
+        "ratio_to_floor": ratio(cpu_per_action, floor_report),
         "pinned_cores": pinned,
         "crashed_servers": logs,
         "server_errors": len(trouble),

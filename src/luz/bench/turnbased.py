@@ -507,6 +507,17 @@ def measure_deadlines(
 # -- the run ----------------------------------------------------------------------------------------------------
 
 
+def memory_per_loaded_table(before: list[int | None], after: list[int | None], loaded: int) -> float | None:
+    """The servers' resident memory grown while ``loaded`` tables were brought into memory (the deadlines' tables,
+    each loaded to play its timeout), per table (the moves' work and the allocator's slack count too; a table that
+    leaves memory meanwhile, idle, gives its memory to the next: let ``idle_seconds`` outlast the deadlines' phase);
+    ``None`` if unknown or nothing was loaded."""
+    if not loaded or None in before or None in after:
+        return None
+    grown = sum(a for a in after if a is not None) - sum(b for b in before if b is not None)
+    return max(0.0, grown / loaded)
+
+
 def rss_bytes(pid: int) -> int | None:
     """VmRSS of process ``pid`` (Linux ``/proc``), in bytes."""
     try:
@@ -579,6 +590,7 @@ def bench_turn_based(
             cpu_after = [s.cpu_seconds() for s in servers]
             time.sleep(5)  # the notifier's last scans (every 2 s)
             pushes, unpushed = push_latencies(moved, sink.taken())
+            rss_before_deadlines = [rss_bytes(s.process.pid) for s in servers]
             fired = measure_deadlines(url, seeded, list(range(active, active + deadlines)), 120, say)
             rss_end = [rss_bytes(s.process.pid) for s in servers]
             crashed = [s.log_tail(10) for s in servers if s.process.poll() is not None]
@@ -588,6 +600,7 @@ def bench_turn_based(
         shutil.rmtree(folder, ignore_errors=True)
     trouble = [line for s in servers for line in s.trouble()]
     mib = 1024 * 1024
+    per_table = memory_per_loaded_table(rss_before_deadlines, rss_end, int(fired["deadlines_fired"]))
     return {
         "benchmark": "server-turn-based",
         "tables": tables,
@@ -601,6 +614,9 @@ def bench_turn_based(
         "startup_to_healthz_s": [round(s, 2) for s in startups],
         "rss_after_start_mib": [None if r is None else round(r / mib, 1) for r in rss_started],
         "rss_after_run_mib": [None if r is None else round(r / mib, 1) for r in rss_end],
+        "stored_tables": tables,
+        "rss_growth_per_table_loaded_kib": None if per_table is None else round(per_table / 1024, 1),
+        "loaded_tables_per_gib": int(2**30 // per_table) if per_table else None,
         "server_cpu_percent_in_window": [
             None if a is None or b is None else round(100 * (a - b) / window, 1)
             for b, a in zip(cpu_before, cpu_after, strict=True)

@@ -163,6 +163,16 @@ def server(
         help="Stop each of the --processes in turn with SIGTERM and replace it while the tables play (the clients "
         "reconnect to a live process and resync); reports lost actions, reconnections and the longest disconnection.",
     ),
+    floor: bool = typer.Option(
+        True,
+        help="Then the same load on the floor, a bare server on the same stack (luz.bench.floor), and luz's server "
+        "CPU per action as a ratio to it (not with --attack, --clock or --rolling-restart).",
+    ),
+    split_tables: bool = typer.Option(
+        True,
+        help="With --processes > 1, each table's seats on different processes (--no-split-tables: all on one, so "
+        "that each process holds only its own tables; its `broker` figure then shows what the others cost it).",
+    ),
     turn_based: bool = typer.Option(
         False,
         "--turn-based",
@@ -232,6 +242,8 @@ def server(
         attacks=attacks,
         clock=clock,
         rolling_restart=rolling_restart,
+        floor=floor,
+        split_tables=split_tables,
     )
     if as_json:
         typer.echo(json.dumps(report))
@@ -269,6 +281,18 @@ def server(
         ("server CPU per action (ms)", "-" if per_action is None else f"{per_action:.2f}"),
         ("pinned cores", ", ".join(f"{k} {v}" for k, v in report["pinned_cores"].items()) or "no"),
     ]
+    stalls = report["stalls"]
+    rows.append(
+        (
+            f"event loop stalls >= {stalls['threshold_ms']} ms (of luz's own CPU)",
+            f"{stalls['stalls']}, longest {stalls['max_stall_ms']:g} ms ({stalls['own_work_stalls']}, longest "
+            f"{stalls['max_own_cpu_ms']:g} ms); collections over it {stalls['long_collections']}",
+        )
+    )
+    if report["floor"] is not None:
+        floor_ms = report["floor"]["server_cpu_ms_per_action"]
+        rows.append(("the floor's CPU per action (ms)", "-" if floor_ms is None else f"{floor_ms:.2f}"))
+        rows.append(("luz's CPU per action / the floor's", str(report["ratio_to_floor"] or "-")))
     for label, value in rows:
         totals.add_row(label, value)
     Console().print(totals)

@@ -37,7 +37,7 @@ def serve(
     from luz.server import Settings, create_app, stopping
     from luz.server.http import GRACEFUL_SECONDS, StoppingServer, guarded_http
     from luz.server.logs import configure_logs
-    from luz.server.metrics import MIN_TOKEN_LENGTH
+    from luz.server.metrics import MIN_TOKEN_LENGTH, Metrics
 
     settings = replace(Settings.from_env(database_url, redis_url), bot_workers=bot_workers)
     if bot_seconds is not None:
@@ -55,12 +55,13 @@ def serve(
         fail(str(problem))
     where = settings.database_url.split("@")[-1]  # no password
     logging.getLogger("luz.server").info("luz server on http://%s:%d (database: %s)", host, port, where)
-    application = create_app(settings)
+    metrics = Metrics()  # the app's, counted into by the HTTP protocol too
+    application = create_app(settings, metrics=metrics)
     config = uvicorn.Config(
         application,
         host=host,
         port=port,
-        http=guarded_http(settings, application.state.metrics),
+        http=guarded_http(settings, metrics),
         # Frames up to 16 times the message limit reach the server, which answers `too_large`; bigger ones close
         # the connection (1009).
         ws_max_size=16 * settings.max_message_bytes,

@@ -3,7 +3,7 @@
 >>> from luz.server import create_app
 """
 
-from .api.app import create_app, stopping
+from .api.app import app_services, create_app, stopping
 from .settings import Settings
 
-__all__ = ["Settings", "create_app", "stopping"]
+__all__ = ["Settings", "app_services", "create_app", "stopping"]

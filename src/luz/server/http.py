@@ -54,6 +54,13 @@ def guarded_http(settings: Settings, metrics: Metrics) -> type[HttpToolsProtocol
             self._stop_header_timer()
             super().on_headers_complete()
 
+        def handle_websocket_upgrade(self) -> None:
+            super().handle_websocket_upgrade()
+            # The socket is the WebSocket protocol's now. This one would stay in a reference cycle with its parser
+            # (which holds its bound callbacks), cyclic garbage for the collector: one per connection, some 60
+            # objects, frozen with the live heap when the collector freezes it (collector.py), never freed then.
+            self.parser = None  # type: ignore[assignment]
+
         def connection_lost(self, exc: Exception | None) -> None:
             if self._refused:
                 return

@@ -19,6 +19,8 @@ from limits.aio import storage as aio_storage
 from limits.aio import strategies as aio_strategies
 from limits.errors import StorageError
 
+from .clock import SYSTEM_CLOCK, Clock
+
 log = logging.getLogger("luz.server")
 
 
@@ -98,7 +100,7 @@ class SharedRateLimit:
 
 
 def _seconds_to(reset: float) -> int:
-    return max(1, math.ceil(reset - time.time()))
+    return max(1, math.ceil(reset - time.time()))  # the time of the ``limits`` library's windows
 
 
 def deployment_scope(database_url: str) -> str:
@@ -128,15 +130,17 @@ class Counter:
 
 
 class TokenBucket:
-    """One connection's message rate: ``rate`` a second, bursts of twice that (in this process, unshared)."""
+    """One connection's message rate: ``rate`` a second, bursts of twice that (in this process, unshared), on
+    ``clock``'s monotonic time."""
 
-    def __init__(self, rate: float) -> None:
+    def __init__(self, rate: float, clock: Clock = SYSTEM_CLOCK) -> None:
         self.rate, self.capacity = rate, 2 * rate
-        self.tokens, self.stamp = self.capacity, time.monotonic()
+        self.clock = clock
+        self.tokens, self.stamp = self.capacity, clock.monotonic()
 
     def take(self) -> bool:
         """Whether one more message may go now (it is counted if so)."""
-        now = time.monotonic()
+        now = self.clock.monotonic()
         self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
         if self.tokens < 1:

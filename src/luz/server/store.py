@@ -12,7 +12,7 @@ import json
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, timedelta
 from typing import Any
 
@@ -98,6 +98,28 @@ def new_token() -> str:
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class AppendedAction:
+    """An action to append to a table's current game (``Store.append_action``): ``seat``'s ``action`` on the table
+    at ``expected_version``; ``game_over`` with each seat's ``results``; the table's ``clock`` after it, if timed;
+    the ``turn``'s columns; ``unrated``: (why, seat) the game stops counting for the ratings from it on."""
+
+    table_id: str
+    expected_version: int
+    seat: int
+    action: str
+    game_over: bool = False
+    results: list[dict[str, Any]] | None = None
+    clock: dict[str, Any] | None = None
+    turn: Turn = field(default_factory=Turn)
+    unrated: tuple[str, int] | None = None
+
+    @property
+    def plain(self) -> bool:
+        """Two statements and no more (neither the game's last action nor one that unrates it)."""
+        return not self.game_over and self.unrated is None
 
 
 class StaleVersion(Exception):
@@ -545,18 +567,7 @@ class Store:
             self._bump(session, row)
             return self._state(session, row)
 
-    def append_action(
-        self,
-        table_id: str,
-        expected_version: int,
-        seat: int,
-        action: str,
-        game_over: bool,
-        results: list[dict[str, Any]] | None = None,
-        clock: dict[str, Any] | None = None,
-        turn: Turn | None = None,
-        unrated: tuple[str, int] | None = None,
-    ) -> int:
+    def append_action(self, appended: AppendedAction) -> int:
         """Append an action to the current game's log; the new version. :class:`StaleVersion` if the table moved.
 
         One transaction (the hot path: every action): the version-checked update of the table's row, which takes
@@ -564,15 +575,24 @@ class Store:
         last action, each seat's ``results`` (history.py) too, and at a rated table the players' new ratings
         (ratings.py), so they are stored exactly once; a timed table's ``clock`` with it, and the ``turn``'s
         columns (whose move, a turn-based table's deadline); ``unrated``: (why, seat) the game stops counting for
-        the ratings from this action on (a rated game's first deal: unrates, below). Every action but the
-        game's last goes straight to the database driver: SQLAlchemy's execution layer was four fifths of this
-        call's CPU on SQLite.
+        the ratings from this action on (a rated game's first deal: domain.unrates). A plain action (see
+        :attr:`AppendedAction.plain`) goes straight to the database driver (``append_plain``): SQLAlchemy's
+        execution layer was four fifths of this call's CPU on SQLite. The server stores its actions through
+        ``appends.ActionWriter`` (one connection, group commits); this is the same, one action, one transaction.
         """
-        if not game_over and unrated is None:
-            return self._append_through_driver(table_id, expected_version, seat, action, clock, turn or Turn())
+        if appended.plain:
+            raw = self.engine.raw_connection()
+            try:
+                outcome = self.append_plain(raw, [appended])[0]
+            finally:
+                raw.close()  # back to the pool
+            if isinstance(outcome, StaleVersion):
+                raise outcome
+            return outcome
+        table_id, turn, clock = appended.table_id, appended.turn, appended.clock
         with self.engine.begin() as connection:
-            values = {"table_id": table_id, "expected": expected_version, **(turn or Turn()).params()}
-            if game_over:
+            values = {"table_id": table_id, "expected": appended.expected_version, **turn.params()}
+            if appended.game_over:
                 values.update(Turn().params())
                 statement = BUMP_OVER if clock is None else BUMP_OVER_CLOCK
             else:
@@ -582,9 +602,10 @@ class Store:
             if bumped is None:
                 raise StaleVersion
             game_no, version = bumped[0], bumped[1]
-            connection.execute(APPEND, append_params(table_id, game_no, seat, action))
-            if unrated is not None:
-                connection.execute(unrate(table_id, game_no, *unrated))
+            connection.execute(APPEND, append_params(table_id, game_no, appended.seat, appended.action))
+            if appended.unrated is not None:
+                connection.execute(unrate(table_id, game_no, *appended.unrated))
+            results = appended.results
             if results:
                 connection.execute(
                     insert(ResultRow), [{"table_id": table_id, "game_no": game_no, **result} for result in results]
@@ -600,39 +621,40 @@ class Store:
                     rate_game(connection, table_id, game_no, edition, players, results)
             return int(version)
 
-    def _append_through_driver(
-        self, table_id: str, expected_version: int, seat: int, action: str, clock: dict[str, Any] | None, turn: Turn
-    ) -> int:
-        """``append_action`` of an action that does not end the game: the same statements in one transaction, on
-        the driver's connection (from SQLAlchemy's pool, checked as its own are; SQLite's begun IMMEDIATE as all
-        transactions here)."""
-        connection = self.engine.raw_connection()
+    def append_plain(self, connection: Any, batch: list[AppendedAction]) -> list[int | StaleVersion]:
+        """Plain actions (:attr:`AppendedAction.plain`) appended in one transaction on ``connection`` (a DB-API
+        connection: SQLite's begun IMMEDIATE, as all transactions here), each checked against its own expected
+        version: its new version, or :class:`StaleVersion` (that one stored nothing; the others are stored).
+        The statements are the same strings each time: SQLite's statement cache and psycopg's prepared
+        statements (after a few runs on one connection) parse them once. Rolled back if anything fails."""
+        outcomes: list[int | StaleVersion] = []
+        cursor = connection.cursor()
         try:
-            cursor = connection.cursor()
-            try:
-                if self._sqlite:
-                    cursor.execute("BEGIN IMMEDIATE")
-                values = {"table_id": table_id, "expected": expected_version, **turn.params()}
+            if self._sqlite:
+                cursor.execute("BEGIN IMMEDIATE")
+            for appended in batch:
+                values = {"table_id": appended.table_id, "expected": appended.expected_version}
+                values.update(appended.turn.params())
                 bump = self._bump_sql
-                if clock is not None:
-                    bump, values["clock"] = self._bump_clock_sql, self._clock_json(clock)
+                if appended.clock is not None:
+                    bump, values["clock"] = self._bump_clock_sql, self._clock_json(appended.clock)
                 cursor.execute(bump.sql, bump.params(values))
                 bumped = cursor.fetchone()
                 if bumped is None:
-                    raise StaleVersion
+                    outcomes.append(StaleVersion())
+                    continue
                 game_no, version = bumped
-                params = append_params(table_id, game_no, seat, action)
+                params = append_params(appended.table_id, game_no, appended.seat, appended.action)
                 params["created_at"] = self._created_at(params["created_at"])
                 cursor.execute(self._append_sql.sql, self._append_sql.params(params))
-                connection.commit()
-            except BaseException:
-                connection.rollback()
-                raise
-            finally:
-                cursor.close()
+                outcomes.append(int(version))
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
         finally:
-            connection.close()  # back to the pool
-        return int(version)
+            cursor.close()
+        return outcomes
 
     def record_of(self, table_id: str, game_no: int) -> tuple[int, list[str]] | None:
         """A game's seed and actions."""

@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from luz.web import install as install_web_client
 
 from .. import checkpoints, collector
-from ..clock import Clock
+from ..clock import SYSTEM_CLOCK, Clock
 from ..db import make_engine, migrate
 from ..domain import AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames
 from ..friends import Blocked, Friends
@@ -36,8 +36,11 @@ from ..tables.botpool import BotPool, start_bots
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
 from . import friends, games, history, identity, live, mygames, notify, ratings, reviews, tables
-from .deps import Guards, OverLimit, metrics_of, tables_of
-from .identity import Identities
+from .deps import services_of, tables_of
+from .guards import Guards, OverLimit
+from .identities import Identities
+from .notifications import Notifications
+from .services import Services
 
 log = logging.getLogger("luz.server")
 T = TypeVar("T")
@@ -59,15 +62,26 @@ class InlineExecutor(ThreadPoolExecutor):
 def stopping(app: FastAPI) -> None:
     """The server stops accepting (SIGTERM, SIGINT): end the event streams now, which would hold its shutdown up
     (it waits for the responses in progress, and an event stream never ends by itself)."""
-    tables_of_app: Registry | None = getattr(app.state, "tables", None)
-    if tables_of_app is not None:
-        tables_of_app.watchers.close()
+    services: Services | None = getattr(app.state, "services", None)
+    if services is not None:
+        services.tables.watchers.close()
 
 
-def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
-    """The server's ASGI application (``luz serve`` runs it with uvicorn); ``clock``: the tables' timers' time
-    (a test's ``FakeClock``; else the real one)."""
+def app_services(app: FastAPI) -> Services:
+    """The services of a started app (the benches and the tests look into them)."""
+    services: Services = app.state.services
+    return services
+
+
+def create_app(
+    settings: Settings | None = None, clock: Clock = SYSTEM_CLOCK, metrics: Metrics | None = None
+) -> FastAPI:
+    """The server's ASGI application (``luz serve`` runs it with uvicorn), its services built as it starts
+    (``Services``, the only thing kept in ``app.state``). ``clock``: the time its tables' timers, notifications and
+    rate windows read (tests give a ``FakeClock``); ``metrics``: its Prometheus metrics (``luz serve``'s HTTP
+    protocol counts into them too)."""
     settings = settings or Settings.from_env()
+    metrics = metrics or Metrics()  # a registry of this app's own (several apps in one test process)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -82,7 +96,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         await asyncio.to_thread(migrate, engine)
         # Players (identity.py): guests, accounts, sessions; one seat per identity at a table.
         players = Players(engine)
-        app.state.identities = Identities(
+        identities = Identities(
             players,
             await asyncio.to_thread(players.signing_key, settings.secret_key),
             settings.redis_url or "memory://",
@@ -91,6 +105,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             guests_per_minute=settings.guests_per_minute,
             accounts_per_address=settings.accounts_per_address,
             scope=deployment_scope(settings.database_url),
+            public_url=settings.public_url,
         )
         broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers, start=False) if settings.bot_workers > 0 else None
@@ -108,32 +123,47 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         await broker.start(registry.on_event, registry.on_presence, registry.on_players)
         await registry.resume_all()
         registry.start()  # deadlines found in the database, idle tables leaving memory
-        app.state.tables, app.state.engine = registry, engine
-        app.state.reviews = Reviews(registry.store, pool, settings)  # finished games' reviews (reviews.py)
-        database_health = app.state.database_health = DatabaseHealth(engine)  # /healthz's pings, in a thread
-        app.state.friends = Friends(engine)  # follows, blocks, presence, invitations (friends.py)
+        reviews = Reviews(registry.store, pool, settings)  # finished games' reviews (reviews.py)
+        database_health = DatabaseHealth(engine)  # /healthz's pings, in a thread
+        friends = Friends(engine)  # follows, blocks, presence, invitations (friends.py)
         # The chat of the tables, across processes with Redis.
-        app.state.chat = Chat(
+        chat = Chat(
             engine,
-            registry.live,
+            registry.held,
             registry.fanout,
             settings.redis_url,
-            app.state.friends,
+            friends,
             per_address=settings.chat_per_address,
             scope=deployment_scope(settings.database_url),
+            broker=broker if broker.shared else None,
         )
-        await app.state.chat.start()
+        await chat.start()
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
-        app.state.notify = await notify.Notifications.start(engine, registry, settings)
+        notifications = await Notifications.start(engine, registry, settings, clock)
+        services = Services(
+            settings=settings,
+            clock=clock,
+            metrics=metrics,
+            guards=guards,
+            engine=engine,
+            tables=registry,
+            identities=identities,
+            friends=friends,
+            chat=chat,
+            reviews=reviews,
+            notifications=notifications,
+            database_health=database_health,
+        )
+        app.state.services = services
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
-        freezing_gc = collector.from_env()
+        freezing_gc = collector.from_env(lambda: not registry.live)  # full collections only with no table live
         try:
             yield
         finally:
-            app.state.identities.close()
-            await app.state.notify.close()
-            await app.state.chat.close()
-            await app.state.reviews.close()
+            identities.close()
+            await notifications.close()
+            await chat.close()
+            await reviews.close()
             await registry.close()
             await broker.close()
             if pool is not None:
@@ -148,9 +178,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 freezing_gc.stop()
 
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
-    app.state.settings = settings
-    app.state.guards = Guards.of(settings)
-    metrics = app.state.metrics = Metrics()  # a registry of this app's own (several apps in one test process)
+    guards = Guards.of(settings)
     app.add_middleware(RequestIds)  # each request's id, in its log lines and its answer (logs.py)
 
     @app.exception_handler(RequestValidationError)
@@ -177,7 +205,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     @app.exception_handler(OverLimit)
     async def over_limit(request: Request, error: OverLimit) -> Response:
-        metrics_of(request).refused(error.limit)
+        metrics.refused(error.limit)
         return await http_exception_handler(request, error)
 
     @app.exception_handler(Exception)
@@ -190,7 +218,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         """Liveness and database reachability (a ping of the last few seconds, made in a thread: this answer waits
         for nothing); 503 while the database does not answer; ``degraded`` while the bot processes are being
         replaced (a worker died) or warming up: bots move meanwhile, the quick fallback bot for them."""
-        if not request.app.state.database_health.reachable:
+        if not services_of(request).database_health.reachable:
             return JSONResponse({"status": "unavailable", "database": "unreachable"}, status_code=503)
         pool = tables_of(request).bots.pool
         if pool is None:

@@ -1,120 +1,78 @@
-"""What every route needs of a request: who sends it, the process's tables, the table asked for, the seat its token
-opens, and the app-wide guards (rates and caps per client)."""
+"""What every route needs of a request: the app's typed services (one dependency each), who sends it, the table
+asked for, the seat its token opens."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from fastapi import HTTPException, Request, WebSocket
+from sqlalchemy.engine import Engine
 from starlette.requests import HTTPConnection
 
 from luz.engine.record import to_record
 
 from ..domain import build_game
+from ..friends import Friends
 from ..logs import on_table
 from ..metrics import Metrics
-from ..ratelimit import Counter, SharedRateLimit, client_key, deployment_scope
+from ..ratelimit import client_key
+from ..reviews import Reviews
 from ..settings import Settings
 from ..tables import Registry, Table
+from ..tables.chat import Chat
+from .guards import Guards
+from .identities import Identities
+from .notifications import Notifications
+from .services import Services
 
 
-class OverLimit(HTTPException):
-    """A request refused by a limit (429), counted in the metrics under the limit's name (``app.py``)."""
-
-    def __init__(self, limit: str, detail: str, retry_after: int | str | None = None) -> None:
-        super().__init__(429, detail, headers=None if retry_after is None else {"Retry-After": str(retry_after)})
-        self.limit = limit
+def services_of(connection: HTTPConnection) -> Services:
+    """The app's services (built at its start by ``app.py``): the one place a request reads the app's state."""
+    services: Services = connection.app.state.services
+    return services
 
 
-@dataclass
-class Guards:
-    """Rates per client, counted by every process together when they share Redis; open sockets per process; the
-    places for tables of bots only."""
-
-    settings: Settings
-    table_creation: SharedRateLimit | None
-    connection_rate: SharedRateLimit
-    seat_connection_rate: SharedRateLimit | None
-    client_connections: Counter
-    export_rate: SharedRateLimit | None
-    """Pages of ``/api/export`` per client (``Settings.exports_per_minute``)."""
-    bot_tables_creating: dict[str, int] = field(default_factory=dict)
-    """Tables of bots only being created, per client (not yet counted by ``Registry.bot_tables_of``)."""
-
-    @classmethod
-    def of(cls, settings: Settings) -> Guards:
-        scope = deployment_scope(settings.database_url)
-        per_minute, per_seat = settings.tables_per_minute, settings.seat_connections_per_minute
-        exports = settings.exports_per_minute
-        return cls(
-            settings,
-            SharedRateLimit(per_minute, settings.redis_url, scope) if per_minute else None,
-            SharedRateLimit(settings.connections_per_second, settings.redis_url, scope),
-            SharedRateLimit(per_seat, settings.redis_url, scope) if per_seat else None,
-            Counter(settings.max_connections_per_client),
-            SharedRateLimit(exports, settings.redis_url, scope) if exports else None,
-        )
-
-    async def check_creation_rate(self, client: str) -> None:
-        """Count one table created by ``client`` (every way of creating one: a table, the tutorial's); 429 with
-        ``Retry-After`` past ``tables_per_minute``."""
-        wait = await self.table_creation.hit("create:" + client) if self.table_creation else None
-        if wait is not None:
-            raise OverLimit("tables_per_minute", "too many tables created: try again later", wait)
-
-    async def connection_refused_by(self, client: str, seat_key: str | None) -> str | None:
-        """The rate that a new WebSocket connection of ``client`` (asking for the seat of ``seat_key``, if any) is
-        over, if any: of new connections per client, then per seat (each allowed one is counted)."""
-        if await self.connection_rate.hit("connect:" + client) is not None:
-            return "connections_per_second"
-        if seat_key is None or self.seat_connection_rate is None:
-            return None
-        refused = await self.seat_connection_rate.hit("seat-connect:" + seat_key) is not None
-        return "seat_connections_per_minute" if refused else None
-
-    @contextlib.contextmanager
-    def bot_table_place(self, tables: Registry, client: str, bots_only: bool) -> Iterator[None]:
-        """Hold one of ``client``'s places for a table of bots only while it is created (429 when it has none
-        left: ``bot_tables_per_client`` playing or being created)."""
-        if not bots_only:
-            yield
-            return
-        most = self.settings.bot_tables_per_client
-        if tables.bot_tables_of(client) + self.bot_tables_creating.get(client, 0) >= most:
-            raise OverLimit(
-                "bot_tables_per_client", f"you have {most} tables of bots playing: wait for one to finish", 60
-            )
-        self.bot_tables_creating[client] = self.bot_tables_creating.get(client, 0) + 1
-        try:
-            yield
-        finally:
-            left = self.bot_tables_creating.pop(client) - 1
-            if left:
-                self.bot_tables_creating[client] = left
+def settings_of(connection: HTTPConnection) -> Settings:
+    return services_of(connection).settings
 
 
-def settings_of(request: HTTPConnection) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
+def guards_of(connection: HTTPConnection) -> Guards:
+    return services_of(connection).guards
 
 
-def guards_of(request: Request | WebSocket) -> Guards:
-    guards: Guards = request.app.state.guards
-    return guards
+def metrics_of(connection: HTTPConnection) -> Metrics:
+    return services_of(connection).metrics
 
 
-def metrics_of(request: HTTPConnection) -> Metrics:
-    metrics: Metrics = request.app.state.metrics
-    return metrics
+def tables_of(connection: HTTPConnection) -> Registry:
+    return services_of(connection).tables
 
 
-def tables_of(request: Request | WebSocket) -> Registry:
-    tables: Registry = request.app.state.tables
-    return tables
+def identities_of(connection: HTTPConnection) -> Identities:
+    return services_of(connection).identities
+
+
+def friends_of(connection: HTTPConnection) -> Friends:
+    return services_of(connection).friends
+
+
+def chat_of(connection: HTTPConnection) -> Chat:
+    return services_of(connection).chat
+
+
+def reviews_of(connection: HTTPConnection) -> Reviews:
+    return services_of(connection).reviews
+
+
+def notify_of(connection: HTTPConnection) -> Notifications:
+    return services_of(connection).notifications
+
+
+def engine_of(connection: HTTPConnection) -> Engine:
+    return services_of(connection).engine
 
 
 def client_of(request: Request | WebSocket) -> str:

@@ -12,21 +12,17 @@ from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..friends import Friends, Refusal
+from ..friends import Refusal
 from ..identity import Identity
-from ..notify.push import GONE
-from ..notify.texts import invitation_payload
-from ..ratelimit import SharedRateLimit, deployment_scope
+from ..notify import Notice
 from ..timecontrol import now_ms
-from .deps import OverLimit, settings_of, tables_of
-from .identity import identities_of
-from .notify import notify_of
+from .deps import chat_of, friends_of, guards_of, identities_of, notify_of, tables_of
+from .guards import OverLimit
 from .schemas import DB_INT
 
 log = logging.getLogger("luz.server")
 router = APIRouter()
 
-INVITATIONS_RATE = "10/minute"
 """Invitations one player may send (every process together, with Redis)."""
 PlayerId = Annotated[str, Path(max_length=32, pattern=r"^[0-9a-f]+$")]
 TableId = Annotated[str, Path(max_length=32, pattern=r"^[0-9a-f]+$")]
@@ -36,11 +32,6 @@ Seat = Annotated[int, Path(ge=0, lt=DB_INT)]
 class InvitationRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     player: str = Field(..., max_length=32, pattern=r"^[0-9a-f]+$", description="The friend invited (their id).")
-
-
-def friends_of(request: Request) -> Friends:
-    friends: Friends = request.app.state.friends
-    return friends
 
 
 def refused(refusal: Refusal) -> JSONResponse:
@@ -112,7 +103,7 @@ async def blocks_changed(request: Request, player_id: str) -> None:
     """The chat of ``player_id``'s connections on this process follows its blocks at once (on another process,
     from its next connection)."""
     blocked = await asyncio.to_thread(friends_of(request).blocked_by, player_id)
-    request.app.state.chat.blocks_changed(player_id, blocked)
+    chat_of(request).blocks_changed(player_id, blocked)
 
 
 @router.get("/api/players/{player_id}/relation")
@@ -159,18 +150,6 @@ async def decline(request: Request, response: Response, table_id: TableId, seat:
     return {"declined": declined}
 
 
-def invitation_rate(request: Request) -> SharedRateLimit:
-    """The app's limit on invitations (made on first use, shared through Redis when the server has it)."""
-    state = request.app.state
-    if getattr(state, "invitation_rate", None) is None:
-        settings = settings_of(request)
-        state.invitation_rate = SharedRateLimit(
-            INVITATIONS_RATE, settings.redis_url, deployment_scope(settings.database_url)
-        )
-    rate: SharedRateLimit = state.invitation_rate
-    return rate
-
-
 @router.post("/api/tables/{table_id}/seats/{seat}/invite", status_code=201)
 async def invite(request: Request, response: Response, table_id: TableId, seat: Seat, body: InvitationRequest) -> Any:
     """Invite a friend you follow to an open seat of a table you sit at: they may take it without its token
@@ -181,7 +160,7 @@ async def invite(request: Request, response: Response, table_id: TableId, seat: 
         identity = await account(request, response, changes=True)
     except AccountNeeded:
         return account_needed()
-    wait = await invitation_rate(request).hit("invite:" + identity.player_id)
+    wait = await guards_of(request).invitation_rate.hit("invite:" + identity.player_id)
     if wait is not None:
         raise OverLimit("invitations_per_minute", "too many invitations: wait a minute", wait)
     friends = friends_of(request)
@@ -201,20 +180,8 @@ pushing: set[asyncio.Task[None]] = set()
 
 
 async def push_invitation(request: Request, player_id: str, invitation: dict[str, Any]) -> None:
-    """The invitation as a Web Push to the invitee's subscribed browsers (unless push is off or in quiet hours)."""
-    notifications = notify_of(request)
-    pusher = notifications.notifier.pusher
-    try:
-        recipient = await asyncio.to_thread(notifications.preferences.of, player_id)
-        if pusher is None or recipient is None or not recipient.push_on or recipient.quiet_until(now_ms()):
-            return
-        payload = invitation_payload(
-            invitation["table"], invitation["name"], invitation["seat"], invitation["by"]["name"], recipient.language
-        )
-        subscriptions = await asyncio.to_thread(notifications.subscriptions.of, player_id)
-        for subscription in subscriptions:
-            status = await pusher.send(subscription, payload, ttl=1800)
-            if status in GONE:
-                await asyncio.to_thread(notifications.subscriptions.remove, subscription.endpoint)
-    except Exception as error:  # a push's trouble never fails the invitation
-        log.warning("invitation push failed: %s", type(error).__name__)
+    """The invitation told to the invitee through their channels (Web Push; not in their quiet hours)."""
+    notice = Notice(
+        "invitation", invitation["table"], invitation["name"], seat=invitation["seat"], by=invitation["by"]["name"]
+    )
+    await notify_of(request).notifier.tell(player_id, notice)

@@ -24,10 +24,10 @@ from luz.engine import (
 from ..domain import SeatKind
 from ..lesson import lesson_json
 from ..tables import QUICK_BOT
-from ..tables.chat import PLAYERS, SPECTATORS, Chat
+from ..tables.chat import PLAYERS, SPECTATORS
 from ..tables.commands import Join, Start
-from .deps import client_of, finished_game, guards_of, tables_of
-from .identity import identities_of, set_name
+from .deps import chat_of, client_of, finished_game, guards_of, identities_of, tables_of
+from .identity import set_name
 from .schemas import TutorialRequest
 
 router = APIRouter()
@@ -107,7 +107,7 @@ async def game_chat(request: Request, table_id: str, game: int | None = None) ->
     """The chat of a finished game, both channels, for its replay: ``409`` while it is being played. The words of
     players the caller blocked are left out."""
     table, number = await finished_game(request, table_id, game, "chat is")
-    chat: Chat = request.app.state.chat
+    chat = chat_of(request)
     messages = await asyncio.to_thread(chat.store.messages, table.id, (PLAYERS, SPECTATORS), number)
     reader, _ = await identities_of(request).current(request)
     if reader is not None:

@@ -14,7 +14,8 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool
 
 from ..history import finished_keys, profile, records_of
-from .deps import OverLimit, client_of, guards_of
+from .deps import client_of, engine_of, guards_of
+from .guards import OverLimit
 
 EXPORT_PAGE = 100
 """The most games one answer of ``/api/export`` holds (each is replayed to write its record)."""
@@ -28,7 +29,7 @@ async def player_profile(
     request: Request, player_id: Annotated[str, Path(max_length=32, pattern=r"^[0-9a-f]+$")]
 ) -> dict[str, Any]:
     """A player's profile: the newest games (each with its replay) and statistics against humans and bots."""
-    found = await asyncio.to_thread(profile, request.app.state.engine, player_id)
+    found = await asyncio.to_thread(profile, engine_of(request), player_id)
     if found is None:
         raise HTTPException(404, "no such player")
     return found
@@ -59,7 +60,7 @@ async def export(
     if after is not None:
         table_id, game_no = after.split(":")
         cursor = (table_id, int(game_no))
-    start, engine = datetime.combine(since, time(), tzinfo=UTC), request.app.state.engine
+    start, engine = datetime.combine(since, time(), tzinfo=UTC), engine_of(request)
     try:
         keys = await asyncio.to_thread(finished_keys, engine, start, cursor, limit + 1)
     except LookupError:

@@ -18,8 +18,17 @@ from ..tables import Refused
 from ..tables.commands import Away, Return
 from ..tables.fanout import replay_message
 from ..tables.model import dumps
-from .deps import client_of, close_all, guards_of, metrics_of, settings_of, tables_of
-from .identity import from_this_site, identities_of
+from .deps import (
+    client_of,
+    close_all,
+    guards_of,
+    identities_of,
+    metrics_of,
+    services_of,
+    settings_of,
+    tables_of,
+)
+from .identities import from_this_site
 from .messages import Session, error, handle
 
 log = logging.getLogger("luz.server")
@@ -33,7 +42,7 @@ async def play(websocket: WebSocket, table_id: str, token: str | None = None, me
     (without) receives its view after every change."""
     # Refusals before the handshake (HTTP 403) and before any database read: the cheapest answers, to another
     # site's page and to a flood of connections (from one address, or on one seat from many).
-    if not from_this_site(websocket):
+    if not from_this_site(websocket, settings_of(websocket).public_url):
         await websocket.close(code=4403)
         return
     client, guards, metrics = client_of(websocket), guards_of(websocket), metrics_of(websocket)
@@ -98,11 +107,10 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
         await websocket.close(code=4429, reason=str(refused))
         return
     await close_all(set(evicted), code=4409)
-    settings = settings_of(websocket)
-    chat = websocket.app.state.chat
-    session = Session(
-        tables, chat, table, seat, websocket, TokenBucket(settings.messages_per_second), settings.max_message_bytes
-    )
+    services = services_of(websocket)
+    settings, chat = services.settings, services.chat
+    bucket = TokenBucket(settings.messages_per_second, services.clock)
+    session = Session(tables, chat, table, seat, websocket, bucket, settings.max_message_bytes)
     try:
         if arrived and seat is not None:  # the others see the seat connected (its bot, if any, stops)
             await tables.submit(table, Return(seat, websocket))

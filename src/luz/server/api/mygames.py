@@ -12,10 +12,9 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
-from ..friends import Friends
 from ..timecontrol import now_ms
-from .deps import OverLimit, client_of, guards_of, tables_of
-from .identity import identities_of
+from .deps import client_of, friends_of, guards_of, identities_of, tables_of
+from .guards import OverLimit
 
 router = APIRouter()
 
@@ -50,7 +49,7 @@ async def my_events(request: Request) -> StreamingResponse:
     if not guards.client_connections.take(client):
         raise OverLimit("max_connections_per_client", "too many connections from your address")
     woken = tables.watchers.watch(player)
-    friends: Friends = request.app.state.friends
+    friends = friends_of(request)
 
     async def stream() -> AsyncIterator[str]:
         told, invitations_told = None, set[tuple[str, int, str]]()

@@ -1,30 +1,23 @@
 """Notifications' routes: the VAPID key, the browsers' push subscriptions, each player's notification settings, and
-the emails' links (verify an address, unsubscribe); and the notifier's start and stop (docs/PROTOCOL.md,
-"Notifications")."""
+the emails' links (verify an address, unsubscribe) (docs/PROTOCOL.md, "Notifications"); the notifier's start and
+stop are ``notifications.py``'s."""
 
 from __future__ import annotations
 
 import asyncio
 import html
-import time
 import zoneinfo
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy.engine import Engine
 
-from ..identity import Players
-from ..notify import Mailer, Notifier, Preferences, Pusher, Subscriptions, Tokens, vapid_key
-from ..notify.mail import DEFAULT_FROM, verification_email
+from ..notify.mail import verification_email
 from ..notify.preferences import Recipient
-from ..notify.push import Subscription, endpoint_problem, keys_problem, public_key
-from ..settings import Settings
-from ..tables import Registry
-from .deps import OverLimit
-from .identity import identities_of
+from ..notify.push import Subscription, endpoint_problem, keys_problem
+from .deps import identities_of, notify_of
+from .guards import OverLimit
 
 B64URL = r"^[A-Za-z0-9_-]+={0,2}$"
 HH_MM = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
@@ -32,56 +25,6 @@ EMAIL = r"^[^@\s\x00]{1,64}@[^@\s\x00]+\.[^@\s\x00]+$"
 TIMEZONE = r"^[A-Za-z0-9_+\-/]{1,64}$"
 VERIFICATION_EVERY = 60.0
 """Seconds between two verification emails of one player (per process)."""
-
-
-@dataclass
-class Notifications:
-    """What the routes need, one per app (``app.state.notify``)."""
-
-    settings: Settings
-    subscriptions: Subscriptions
-    preferences: Preferences
-    mailer: Mailer
-    tokens: Tokens
-    key: str
-    """The VAPID public key (base64url)."""
-    notifier: Notifier
-    sending: set[asyncio.Task[bool]] = field(default_factory=set)
-    verification_sent: dict[str, float] = field(default_factory=dict)
-
-    @classmethod
-    async def start(cls, engine: Engine, registry: Registry, settings: Settings) -> Notifications:
-        """Keys, mail, and the notifier's loop started (whether a seat is at its table: the registry knows)."""
-        vapid = await asyncio.to_thread(vapid_key, engine, settings.vapid_private_key)
-        tokens = Tokens(await asyncio.to_thread(Players(engine).signing_key, settings.secret_key))
-        mailer = Mailer(settings.smtp_url, settings.mail_from)
-        pusher = Pusher(vapid, settings.mail_from or DEFAULT_FROM, allow_local=settings.push_allow_local)
-        notifier = Notifier(
-            engine,
-            pusher,
-            mailer,
-            tokens,
-            base_url=settings.public_url,
-            seat_connected=registry.seat_connected,
-            interval=settings.notify_seconds,
-        )
-        await notifier.start()
-        return cls(settings, Subscriptions(engine), Preferences(engine), mailer, tokens, public_key(vapid), notifier)
-
-    async def close(self) -> None:
-        await self.notifier.stop()
-        for task in list(self.sending):
-            task.cancel()
-
-    def send_in_background(self, message: Any) -> None:
-        task = asyncio.create_task(self.mailer.send(message))
-        self.sending.add(task)
-        task.add_done_callback(self.sending.discard)
-
-
-def notify_of(request: Request) -> Notifications:
-    notifications: Notifications = request.app.state.notify
-    return notifications
 
 
 class PushKeys(BaseModel):
@@ -210,8 +153,8 @@ async def change_notifications(request: Request, response: Response, body: Notif
     new_address = "email_address" in given and address != current.email
     verify = address is not None and (new_address or not current.email_verified) and notifications.mailer.configured
     if verify:
-        last = notifications.verification_sent.get(identity.player_id, 0.0)
-        if time.monotonic() - last < VERIFICATION_EVERY:
+        last = notifications.verification_sent.get(identity.player_id, -VERIFICATION_EVERY)
+        if notifications.clock.monotonic() - last < VERIFICATION_EVERY:
             raise OverLimit("verification_emails", "a verification email was just sent: wait a minute", 60)
     if body.email and not (address if "email_address" in given else current.email):
         raise HTTPException(409, "give an email address first")
@@ -235,7 +178,7 @@ async def change_notifications(request: Request, response: Response, body: Notif
     assert changed is not None
     if verify and address is not None:
         base = notifications.settings.public_url or str(request.base_url)
-        notifications.verification_sent[identity.player_id] = time.monotonic()
+        notifications.verification_sent[identity.player_id] = notifications.clock.monotonic()
         notifications.send_in_background(
             verification_email(
                 notifications.mailer, notifications.tokens, base, identity.player_id, address, changed.language

@@ -10,6 +10,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from luz.engine import DEFAULT_EDITION, EDITIONS
 
 from ..ratings import game_changes, leaderboard, table_ratings
+from .deps import engine_of
 
 router = APIRouter()
 """``/api/leaderboard`` and ``/api/tables/{id}/ratings``."""
@@ -24,7 +25,7 @@ async def best_players(
     """A pool's leaderboard (an edition at one player count): established ratings first, best first."""
     if edition not in EDITIONS:
         raise HTTPException(422, "no such edition: " + ", ".join(EDITIONS))
-    return await asyncio.to_thread(leaderboard, request.app.state.engine, edition, players)
+    return await asyncio.to_thread(leaderboard, engine_of(request), edition, players)
 
 
 @router.get("/api/tables/{table_id}/ratings")
@@ -34,7 +35,7 @@ async def seat_ratings(request: Request, table_id: str) -> dict[str, Any]:
     ``unrated``: why it counts for nobody, if so)."""
     if "\x00" in table_id or len(table_id) > 32:
         raise HTTPException(404, "no such table")
-    found = await asyncio.to_thread(table_ratings, request.app.state.engine, table_id)
+    found = await asyncio.to_thread(table_ratings, engine_of(request), table_id)
     if found is None:
         raise HTTPException(404, "no such table")
-    return {"seats": found, **await asyncio.to_thread(game_changes, request.app.state.engine, table_id)}
+    return {"seats": found, **await asyncio.to_thread(game_changes, engine_of(request), table_id)}

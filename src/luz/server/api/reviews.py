@@ -8,21 +8,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 
-from ..reviews import ReviewRefused, Reviews, ReviewsUnavailable
+from ..reviews import ReviewRefused, ReviewsUnavailable
 from ..tables import Table
-from .deps import OverLimit, client_of, finished_game, finished_record, tables_of
-from .identity import identities_of
+from .deps import client_of, finished_game, finished_record, identities_of, reviews_of, tables_of
+from .guards import OverLimit
 from .schemas import DB_INT
 
 router = APIRouter()
 
 GAME = Annotated[int, Path(ge=1, lt=DB_INT, description="The game's number at the table (1 for the first)")]
 SEAT = Annotated[int, Query(ge=0, le=4, description="The reviewed seat (0-based)")]
-
-
-def reviews_of(request: Request) -> Reviews:
-    reviews: Reviews = request.app.state.reviews
-    return reviews
 
 
 async def reviewed_game(request: Request, table_id: str, game: int, seat: int) -> tuple[Table, int]:

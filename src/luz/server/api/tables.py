@@ -27,8 +27,17 @@ from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
 from ..tables.commands import Join, Leave, Start
 from ..timecontrol import stored_time_control
-from .deps import client_of, finished_record, guards_of, seat_of, settings_of, table_or_404, tables_of
-from .identity import identities_of, set_name
+from .deps import (
+    client_of,
+    finished_record,
+    guards_of,
+    identities_of,
+    seat_of,
+    settings_of,
+    table_or_404,
+    tables_of,
+)
+from .identity import set_name
 from .schemas import DB_INT, Invite, Joined, JoinRequest, SeatSpec, TableCreate, TableCreated
 
 router = APIRouter()

@@ -1,11 +1,12 @@
-"""The notifier: one background loop per server process that tells players it is their turn.
+"""The notifier: one background loop per server process that tells players it is their turn, through each channel
+that wants it (``channels.py``: Web Push, the email digest).
 
 Every ``interval`` seconds it looks for (a) tables whose ``notify_at`` has come (the turn passed to a human seat),
-(b) tables whose ``remind_at`` has come (a quarter of the mover's time left), (c) players with a digest due.
-Each is claimed by a conditional UPDATE (``... WHERE id = :id AND notify_at = :at``): only the process whose
-UPDATE changed the row tells, so each turn is told once across processes and restarts. A seat connected to its
-table is told nothing; in the player's quiet hours the turn waits for their end. Database calls run in
-``asyncio.to_thread``; pushes go out a few at a time, each within its timeout.
+(b) tables whose ``remind_at`` has come (a quarter of the mover's time left), then lets each channel do its own
+periodic work (the digests due). Each turn is claimed by a conditional UPDATE (``... WHERE id = :id AND notify_at =
+:at``): only the process whose UPDATE changed the row tells, so each turn is told once across processes and
+restarts. A seat connected to its table is told nothing; in the player's quiet hours the turn waits for their end.
+Database calls run in ``asyncio.to_thread``; the time is the injected clock's.
 """
 
 from __future__ import annotations
@@ -14,57 +15,52 @@ import asyncio
 import collections
 import contextlib
 import logging
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import and_, or_, select, text, update
+from sqlalchemy import and_, select, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from ..clock import SYSTEM_CLOCK, Clock
 from ..db import PlayerRow, SeatRow, TableRow
 from ..domain import SeatKind, Status
-from .mail import Mailer, Tokens, TurnGame, digest_email
-from .preferences import Recipient
-from .push import GONE, Pusher, Subscriptions
-from .texts import Kind, push_payload
+from .channel import Channel, Notice, Outcome
+from .preferences import Preferences, Recipient
+from .texts import Kind
 
 log = logging.getLogger("luz.server.notify")
 
 SeatConnected = Callable[[str, int], Awaitable[bool]]
 """Whether a connection of a seat is open on its table (the registry's ``seat_connected``)."""
-HOUR_MS = 3600 * 1000
-DIGEST_EVERY_MS = HOUR_MS
-"""At most one digest an hour per player."""
 BATCH = 100
-"""Tables (or players) taken per scan and kind."""
+"""Tables taken per scan and kind."""
 
 
 async def never_connected(table_id: str, seat: int) -> bool:
     return False
 
 
-def epoch_ms() -> int:
-    return int(time.time() * 1000)
-
-
 @dataclass(frozen=True)
 class Sent:
     """One notification that went out (for the tests and the bench)."""
 
-    kind: Literal["turn", "reminder", "digest"]
+    kind: Literal["turn", "reminder", "invitation"]
     player_id: str
     table_id: str | None
     due_at: int
-    """When it was due (``notify_at``, ``remind_at``; a digest: when it was claimed)."""
+    """When it was due (``notify_at``, ``remind_at``; an invitation: when it was made)."""
     sent_at: int
-    pushes: int = 0
-    """Subscriptions that took it (push service answered 2xx)."""
+    delivered: tuple[tuple[str, int], ...] = ()
+    """Each channel that told, with the messages it handed on (the pushes a push service took, ...)."""
 
     @property
     def latency_ms(self) -> int:
         return self.sent_at - self.due_at
+
+    def by(self, channel: str) -> int:
+        return dict(self.delivered).get(channel, 0)
 
 
 @dataclass(frozen=True)
@@ -82,42 +78,37 @@ _COLUMNS: dict[Kind, Any] = {"turn": TableRow.notify_at, "reminder": TableRow.re
 
 
 class Notifier:
-    """The loop of one process (:meth:`start`, :meth:`stop`); :meth:`scan` is one pass of it."""
+    """The loop of one process (:meth:`start`, :meth:`stop`); :meth:`scan` is one pass of it, :meth:`tell` tells a
+    player of one notice at once (an invitation)."""
 
     def __init__(
         self,
         engine: Engine,
-        pusher: Pusher | None,
-        mailer: Mailer,
-        tokens: Tokens,
+        channels: Sequence[Channel],
         *,
-        base_url: str = "",
         seat_connected: SeatConnected = never_connected,
         interval: float = 2.0,
-        clock: Callable[[], int] = epoch_ms,
+        clock: Clock = SYSTEM_CLOCK,
         batch: int = BATCH,
     ) -> None:
         self.engine = engine
-        self.pusher = pusher
-        self.mailer = mailer
-        self.tokens = tokens
-        self.base_url = base_url
-        """Prefix of the links in emails (``LUZ_PUBLIC_URL``)."""
+        self.channels = tuple(channels)
         self.seat_connected = seat_connected
         self.interval = interval
         self.clock = clock
         self.batch = batch
-        self.subscriptions = Subscriptions(engine)
+        self.preferences = Preferences(engine)
         self.sent: collections.deque[Sent] = collections.deque(maxlen=1000)
         self.counts: collections.Counter[str] = collections.Counter()
-        """``scans``, ``turn``, ``reminder``, ``digest``, ``connected``, ``postponed``, ``gone``, ``failed``..."""
+        """``scans``, ``turn``, ``reminder``, ``invitation``, ``digest``, ``connected``, ``postponed``, ``quiet``,
+        ``gone``, ``failed``..."""
         self._task: asyncio.Task[None] | None = None
 
     # -- the loop --------------------------------------------------------------------------------------------
 
     async def start(self) -> None:
-        if self.pusher is not None:
-            await self.pusher.start()
+        for channel in self.channels:
+            await channel.start()
         self._task = asyncio.create_task(self._run(), name="luz-notifier")
 
     async def stop(self) -> None:
@@ -126,8 +117,8 @@ class Notifier:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
-        if self.pusher is not None:
-            await self.pusher.close()
+        for channel in self.channels:
+            await channel.close()
 
     async def _run(self) -> None:
         while True:
@@ -138,19 +129,51 @@ class Notifier:
             await asyncio.sleep(self.interval)
 
     async def scan(self) -> None:
-        """One pass: the turns due, the reminders due, the digests due."""
+        """One pass: the turns due, the reminders due, each channel's own work (the digests due)."""
         for kind in ("turn", "reminder"):
-            due = await asyncio.to_thread(self._due, kind, self.clock())
+            due = await asyncio.to_thread(self._due, kind, self.clock.now_ms())
             if due:
-                await asyncio.gather(*(self._tell(kind, item) for item in due))
-        if self.mailer.configured:
-            await self._digests()
+                await asyncio.gather(*(self._tell_due(kind, item) for item in due))
+        for channel in self.channels:
+            self.counts.update(await channel.sweep(self.clock.now_ms()))
         self.counts["scans"] += 1
 
     @property
     def push_latencies_ms(self) -> list[int]:
         """``sent_at - notify_at`` of the turn pushes sent lately."""
-        return [s.latency_ms for s in self.sent if s.kind == "turn" and s.pushes]
+        return [s.latency_ms for s in self.sent if s.kind == "turn" and s.by("push")]
+
+    # -- telling ---------------------------------------------------------------------------------------------
+
+    async def tell(self, player_id: str, notice: Notice) -> bool:
+        """Tell ``player_id`` of ``notice`` now through every channel that wants it, unless in their quiet hours
+        (then not at all: an invitation does not wait); whether any channel handed it on. Never raises."""
+        try:
+            recipient = await asyncio.to_thread(self.preferences.of, player_id)
+            if recipient is None:
+                return False
+            now = self.clock.now_ms()
+            if recipient.quiet_until(now) is not None:
+                self.counts["quiet"] += 1
+                return False
+            return await self._through_channels(recipient, notice, now)
+        except Exception as error:  # a channel's trouble never fails what caused the notice
+            log.warning("%s not told: %s", notice.kind, type(error).__name__)
+            return False
+
+    async def _through_channels(self, recipient: Recipient, notice: Notice, due_at: int) -> bool:
+        delivered: list[tuple[str, int]] = []
+        for channel in self.channels:
+            if not channel.wants(recipient, notice):
+                continue
+            outcome: Outcome = await channel.tell(recipient, notice, self.clock.now_ms())
+            self.counts.update({k: v for k, v in outcome.items() if k != "delivered"})
+            delivered.append((channel.name, outcome["delivered"]))
+        self.counts[notice.kind] += 1
+        self.sent.append(
+            Sent(notice.kind, recipient.id, notice.table_id, due_at, self.clock.now_ms(), tuple(delivered))
+        )
+        return any(count for _, count in delivered)
 
     # -- turns and reminders ---------------------------------------------------------------------------------
 
@@ -188,12 +211,12 @@ class Notifier:
         with self.engine.begin() as connection:
             return connection.execute(statement, {"later": later, "id": table_id, "at": at}).rowcount == 1
 
-    async def _tell(self, kind: Kind, due: Due) -> None:
+    async def _tell_due(self, kind: Kind, due: Due) -> None:
         recipient = due.recipient
         if not due.playing or recipient is None or due.seat is None:
             await asyncio.to_thread(self._claim, kind, due.table_id, due.at, None)  # nobody to tell
             return
-        quiet_end = recipient.quiet_until(self.clock())
+        quiet_end = recipient.quiet_until(self.clock.now_ms())
         if quiet_end is not None:
             if kind == "reminder" and due.deadline is not None and quiet_end >= due.deadline:
                 quiet_end = None  # the reminder would come after the deadline: none
@@ -210,98 +233,4 @@ class Notifier:
         if connected:
             self.counts["connected"] += 1
             return
-        pushes = 0
-        if recipient.push_on and self.pusher is not None:
-            pushes = await self._push(kind, due, recipient)
-        if kind == "turn" and recipient.mailable and self.mailer.configured:
-            await asyncio.to_thread(self._mark_pending, recipient.id)
-        self.counts[kind] += 1
-        self.sent.append(Sent(kind, recipient.id, due.table_id, due.at, self.clock(), pushes))
-
-    async def _push(self, kind: Kind, due: Due, recipient: Recipient) -> int:
-        assert self.pusher is not None
-        payload = push_payload(kind, due.table_id, due.name, due.deadline, recipient.language)
-        now = self.clock()
-        ttl = (due.deadline - now) // 1000 if due.deadline is not None and due.deadline > now else 86400
-        subscriptions = await asyncio.to_thread(self.subscriptions.of, recipient.id)
-        answers = await asyncio.gather(*(self.pusher.send(s, payload, ttl=max(60, ttl)) for s in subscriptions))
-        for subscription, status in zip(subscriptions, answers, strict=True):
-            if status in GONE:
-                await asyncio.to_thread(self.subscriptions.remove, subscription.endpoint)
-                self.counts["gone"] += 1
-            elif status is None or not 200 <= status < 300:
-                self.counts["failed"] += 1
-        return sum(1 for status in answers if status is not None and 200 <= status < 300)
-
-    def _mark_pending(self, player_id: str) -> None:
-        with Session(self.engine) as session, session.begin():
-            session.execute(update(PlayerRow).where(PlayerRow.id == player_id).values(email_pending=True))
-
-    # -- the digest ------------------------------------------------------------------------------------------
-
-    def _digests_due(self, now: int) -> list[Recipient]:
-        query = (
-            select(PlayerRow)
-            .where(
-                PlayerRow.email_pending,
-                PlayerRow.email_verified,
-                PlayerRow.email_on,
-                PlayerRow.email.is_not(None),
-                PlayerRow.username.is_not(None),
-                or_(PlayerRow.emailed_at.is_(None), PlayerRow.emailed_at <= now - DIGEST_EVERY_MS),
-            )
-            .order_by(PlayerRow.emailed_at)
-            .limit(self.batch)
-        )
-        with Session(self.engine) as session:
-            return [Recipient.of(row) for row in session.scalars(query)]
-
-    def _turn_games(self, player_id: str) -> list[TurnGame]:
-        query = (
-            select(TableRow.id, TableRow.name, TableRow.deadline)
-            .join(SeatRow, and_(SeatRow.table_id == TableRow.id, SeatRow.seat == TableRow.to_move))
-            .where(
-                SeatRow.player_id == player_id,
-                SeatRow.kind == SeatKind.HUMAN,
-                TableRow.status == Status.PLAYING,
-                TableRow.turn_based,
-            )
-            .order_by(TableRow.deadline, TableRow.id)
-            .limit(50)
-        )
-        with Session(self.engine) as session:
-            return [TurnGame(*row) for row in session.execute(query)]
-
-    def _claim_digest(self, player_id: str, now: int, games: bool) -> bool:
-        """Take a player's pending digest (and, when there are games to list, stamp it sent now)."""
-        values: dict[str, Any] = {"email_pending": False} | ({"emailed_at": now} if games else {})
-        statement = (
-            update(PlayerRow)
-            .where(
-                PlayerRow.id == player_id,
-                PlayerRow.email_pending,
-                or_(PlayerRow.emailed_at.is_(None), PlayerRow.emailed_at <= now - DIGEST_EVERY_MS),
-            )
-            .values(**values)
-        )
-        with Session(self.engine) as session, session.begin():
-            return bool(session.execute(statement).rowcount)  # type: ignore[attr-defined]
-
-    async def _digests(self) -> None:
-        now = self.clock()
-        for recipient in await asyncio.to_thread(self._digests_due, now):
-            if recipient.quiet_until(now) is not None:
-                continue
-            games = await asyncio.to_thread(self._turn_games, recipient.id)
-            if not await asyncio.to_thread(self._claim_digest, recipient.id, now, bool(games)) or not games:
-                continue
-            assert recipient.email is not None
-            message = digest_email(
-                self.mailer, self.tokens, self.base_url, recipient.id, recipient.email, recipient.language, games, now
-            )
-            if await self.mailer.send(message):
-                self.counts["digest"] += 1
-                self.sent.append(Sent("digest", recipient.id, None, now, self.clock()))
-            else:
-                self.counts["failed"] += 1
-                await asyncio.to_thread(self._mark_pending, recipient.id)  # again after the hour
+        await self._through_channels(recipient, Notice(kind, due.table_id, due.name, due.deadline), due.at)

@@ -1,9 +1,16 @@
-"""Brokers: how a process tells the others of its tables' changes and its seats' presence (memory: one process;
-Redis pub/sub: several)."""
+"""Brokers: how a process tells the others of its tables' changes, its seats' presence and its tables' chat (memory:
+one process; Redis: several).
+
+With Redis, each table has a channel of its own (Redis 7's sharded pub/sub: ``SPUBLISH``/``SSUBSCRIBE``, spread
+over a cluster's shards by the channel's name), which a process subscribes to while it holds the table
+(``hold``/``release``, from the registry's loading and eviction): a process hears the changes of the tables it
+serves, not every table of the site, so its cost grows with its own tables. The turn's word to the players' "my
+games" streams stays on one site-wide channel."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import secrets
@@ -21,6 +28,8 @@ PresenceHandler = Callable[[str, int, str], Awaitable[None]]
 """Told of another process's presence message about a seat (presence.py)."""
 PlayersHandler = Callable[[list[str]], None]
 """Told that the turn changed at a table of these identities, on another process (watchers.py)."""
+ChatHandler = Callable[[str, dict[str, Any]], Awaitable[None]]
+"""Told of a chat message said at a table on another process (chat.py)."""
 
 
 class Broker(Protocol):
@@ -46,6 +55,18 @@ class Broker(Protocol):
 
     async def spectator_counts(self, table_ids: list[str]) -> dict[str, int]:
         """Each table's spectator connections, added up over the processes."""
+
+    async def hold(self, table_id: str) -> None:
+        """This process now holds the table: it hears its channel (subscribed before this returns)."""
+
+    def release(self, table_id: str) -> None:
+        """This process no longer holds the table: its channel left (soon)."""
+
+    async def chat(self, table_id: str, message: dict[str, Any]) -> None:
+        """Tell the other processes that hold the table of a chat message said here."""
+
+    def on_chat(self, handler: ChatHandler) -> None:
+        """Who hears the other processes' chat messages."""
 
     async def start(
         self, handler: EventHandler, presence: PresenceHandler | None = None, players: PlayersHandler | None = None
@@ -83,6 +104,18 @@ class MemoryBroker:
     async def spectator_counts(self, table_ids: list[str]) -> dict[str, int]:
         return {table_id: self.watching.get(table_id, 0) for table_id in table_ids}
 
+    async def hold(self, table_id: str) -> None:
+        return None
+
+    def release(self, table_id: str) -> None:
+        return None
+
+    async def chat(self, table_id: str, message: dict[str, Any]) -> None:
+        return None
+
+    def on_chat(self, handler: ChatHandler) -> None:
+        return None
+
     async def start(
         self, handler: EventHandler, presence: PresenceHandler | None = None, players: PlayersHandler | None = None
     ) -> None:
@@ -93,9 +126,13 @@ class MemoryBroker:
 
 
 class RedisBroker:
-    """Several server processes: table events go through Redis pub/sub."""
+    """Several server processes: each table's events, presence and chat on its own channel (sharded pub/sub), the
+    players' word on one."""
 
-    CHANNEL = "luz:table-events"
+    CHANNEL = "luz:players"
+    """The site-wide channel: the turn changed at a table of these identities."""
+    TABLE = "luz:table:{}"
+    """A table's channel (sharded pub/sub): its new versions, its seats' presence, its chat."""
     SEATED = "luz:seated:{}:{}"
     """The processes that hold a connection of a seat (a set of their origins): table, seat."""
     SEATED_SECONDS = 300
@@ -121,6 +158,15 @@ class RedisBroker:
         """This process's spectator connections of each table that has some (written to ``WATCHING``)."""
         self._watching_lock = asyncio.Lock()
         self._renewal: asyncio.Task[None] | None = None
+        self._pubsub: Any = self.redis.pubsub()
+        self._held: set[str] = set()
+        """The tables this process holds (whose channels it should hear)."""
+        self._subscribed: set[str] = set()
+        """The tables whose channels it hears."""
+        self._subscribing = asyncio.Lock()
+        self._chat: ChatHandler | None = None
+        self.received = 0
+        """Messages heard from Redis (a process's cost of the others' work: the bench's figure)."""
 
     async def publish(self, table_id: str, version: int, change: Change | None = None) -> None:
         event: dict[str, Any] = {"table": table_id, "version": version, "origin": self.origin}
@@ -128,14 +174,43 @@ class RedisBroker:
             event["game_no"], event["action"] = change.game_no, change.action
             if change.clock is not None:
                 event["clock"] = change.clock
-        await self.redis.publish(self.CHANNEL, json.dumps(event))
+        await self.redis.spublish(self.TABLE.format(table_id), json.dumps(event))
 
     async def presence(self, table_id: str, seat: int, kind: str) -> None:
         event = {"table": table_id, "seat": seat, "presence": kind, "origin": self.origin}
-        await self.redis.publish(self.CHANNEL, json.dumps(event))
+        await self.redis.spublish(self.TABLE.format(table_id), json.dumps(event))
+
+    async def chat(self, table_id: str, message: dict[str, Any]) -> None:
+        event = {"table": table_id, "chat": message, "origin": self.origin}
+        await self.redis.spublish(self.TABLE.format(table_id), json.dumps(event))
+
+    def on_chat(self, handler: ChatHandler) -> None:
+        self._chat = handler
 
     async def players(self, players: list[str]) -> None:
         await self.redis.publish(self.CHANNEL, json.dumps({"players": players, "origin": self.origin}))
+
+    async def hold(self, table_id: str) -> None:
+        self._held.add(table_id)
+        await self._resubscribe(table_id)
+
+    def release(self, table_id: str) -> None:
+        self._held.discard(table_id)
+        task = asyncio.get_running_loop().create_task(self._resubscribe(table_id))
+        self._handlers.add(task)
+        task.add_done_callback(self._handlers.discard)
+
+    async def _resubscribe(self, table_id: str) -> None:
+        """Hear the table's channel if it is held, else not (one change at a time: the last word is the held
+        set's as it is when it runs, so a release followed by a hold never leaves a held table unheard)."""
+        async with self._subscribing:
+            channel = self.TABLE.format(table_id)
+            if table_id in self._held and table_id not in self._subscribed:
+                await self._pubsub.ssubscribe(channel)
+                self._subscribed.add(table_id)
+            elif table_id not in self._held and table_id in self._subscribed:
+                self._subscribed.discard(table_id)
+                await self._pubsub.sunsubscribe(channel)
 
     async def seated(self, table_id: str, seats: list[int], here: bool) -> None:
         if not seats:
@@ -202,26 +277,27 @@ class RedisBroker:
         self, handler: EventHandler, presence: PresenceHandler | None = None, players: PlayersHandler | None = None
     ) -> None:
         self._renewal = asyncio.create_task(self._renew_watching())
-        pubsub = self.redis.pubsub()
+        pubsub = self._pubsub
         await pubsub.subscribe(self.CHANNEL)
 
-        async def handle(table_id: str, version: int, change: Change | None) -> None:
-            try:
-                await handler(table_id, version, change)
-            except Exception:  # one table's trouble must not stop the others
-                log.exception("table event failed")
+        def spawn(work: Awaitable[None], what: str) -> None:
+            async def run() -> None:
+                try:
+                    await work
+                except Exception:  # one table's trouble must not stop the others
+                    log.exception("%s event failed", what)
 
-        async def handle_presence(table_id: str, seat: int, kind: str) -> None:
-            try:
-                if presence is not None:
-                    await presence(table_id, seat, kind)
-            except Exception:
-                log.exception("presence event failed")
+            # A task per event: a table's catch-up (a database read) never holds up the other tables'; events of
+            # one table are put in order by its lock and version.
+            task = asyncio.create_task(run())
+            self._handlers.add(task)
+            task.add_done_callback(self._handlers.discard)
 
         async def listen() -> None:
             async for message in pubsub.listen():
-                if message.get("type") != "message":
+                if message.get("type") not in ("message", "smessage"):
                     continue
+                self.received += 1
                 event = json.loads(message["data"])
                 if event.get("origin") == self.origin:
                     continue
@@ -229,18 +305,16 @@ class RedisBroker:
                     if players is not None and isinstance(event["players"], list):
                         players([str(player) for player in event["players"]])
                 elif "presence" in event:
-                    task = asyncio.create_task(handle_presence(event["table"], int(event["seat"]), event["presence"]))
-                    self._handlers.add(task)
-                    task.add_done_callback(self._handlers.discard)
+                    if presence is not None:
+                        spawn(presence(event["table"], int(event["seat"]), event["presence"]), "presence")
+                elif "chat" in event:
+                    if self._chat is not None and isinstance(event["chat"], dict):
+                        spawn(self._chat(event["table"], event["chat"]), "chat")
                 else:
-                    # A task per event: a table's catch-up (a database read) never holds up the other tables';
-                    # events of one table are put in order by its lock and version.
                     change = None
                     if isinstance(event.get("action"), str) and isinstance(event.get("game_no"), int):
                         change = Change(event["game_no"], event["action"], event.get("clock"))
-                    task = asyncio.create_task(handle(event["table"], int(event["version"]), change))
-                    self._handlers.add(task)
-                    task.add_done_callback(self._handlers.discard)
+                    spawn(handler(event["table"], int(event["version"]), change), "table")
 
         self._task = asyncio.create_task(listen())
 
@@ -256,6 +330,9 @@ class RedisBroker:
             await self.redis.delete(self.WATCHING.format(self.origin))
         except Exception:
             log.exception("spectator counts not withdrawn")
+        log.info("broker: %d messages received from Redis", self.received)
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()
         await self.redis.aclose(close_connection_pool=True)
 
 

@@ -11,9 +11,10 @@
   :data:`CHAT_RATE`, and each client address at most ``Settings.chat_per_address`` (its guests are many people
   to the first limit), counted with the ``limits`` library (in Redis when the server has one, so every process
   counts together).
-- A message is stored, then sent to this process's connections of the table and, through Redis, to the other
-  processes' (channel ``luz:table-chat``); a connection gets the recent messages it may read when it connects
-  and on ``sync``. Muting a speaker is each reader's own choice, kept by their browser (docs/PROTOCOL.md).
+- A message is stored, then sent to this process's connections of the table and, through the broker (the table's
+  own Redis channel: broker.py), to the other processes' that hold the table; a connection gets the recent
+  messages it may read when it connects and on ``sync``. Muting a speaker is each reader's own choice, kept by
+  their browser (docs/PROTOCOL.md).
 - A player someone blocked (friends.py) is never sent to them: each connection knows whose words its identity
   blocked (read as it connects, renewed on this process when that identity blocks or unblocks someone).
 """
@@ -21,11 +22,9 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import secrets
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -36,6 +35,7 @@ from ..db import ChatRow, PlayerRow, now
 from ..domain import Status
 from ..friends import Friends
 from ..ratelimit import SharedRateLimit
+from .broker import Broker
 from .fanout import Fanout
 from .model import Connection, Refused, dumps
 from .table import Table
@@ -51,7 +51,6 @@ HISTORY = 100
 PRESETS = {"good_luck": "good luck", "good_game": "good game", "well_played": "well played", "thanks": "thanks"}
 """Quick messages: their key and English text."""
 PLAYERS, SPECTATORS = "players", "spectators"
-REDIS_CHANNEL = "luz:table-chat"
 
 
 @dataclass(frozen=True)
@@ -157,58 +156,38 @@ class Chat:
     def __init__(
         self,
         engine: Engine,
-        live: Mapping[str, Table],
+        held: Callable[[str], Table | None],
         fanout: Fanout,
         redis_url: str | None,
         friends: Friends,
         per_address: str | None = None,
         scope: str = "",
+        broker: Broker | None = None,
     ) -> None:
-        self.live = live
-        """This process's live tables, by id."""
+        self.held = held
+        """The table of an id if this process holds it in memory (``Registry.held``)."""
         self.fanout = fanout
         self.friends = friends
         self.store = ChatStore(engine)
         self.per_person = SharedRateLimit(CHAT_RATE, redis_url, scope)
         self.per_address = SharedRateLimit(per_address, redis_url, scope) if per_address else None
         self.speakers: weakref.WeakKeyDictionary[Any, Speaker] = weakref.WeakKeyDictionary()
-        self.redis: Any = None
-        self._listener: asyncio.Task[None] | None = None
-        if redis_url:
-            import redis.asyncio as redis
-
-            self.redis = redis.Redis.from_url(redis_url)
-        self.origin = secrets.token_hex(8)
-        """This process, in what it publishes (it does not hear itself again)."""
+        self.broker = broker
+        """The other processes' relay: each table's channel (broker.py), none with one process."""
 
     async def start(self) -> None:
-        """Hear the other processes' messages (with Redis)."""
-        if self.redis is None:
-            return
-        pubsub = self.redis.pubsub()
-        await pubsub.subscribe(REDIS_CHANNEL)
+        """Hear the other processes' messages (through the broker)."""
+        if self.broker is not None:
+            self.broker.on_chat(self.heard)
 
-        async def listen() -> None:
-            async for event in pubsub.listen():
-                if event.get("type") != "message":
-                    continue
-                try:
-                    message = json.loads(event["data"])
-                    if message.pop("origin", None) == self.origin:
-                        continue
-                    table = self.live.get(message["table"])
-                    if table is not None:  # a table no connection of this process has opened: nobody to tell
-                        await self.deliver(table, message)
-                except Exception:  # one message's trouble must not stop the others
-                    log.exception("chat event failed")
-
-        self._listener = asyncio.create_task(listen())
+    async def heard(self, table_id: str, message: dict[str, Any]) -> None:
+        """Another process's chat message at a table this process holds."""
+        table = self.held(table_id)
+        if table is not None:  # a table no connection of this process has opened: nobody to tell
+            await self.deliver(table, message)
 
     async def close(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
-        if self.redis is not None:
-            await self.redis.aclose()
+        return None
 
     # -- connections ---------------------------------------------------------------------------------------
 
@@ -283,11 +262,8 @@ class Chat:
                 "preset": preset,
             },
         )
-        await asyncio.gather(self.deliver(table, message), self.publish(message))
-
-    async def publish(self, message: dict[str, Any]) -> None:
-        if self.redis is not None:
-            await self.redis.publish(REDIS_CHANNEL, json.dumps({**message, "origin": self.origin}))
+        relay = self.broker.chat(table.id, message) if self.broker is not None else asyncio.sleep(0)
+        await asyncio.gather(self.deliver(table, message), relay)
 
     async def deliver(self, table: Table, message: dict[str, Any]) -> None:
         """Send ``message`` to this process's connections of its table that read its channel."""

@@ -12,6 +12,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from luz.engine import Phase, ViewsJson
 from luz.engine.beliefs import json_with_hints
 from luz.engine.record import to_record
@@ -65,12 +67,13 @@ class Fanout:
 
     def outbox(self, table: Table) -> Outbox:
         """Every connection of this process with its own message about the table as it is now (each view and
-        the table computed once)."""
+        the table computed once; the parts the seats share encoded once: :class:`Encoder`)."""
         out: Outbox = []
         summary = self.summary(table)
+        encoder = Encoder(table.state.version, summary)
         for seat, connections in table.seats.items():
             if connections:
-                text = dumps(self.message(table, seat, summary))
+                text = encoder.state(seat, view_json(table, seat)) or dumps(self.message(table, seat, summary))
                 out += [(seat, c, text) for c in list(connections)]
         if table.spectators:
             replay = replay_message(table)
@@ -79,7 +82,8 @@ class Fanout:
             for c in list(table.spectators):
                 face_up = sees_hands(table, c)
                 if face_up not in texts:
-                    texts[face_up] = [dumps(self.message(table, None, summary, face_up)), *after]
+                    spliced = None if face_up else encoder.state(None, view_json(table, None))
+                    texts[face_up] = [spliced or dumps(self.message(table, None, summary, face_up)), *after]
                 out += [(None, c, text) for text in texts[face_up]]
         notice = self.notice(table)  # a move the timeout bot played: told once, after its state
         if notice is not None:
@@ -109,6 +113,50 @@ class Fanout:
             await connection.send_text(text)
         except (Exception, asyncio.CancelledError):  # a dead or stuck connection is dropped; it can reconnect, resync
             self.dropped(table, seat, connection)
+
+
+class Encoder:
+    """The state messages of one version as JSON text, the parts they share encoded once: the table's summary, and
+    each value of the views (the seats' views share their values, and the hands in them: ``ViewsJson``), each
+    found by its identity; then spliced. The text is byte for byte ``dumps`` of the message."""
+
+    def __init__(self, version: int, summary: dict[str, Any]) -> None:
+        self._encoded: dict[int, tuple[object, bytes]] = {}
+        """Each shared value's encoding by its id (the value kept with it, so that its id stays its own)."""
+        self._head = b'{"type":"state","version":%d,"seat":' % version
+        try:
+            self._table = orjson.dumps(summary, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:  # what orjson does not write (an integer beyond 64 bits): the whole message by dumps
+            self._table = b""
+
+    def state(self, seat: int | None, view: dict[str, Any] | None) -> str | None:
+        """The state message of ``seat`` with ``view``; ``None`` if a part is not orjson's to write."""
+        if not self._table:
+            return None
+        try:
+            encoded = b"null" if view is None else self._object(view)
+        except TypeError:
+            return None
+        seat_text = b"null" if seat is None else b"%d" % seat
+        return b"".join((self._head, seat_text, b',"table":', self._table, b',"view":', encoded, b"}")).decode()
+
+    def _object(self, data: dict[str, Any]) -> bytes:
+        """A view: each value encoded once, the keys in their order."""
+        parts = [orjson.dumps(key) + b":" + self._value(value) for key, value in data.items()]
+        return b"{" + b",".join(parts) + b"}"
+
+    def _value(self, value: object) -> bytes:
+        if not isinstance(value, dict | list) or not value:
+            return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+        known = self._encoded.get(id(value))
+        if known is not None:
+            return known[1]
+        if isinstance(value, list):  # a seat's own list of shared items (its hands): the items one by one
+            encoded = b"[" + b",".join(self._value(item) for item in value) + b"]"
+        else:
+            encoded = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+        self._encoded[id(value)] = (value, encoded)
+        return encoded
 
 
 def view_json(table: Table, seat: int | None) -> dict[str, Any] | None:

@@ -77,6 +77,10 @@ class Registry:
 
     # -- loading -----------------------------------------------------------------------------------------
 
+    def held(self, table_id: str) -> Table | None:
+        """The table ``table_id`` if this process holds it in memory (never loaded for the asking)."""
+        return self.live.get(table_id)
+
     async def get(self, table_id: str) -> Table | None:
         """The live table ``table_id``, loaded from the database on first use."""
         table = self.live.get(table_id)
@@ -87,8 +91,10 @@ class Registry:
             return None
         async with self._load_lock:
             if table_id not in self.live:
+                await self.broker.hold(table_id)  # its channel heard before it is read: no change of it missed
                 state = await asyncio.to_thread(self.store.load, table_id)
                 if state is None:
+                    self.broker.release(table_id)
                     return None
                 table = Table(state, build_game(state))
                 if is_turn_based(state.time_control) and state.status == Status.PLAYING:
@@ -168,6 +174,7 @@ class Registry:
         leaving = [table for table in self.live.values() if self.idle(table, now)]
         for table in leaving:
             del self.live[table.id]
+            self.broker.release(table.id)
             self.clocks.forget(table)
             self.rematch.forget(table)
         self.evicted += len(leaving)
@@ -331,3 +338,4 @@ class Registry:
         self.clocks.tasks.cancel()
         for task in list(self.posted):
             task.cancel()
+        await asyncio.to_thread(self.writer.appends.close)  # the actions queued stored, its connection given back

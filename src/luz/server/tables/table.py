@@ -9,7 +9,7 @@ import asyncio
 import secrets
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from luz.engine import Game, Phase, ViewsJson
 from luz.engine.game import drawn_first_player
@@ -18,8 +18,6 @@ from ..clock import Timer
 from ..domain import SeatKind, Status, TableState, build_game, replaced
 from ..timecontrol import deadline, now_ms
 from .model import Connection
-
-T = TypeVar("T")
 
 
 @dataclass(eq=False)

@@ -12,15 +12,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from luz.engine import Game, IllegalAction, LuzError, Phase, parse_action
 
+from ..appends import ActionWriter
 from ..clock import Clock
 from ..domain import Status, replaced, unrates
 from ..history import results_of
 from ..settings import Settings
-from ..store import StaleVersion, Store
+from ..store import AppendedAction, StaleVersion, Store
 from ..timecontrol import Turn, after_move, turn_of
 from . import rematch
 from .commands import (
@@ -43,8 +44,6 @@ from .model import Change, Outbox, Refused, dumps
 from .notes import check_note, notes_message
 from .table import Table, next_seed
 
-T = TypeVar("T")
-
 TRIES = 3
 """Writes of one command met by another process's before the table answers ``busy``."""
 
@@ -62,7 +61,8 @@ class Writer:
         """Whether other processes write too (then this one may be behind the database)."""
         self.render = render
         self.settings = settings
-        self.inline = store.engine.dialect.name == "sqlite"
+        self.appends = ActionWriter(store)
+        """Stores the actions: off the event loop, in group commits (appends.py)."""
 
     async def process(self, table: Table, command: Command) -> Outcome:
         """Apply ``command`` to ``table`` under its lock: the outcome to publish (a refusal in ``refused``, after
@@ -149,18 +149,8 @@ class Writer:
         bots = table.bot_seats() | replaced(clock)
         results = results_of(trial, table.state, table.names(), bots) if over else None
         turn = self._turn(table, trial, clock, bots, seat, timeout)
-        version = await self._stored(
-            self.store.append_action,
-            table.id,
-            table.state.version,
-            seat,
-            str(action),
-            over,
-            results,
-            clock,
-            turn,
-            unrated,
-        )
+        appended = AppendedAction(table.id, table.state.version, seat, str(action), over, results, clock, turn, unrated)
+        version = await self.appends.append(appended)
         table.applied(trial, str(action), version, clock)
         out.acted, out.tell = command, True
         if unrated is not None:  # the other processes read the table again: it is no longer rated
@@ -192,14 +182,6 @@ class Writer:
         except LuzError as error:
             raise Refused("illegal" if isinstance(error, IllegalAction) else "malformed", str(error)) from None
         return trial
-
-    async def _stored(self, call: Callable[..., T], *args: Any) -> T:
-        """``call(*args)``, a call of the store: on SQLite at once in this thread (where the server runs SQLite's
-        calls anyway: api.app.InlineExecutor), without ``to_thread``'s futures and loop wake-up, a tenth of an
-        action's CPU; else in a worker thread."""
-        if self.inline:
-            return call(*args)
-        return await asyncio.to_thread(call, *args)
 
     # -- games and seats ---------------------------------------------------------------------------------------
 

@@ -1,0 +1,253 @@
+"""Who a request comes from: cookies, the session header, CSRF checks, the login limiter with its device cookies
+(one ``Identities`` per app, in its services)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import HTTPException, Request, Response
+from itsdangerous import BadSignature, URLSafeSerializer
+from limits import RateLimitItemPerMinute, parse
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+from pwdlib import PasswordHash
+from starlette.requests import HTTPConnection
+
+from ..identity import (
+    COOKIE,
+    COOKIE_SECONDS,
+    DEVICE_ACCOUNTS,
+    DEVICE_COOKIE,
+    HEADER,
+    LOGIN_ATTEMPTS_PER_DEVICE,
+    LOGIN_ATTEMPTS_PER_MINUTE,
+    Identity,
+    Players,
+)
+from ..ratelimit import client_key
+from .guards import OverLimit
+
+DEVICE_PATH = "/api/account"
+"""Where the device cookie is sent: the account's routes only (the login reads it, it and the register renew it)."""
+
+
+def from_this_site(connection: HTTPConnection, public_url: str) -> bool:
+    """Whether a request or a WebSocket comes from this site's pages, or from no page at all (no ``Origin``: the
+    CLI, scripts). This site is ``public_url``'s origin, or the host the request was sent to when that is unset; a
+    browser's ``Sec-Fetch-Site`` saying another site is believed too. Another site's page must not act, chat or
+    watch with its visitor's cookie (CSRF, cross-site WebSocket hijacking)."""
+    if connection.headers.get("sec-fetch-site") in ("cross-site", "same-site"):
+        return False
+    origin = connection.headers.get("origin")
+    if origin is None:
+        return True
+    if public_url:
+        site = urlsplit(public_url)
+        return origin.lower() == f"{site.scheme}://{site.netloc}".lower()
+    return urlsplit(origin).netloc == connection.headers.get("host", "")
+
+
+class Identities:
+    """Who a request comes from, with cookies, CSRF checks and the login limiter; one per app."""
+
+    def __init__(
+        self,
+        players: Players,
+        signing_key: str,
+        limiter_storage: str,
+        secure_cookies: bool,
+        trusted_proxies: tuple[str, ...] = (),
+        guests_per_minute: str | None = None,
+        accounts_per_address: str | None = None,
+        scope: str = "",
+        public_url: str = "",
+    ) -> None:
+        self.players = players
+        self.public_url = public_url
+        """This site's address (``LUZ_PUBLIC_URL``; empty: the host each request was sent to)."""
+        self.scope = scope
+        """The deployment's name (``ratelimit.deployment_scope``): the shared limits' keys begin with it."""
+        self.account_rate = parse(accounts_per_address) if accounts_per_address else None
+        self._address_key = hashlib.sha256(b"luz-client-address:" + signing_key.encode()).digest()
+        self.trusted_proxies = trusted_proxies
+        self.guest_rate = parse(guests_per_minute) if guests_per_minute else None
+        self.signer = URLSafeSerializer(signing_key, salt="luz-session")
+        self.devices = URLSafeSerializer(signing_key, salt="luz-device")
+        """Signs the device cookies (OWASP's "Slow Down Online Guessing Attacks with Device Cookies")."""
+        self.hasher = PasswordHash.recommended()
+        self.hashing = ThreadPoolExecutor(2, thread_name_prefix="luz-argon2")
+        self.limiter = MovingWindowRateLimiter(storage_from_string(limiter_storage))
+        self.login_rate = RateLimitItemPerMinute(LOGIN_ATTEMPTS_PER_MINUTE)
+        self.device_rate = RateLimitItemPerMinute(LOGIN_ATTEMPTS_PER_DEVICE)
+        self.secure_cookies = secure_cookies
+        self._dummy_hash: str | None = None
+
+    async def dummy_hash(self) -> str:
+        """A hash checked when a username is unknown, so that the answer takes as long as for a wrong password."""
+        if self._dummy_hash is None:
+            self._dummy_hash = await self.hash_password(secrets.token_urlsafe(16))
+        return self._dummy_hash
+
+    def close(self) -> None:
+        self.hashing.shutdown(wait=False)
+
+    # -- sessions ------------------------------------------------------------------------------------------------
+
+    def _secret(self, signed: str | None) -> str | None:
+        if not signed:
+            return None
+        try:
+            secret = self.signer.loads(signed)
+        except BadSignature:
+            return None
+        return secret if isinstance(secret, str) else None
+
+    async def current(self, request: HTTPConnection) -> tuple[Identity | None, bool]:
+        """The request's identity, if any, and whether it came by cookie (then state changes are CSRF-checked)."""
+        by_header = request.headers.get(HEADER)
+        secret = self._secret(by_header or request.cookies.get(COOKIE))
+        if secret is None:
+            return None, False
+        identity = await asyncio.to_thread(self.players.identity, secret)
+        return identity, identity is not None and not by_header
+
+    async def require(self, request: Request, response: Response, *, create: bool, changes: bool) -> Identity:
+        """The request's identity; a new guest (its cookie set on ``response``) when it has none and ``create``.
+        ``changes``: the request changes state, so a cookie-authenticated one must come from this site."""
+        identity, by_cookie = await self.current(request)
+        if identity is not None:
+            if changes and by_cookie:
+                self.check_same_site(request)
+            return identity
+        if not create:
+            raise HTTPException(401, "not signed in: open the site (or POST /api/me/guest) first")
+        if changes:
+            self.check_same_site(request)
+        identity, secret = await self.create_guest(request)
+        self.set_cookie(response, secret)
+        return identity
+
+    def client(self, request: HTTPConnection) -> str:
+        """The client's key for the limits: its address (the forwarded one only from a trusted proxy)."""
+        return client_key(request.client.host if request.client else None, request.headers, self.trusted_proxies)
+
+    def address_hash(self, request: HTTPConnection) -> str:
+        """A keyed hash of the client's address (HMAC with a key derived from the cookie-signing key), kept on the
+        seats it takes: one seat per address at public and rated tables, without storing the address."""
+        return hmac.new(self._address_key, self.client(request).encode(), hashlib.sha256).hexdigest()
+
+    async def account_allowed(self, request: HTTPConnection) -> None:
+        """429 with ``Retry-After`` when the client registered ``accounts_per_address`` accounts already."""
+        if self.account_rate is None:
+            return
+        client = self.client(request)
+        key = ("account-client", self.scope, client)
+        if not await self._run(self.limiter.test, self.account_rate, *key):
+            stats = await self._run(self.limiter.get_window_stats, self.account_rate, *key)
+            wait = max(1, int(stats.reset_time - time.time()) + 1)
+            raise OverLimit("accounts_per_address", "too many new accounts from your address: try again later", wait)
+
+    async def account_registered(self, request: HTTPConnection) -> None:
+        """Count a new account of the client (``account_allowed``'s limit)."""
+        if self.account_rate is not None:
+            await self._run(self.limiter.hit, self.account_rate, "account-client", self.scope, self.client(request))
+
+    async def create_guest(self, request: HTTPConnection) -> tuple[Identity, str]:
+        """A new guest and its session's secret; 429 past ``guests_per_minute`` from one client (each is a row)."""
+        if self.guest_rate is not None and not await self._run(
+            self.limiter.hit, self.guest_rate, "guest-client", self.scope, self.client(request)
+        ):
+            raise OverLimit("guests_per_minute", "too many new guests from your address: try again later", 60)
+        return await asyncio.to_thread(self.players.create_guest)
+
+    def signed(self, secret: str) -> str:
+        return self.signer.dumps(secret)
+
+    def set_cookie(self, response: Response, secret: str) -> None:
+        response.set_cookie(
+            COOKIE,
+            self.signed(secret),
+            max_age=COOKIE_SECONDS,
+            httponly=True,
+            samesite="lax",
+            secure=self.secure_cookies,
+            path="/",
+        )
+
+    def clear_cookie(self, response: Response) -> None:
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=self.secure_cookies)
+
+    def check_same_site(self, request: Request) -> None:
+        """Refuse a cookie-authenticated change that a browser says comes from another site (CSRF)."""
+        if not from_this_site(request, self.public_url):
+            raise HTTPException(403, "refused: this request comes from another site (CSRF protection)")
+
+    # -- passwords -----------------------------------------------------------------------------------------------
+
+    async def _run(self, fn: Any, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self.hashing, fn, *args)
+
+    async def hash_password(self, password: str) -> str:
+        hashed: str = await self._run(self.hasher.hash, password)
+        return hashed
+
+    async def verify_password(self, password: str, hashed: str) -> bool:
+        ok: bool = await self._run(self.hasher.verify, password, hashed)
+        return ok
+
+    # -- the login limiter and the device cookies -----------------------------------------------------------------
+
+    async def allow_login(self, request: HTTPConnection, username: str) -> bool:
+        """One login attempt more for ``username``; ``False`` past a limit. A browser whose device cookie says it
+        logged in to that account before counts it on that cookie alone (an attacker hammering the username
+        elsewhere does not lock its owner out); any other attempt counts per client address and per username."""
+        username = username.lower()
+        nonce = self.devices_of(request).get(username)
+        if nonce is not None and await self._run(self.limiter.hit, self.device_rate, "login-device", self.scope, nonce):
+            return True
+        keys = (("login-client", self.scope, self.client(request)), ("login-user", self.scope, username))
+        results = [await self._run(self.limiter.hit, self.login_rate, *key) for key in keys]
+        return all(results)
+
+    async def allow_password_attempt(self, identity: Identity) -> bool:
+        """One more attempt of ``identity`` (signed in) at its current password; ``False`` past the limit. Counted
+        per account, apart from the logins: nobody else can spend it."""
+        return bool(
+            await self._run(self.limiter.hit, self.login_rate, "password-player", self.scope, identity.player_id)
+        )
+
+    def devices_of(self, request: HTTPConnection) -> dict[str, str]:
+        """The accounts the request's device cookie says this browser logged in to: each username's nonce (none for
+        no cookie, or one the server did not sign)."""
+        signed = request.cookies.get(DEVICE_COOKIE)
+        if not signed:
+            return {}
+        try:
+            accounts = self.devices.loads(signed)
+        except BadSignature:
+            return {}
+        if not isinstance(accounts, dict):
+            return {}
+        return {u: n for u, n in accounts.items() if isinstance(u, str) and isinstance(n, str)}
+
+    def remember_device(self, request: HTTPConnection, response: Response, username: str) -> None:
+        """Set the device cookie after a login to ``username`` (or its registration): a new nonce for it, beside
+        the newest others the cookie remembers (``DEVICE_ACCOUNTS`` in all)."""
+        others = [(u, n) for u, n in self.devices_of(request).items() if u != username]
+        accounts = dict([*others[-(DEVICE_ACCOUNTS - 1) :], (username, secrets.token_urlsafe(16))])
+        response.set_cookie(
+            DEVICE_COOKIE,
+            self.devices.dumps(accounts),
+            max_age=COOKIE_SECONDS,
+            httponly=True,
+            samesite="strict",
+            secure=self.secure_cookies,
+            path=DEVICE_PATH,
+        )

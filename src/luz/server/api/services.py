@@ -1,0 +1,40 @@
+"""The server's services, one typed object built by the composition root (``app.py``) and read by the routes
+through ``deps.py``'s dependencies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+
+from ..clock import Clock
+from ..friends import Friends
+from ..health import DatabaseHealth
+from ..metrics import Metrics
+from ..reviews import Reviews
+from ..settings import Settings
+from ..tables import Registry
+from ..tables.chat import Chat
+from .guards import Guards
+from .identities import Identities
+from .notifications import Notifications
+
+
+@dataclass
+class Services:
+    """What the routes use, each built once per app at its start."""
+
+    settings: Settings
+    clock: Clock
+    """The time of notifications and rate windows (a ``FakeClock`` in tests)."""
+    metrics: Metrics
+    guards: Guards
+    engine: Engine
+    tables: Registry
+    identities: Identities
+    friends: Friends
+    chat: Chat
+    reviews: Reviews
+    notifications: Notifications
+    database_health: DatabaseHealth
+    """``/healthz``'s view of the database (a test may put another in its place)."""
