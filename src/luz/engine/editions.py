@@ -134,6 +134,17 @@ class Edition:
         self.check_options(players, options)
         return options
 
+    def table_options(self, players: int, options: TableOptions | None = None, **overrides: Any) -> TableOptions:
+        """The options of a table of ``players``: ``options`` as given (checked), or the defaults with
+        ``overrides``; giving both is refused."""
+        if options is None:
+            return self.options(players, **overrides)
+        if overrides:
+            raise InvalidOptions("give either options or option overrides, not both")
+        self.check_players(players)
+        self.check_options(players, options)
+        return options
+
     def check_options(self, players: int, options: TableOptions) -> None:
         cap = options.bid_cap
         if cap is not None and (not _is_int(cap) or cap < 0):

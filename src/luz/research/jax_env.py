@@ -98,12 +98,7 @@ class LuzJax:
         **option_overrides: Any,
     ) -> None:
         self.edition = get_edition(edition)
-        self.edition.check_players(players)
-        if options is None:
-            options = self.edition.options(players, **option_overrides)
-        elif option_overrides:
-            raise InvalidOptions("give either options or option overrides, not both")
-        self.edition.check_options(players, options)
+        options = self.edition.table_options(players, options, **option_overrides)
         self.players = players
         self.options = options
         self.encoder = Encoder(self.edition, players, options, perfect_recall)
@@ -444,11 +439,7 @@ class JaxBatch:
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise InvalidOptions(f"num_games must be a whole number >= 1, not {num_games!r}")
         chosen = get_edition(edition)
-        chosen.check_players(players)
-        if options is None:
-            options = chosen.options(players, **option_overrides)
-        elif option_overrides:
-            raise InvalidOptions("give either options or option overrides, not both")
+        options = chosen.table_options(players, options, **option_overrides)
         self.env, self._init, self._step, self._observe = compiled(rules, chosen, players, options, perfect_recall)
         self.edition, self.players, self.options, self.encoder = chosen, players, options, self.env.encoder
         self.num_games = num_games

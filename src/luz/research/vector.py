@@ -107,12 +107,7 @@ class LuzBatch:
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise InvalidOptions(f"num_games must be a whole number >= 1, not {num_games!r}")
         self.edition = get_edition(edition)
-        self.edition.check_players(players)
-        if options is None:
-            options = self.edition.options(players, **option_overrides)
-        elif option_overrides:
-            raise InvalidOptions("give either options or option overrides, not both")
-        self.edition.check_options(players, options)
+        options = self.edition.table_options(players, options, **option_overrides)
         self.num_games = num_games
         self.players = players
         self.options = options
