@@ -21,6 +21,7 @@ from luz.server import Settings, app_services, create_app
 from luz.server.store import Store
 from luz.server.tables import botmoves
 from luz.server.tables.botpool import BotPool, choose_for, release_time, within_caps
+from luz.server.tables.commands import Act, Command, Outcome, Start
 from luz.server.tables.model import QUICK_BOT
 from support.server import create_table, seats, wait_for
 
@@ -180,7 +181,7 @@ def test_a_search_that_overruns_its_release_time_has_its_fallback_ready_before_i
     with TestClient(create_app(settings_for(tmp_path, bot_workers=2, bot_pace=0.3))) as client:
         manager = app_services(client.app).tables
         wait_for(lambda: manager.bots.pool.healthy, timeout=120, step=0.1)
-        think, act = manager.bots._think, manager.act
+        think, submit = manager.bots._think, manager.submit
 
         async def noted_think(table: Any, bot: str, seen: View, seed: str, release: float) -> Action:
             if bot in ("overrun", "nap"):  # the search bots (not the random ones beside them)
@@ -188,12 +189,12 @@ def test_a_search_that_overruns_its_release_time_has_its_fallback_ready_before_i
             action: Action = await think(table, bot, seen, seed, release)
             return action
 
-        async def noted_act(table: Any, seat: int, action: Action, expected: int | None = None) -> int:
-            seed = f"{table.id}:{table.state.game_no}:{expected}"  # the turn's, as botmoves makes it
-            played.setdefault(seed, time.monotonic())
-            return await act(table, seat, action, expected)
+        async def noted_submit(table: Any, command: Command) -> Outcome:
+            if isinstance(command, Act):  # a move, noted by the turn's seed, as botmoves makes it
+                played.setdefault(f"{table.id}:{table.state.game_no}:{command.expected}", time.monotonic())
+            return await submit(table, command)
 
-        manager.bots._think, manager.act = noted_think, noted_act
+        manager.bots._think, manager.submit = noted_think, noted_submit  # type: ignore[method-assign]
         overrun_id, _, _ = create_table(client, players=3, seats=seats("overrun", "random", "random"))
         nap_id, _, _ = create_table(client, players=3, seats=seats("nap", "random", "random"))
 
@@ -266,13 +267,14 @@ def test_bot_move_times_do_not_depend_on_what_the_bots_opponent_cannot_see(
         manager = app_services(client.app).tables
         wait_for(lambda: manager.bots.pool.healthy, timeout=60, step=0.1)
         stamps: dict[str, list[tuple[int, float]]] = {}
-        act = manager.act
+        submit = manager.submit
 
-        async def timed_act(runtime: Any, seat: int, action: Any, expected: int | None = None) -> int:
-            stamps.setdefault(runtime.state.id, []).append((seat, time.monotonic()))
-            return await act(runtime, seat, action, expected)
+        async def timed_submit(runtime: Any, command: Command) -> Outcome:
+            if isinstance(command, Act):
+                stamps.setdefault(runtime.state.id, []).append((command.seat, time.monotonic()))
+            return await submit(runtime, command)
 
-        manager.act = timed_act
+        manager.submit = timed_submit  # type: ignore[method-assign]
         kinds: dict[str, tuple[int, bool]] = {}
         for seed in (11, 12):  # two deals, each dealt both ways, the four tables playing at once
             for variant in (False, True):
@@ -286,7 +288,7 @@ def test_bot_move_times_do_not_depend_on_what_the_bots_opponent_cannot_see(
                     seats=[{"kind": "bot", "bot": spec, "name": None}] * 3,
                 )
                 runtime = client.portal.call(manager.get, table_id)
-                client.portal.call(manager.start_if_ready, runtime, False, seed + (VARIANT if variant else 0))
+                client.portal.call(manager.submit, runtime, Start(seed=seed + (VARIANT if variant else 0)))
                 kinds[table_id] = seed, variant
         moves = 30  # of the first deal (3 bids and 30 cards)
         wait_for(lambda: all(len(stamps.get(t, [])) >= moves for t in kinds), timeout=90, step=0.05)
