@@ -35,6 +35,7 @@ from luz.engine import HAND_SIZE, Card, Edition, IllegalAction, InvalidAction, I
 from luz.engine.editions import get_edition
 
 from .encoding import ACTION_COUNT, BID_IDS, Encoder, points_scale
+from .vector import action_ids
 
 H = HAND_SIZE
 BIDDING, PLAYING, OVER = 0, 1, 2
@@ -129,23 +130,26 @@ class LuzJax:
 
         deck = jax.lax.fori_loop(0, size - 1, swap, cards)
         hands = jnp.sort(deck[: p * H].reshape(p, H), axis=1)
-        zeros = jnp.zeros(p, jnp.int32)
         return state._replace(
-            key=key,
-            val=self.low + hands % self.values,
-            col=hands // self.values,
-            played=jnp.zeros((p, H), jnp.bool_),
-            current=first,
-            led=jnp.int32(-1),
-            in_trick=jnp.int32(0),
-            tricks=jnp.int32(0),
-            bid_total=jnp.int32(0),
-            phase=jnp.int32(BIDDING),
-            first=first,
-            won=zeros,
-            bids=zeros - 1,
-            safe=zeros,
+            key=key, val=self.low + hands % self.values, col=hands // self.values, **self._opening(first)
         )
+
+    def _opening(self, first: jax.Array) -> dict[str, jax.Array]:
+        """The fields of a deal before its first bid, ``first`` to bid: nothing played, bid or won."""
+        zeros = jnp.zeros(self.players, jnp.int32)
+        return {
+            "played": jnp.zeros((self.players, H), jnp.bool_),
+            "current": first,
+            "led": jnp.int32(-1),
+            "in_trick": jnp.int32(0),
+            "tricks": jnp.int32(0),
+            "bid_total": jnp.int32(0),
+            "phase": jnp.int32(BIDDING),
+            "first": first,
+            "won": zeros,
+            "bids": zeros - 1,
+            "safe": zeros,
+        }
 
     def init(self, key: jax.Array) -> State:
         """A new game drawn from ``key`` (a ``jax.random.key``): its first player (unless the options fix it), its
@@ -153,22 +157,11 @@ class LuzJax:
         key, draw = jax.random.split(key)
         p, fixed = self.players, self.options.first_player
         first = jnp.int32(fixed) if fixed is not None else jax.random.randint(draw, (), 0, p, jnp.int32)
-        zeros = jnp.zeros(p, jnp.int32)
         blank = State(
             key=key,
             val=jnp.zeros((p, H), jnp.int32),
             col=jnp.zeros((p, H), jnp.int32),
-            played=jnp.zeros((p, H), jnp.bool_),
-            current=first,
-            led=jnp.int32(-1),
-            in_trick=jnp.int32(0),
-            tricks=jnp.int32(0),
-            bid_total=jnp.int32(0),
-            phase=jnp.int32(BIDDING),
-            first=first,
-            won=zeros,
-            bids=zeros - 1,
-            safe=zeros,
+            **self._opening(first),
             deal=jnp.int32(0),
             game_first=first,
             closing=jnp.int32(0),
@@ -463,12 +456,7 @@ class JaxBatch:
     ) -> tuple[IntArray, FloatArray, npt.NDArray[np.int8], FloatArray, npt.NDArray[np.bool_]]:
         """One legal action id per game for its seat to act (:class:`IllegalAction` naming the first bad game,
         before any game changes); as :meth:`.LuzBatch.step`."""
-        try:
-            array = np.asarray(actions)
-        except (TypeError, ValueError):
-            raise InvalidAction("actions must be an array of action ids, one per game") from None
-        if array.shape != (self.num_games,) or not np.issubdtype(array.dtype, np.integer):
-            raise InvalidAction(f"actions must be {self.num_games} whole action ids, not {array.dtype} {array.shape}")
+        array = action_ids(actions, self.num_games)
         inside = (array >= 0) & (array < ACTION_COUNT)
         legal = inside & (self._mask[np.arange(self.num_games), np.clip(array, 0, ACTION_COUNT - 1)] == 1)
         if not legal.all():

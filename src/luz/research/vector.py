@@ -81,6 +81,17 @@ def _one_per_slot(seed: object) -> bool:
     return isinstance(seed, Sequence | np.ndarray) and not isinstance(seed, str | bytes)
 
 
+def action_ids(actions: object, num_games: int) -> IntArray:
+    """``actions`` as int64, one per game; :class:`InvalidAction` for anything else."""
+    try:
+        array = np.asarray(actions)
+    except (TypeError, ValueError):
+        raise InvalidAction("actions must be an array of action ids, one per game") from None
+    if array.shape != (num_games,) or not np.issubdtype(array.dtype, np.integer):
+        raise InvalidAction(f"actions must be {num_games} whole action ids, not {array.dtype} {array.shape}")
+    return array.astype(np.int64, copy=False)
+
+
 class LuzBatch:
     """``num_games`` independent games of one table, every seat controlled by the caller.
 
@@ -223,14 +234,7 @@ class LuzBatch:
         return slots
 
     def _ids(self, actions: object) -> IntArray:
-        """``actions`` as int64, one per game; :class:`InvalidAction` for anything else."""
-        try:
-            array = np.asarray(actions)
-        except (TypeError, ValueError):
-            raise InvalidAction("actions must be an array of action ids, one per game") from None
-        if array.shape != (self.num_games,) or not np.issubdtype(array.dtype, np.integer):
-            raise InvalidAction(f"actions must be {self.num_games} whole action ids, not {array.dtype} {array.shape}")
-        return array.astype(np.int64, copy=False)
+        return action_ids(actions, self.num_games)
 
     def _check(self, actions: object) -> IntArray:
         """``actions`` as int64, one per game, each legal; :class:`InvalidAction` or :class:`IllegalAction` (naming
