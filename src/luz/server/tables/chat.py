@@ -26,6 +26,7 @@ import logging
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -100,7 +101,7 @@ class ChatStore:
                 .values(table_id=message["table"], player_id=message["player"], created_at=created, **columns)
                 .returning(ChatRow.id)
             ).scalar_one()
-        return {**message, "id": number, "at": created.isoformat()}
+        return {**message, "id": number, "at": utc_text(created)}
 
     def messages(
         self, table_id: str, channels: tuple[str, ...], game_no: int | None = None, limit: int | None = None
@@ -117,9 +118,15 @@ class ChatStore:
         return [as_message(row) for row in reversed(rows)]
 
 
+def utc_text(moment: datetime) -> str:
+    """``moment`` in UTC, ISO 8601 with its offset: the same text live and read back (SQLite keeps no zone)."""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware.astimezone(UTC).isoformat()
+
+
 def as_message(row: Any) -> dict[str, Any]:
     """A stored row as the wire shows it (docs/PROTOCOL.md)."""
-    at = row.created_at.isoformat() if row.created_at is not None else None
+    at = utc_text(row.created_at) if row.created_at is not None else None
     return {
         "id": row.id,
         "table": row.table_id,
