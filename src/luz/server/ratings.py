@@ -23,6 +23,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from . import links
 from .db import GameRow, PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
 from .domain import SeatKind
 
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
 PROVISIONAL_GAMES = 10
 """Rated games in a pool before a rating is no longer provisional."""
+PROVISIONAL_WEIGHT = 0.5
+"""What a provisional opponent counts for in an established player's change (``weight``)."""
 SCALE = 60
 """The shown rating is ``SCALE × μ``: OpenSkill's new player (μ 25, σ 25/3) shows 1500."""
 LEADERBOARD_SIZE = 100
@@ -70,13 +73,22 @@ def places_of(results: list[dict[str, Any]]) -> dict[str, int]:
 
 def rate_game(
     connection: Connection, table_id: str, game_no: int, edition: str, players: int, results: list[dict[str, Any]]
-) -> None:
+) -> str | None:
     """Update the ratings of a rated game's players (in the caller's transaction, the one that stores the game's
-    last action). Fewer than two human players: nothing to rate."""
+    last action). Each player is rated against the opponents it is not linked to (links.py: one client or browser)
+    and only if one of them finished; an established player's change is weighted by its opponents
+    (:func:`weight`). Why nobody was rated, if nobody was: ``alone`` (fewer than two humans finished at their
+    seats), ``linked`` (every pair of them shares a client)."""
     places = places_of(results)
-    if len(places) < 2:
-        return
+    finished = {r["player_id"] for r in results if r["player_id"] in places and not r["abandoned"]}
+    if len(finished) < 2:
+        return "alone"
     ids = sorted(places)  # every transaction locks ratings in the same order: no deadlock between two games
+    linked = links.linked_pairs(connection, table_id, ids)
+    opponents = {p: [q for q in ids if q != p and frozenset((p, q)) not in linked] for p in ids}
+    rated = [p for p in ids if finished.intersection(opponents[p])]
+    if not rated:
+        return "linked"
     initial = model().rating()
     insert_new = postgresql_insert if connection.dialect.name == "postgresql" else sqlite_insert
     connection.execute(
@@ -98,21 +110,20 @@ def rate_game(
         .on_conflict_do_nothing()
     )
     query = (
-        select(RatingRow.player_id, RatingRow.mu, RatingRow.sigma)
+        select(RatingRow.player_id, RatingRow.mu, RatingRow.sigma, RatingRow.games)
         .where(RatingRow.player_id.in_(ids), RatingRow.edition == edition, RatingRow.players == players)
         .order_by(RatingRow.player_id)
     )
     if connection.dialect.name == "postgresql":  # another table's game may rate the same player right now
         query = query.with_for_update()
-    before = {player: (mu, sigma) for player, mu, sigma in connection.execute(query)}
-    teams = [[model().rating(mu=before[p][0], sigma=before[p][1])] for p in ids]
-    after = [team[0] for team in model().rate(teams, ranks=[places[p] for p in ids])]
+    before = {player: (mu, sigma, games) for player, mu, sigma, games in connection.execute(query)}
+    after = {p: updated(p, opponents[p], before, places) for p in rated}
     stamp = now()
-    for player, rated in zip(ids, after, strict=True):
+    for player, (mu, sigma) in after.items():
         connection.execute(
             update(RatingRow)
             .where(RatingRow.player_id == player, RatingRow.edition == edition, RatingRow.players == players)
-            .values(mu=rated.mu, sigma=rated.sigma, games=RatingRow.games + 1, updated_at=stamp)
+            .values(mu=mu, sigma=sigma, games=RatingRow.games + 1, updated_at=stamp)
         )
     connection.execute(
         insert(RatingChangeRow),
@@ -126,13 +137,37 @@ def rate_game(
                 "place": places[player],
                 "mu_before": before[player][0],
                 "sigma_before": before[player][1],
-                "mu_after": rated.mu,
-                "sigma_after": rated.sigma,
+                "mu_after": mu,
+                "sigma_after": sigma,
                 "created_at": stamp,
             }
-            for player, rated in zip(ids, after, strict=True)
+            for player, (mu, sigma) in after.items()
         ],
     )
+    return None
+
+
+def weight(games: int, opponents_games: list[int]) -> float:
+    """How much of its OpenSkill change a player takes from a game: a provisional player all of it; an
+    established one the mean of its opponents' weights, an established opponent 1, a provisional one
+    :data:`PROVISIONAL_WEIGHT` (an established rating moves less against new players)."""
+    if games < PROVISIONAL_GAMES:
+        return 1.0
+    shares = [1.0 if n >= PROVISIONAL_GAMES else PROVISIONAL_WEIGHT for n in opponents_games]
+    return sum(shares) / len(shares)
+
+
+def updated(
+    player: str, opponents: list[str], before: dict[str, tuple[float, float, int]], places: dict[str, int]
+) -> tuple[float, float]:
+    """``player``'s new (μ, σ): OpenSkill's Plackett-Luce over ``player`` and ``opponents`` alone, at their
+    places, the change weighted (:func:`weight`)."""
+    group = [player, *opponents]
+    teams = [[model().rating(mu=before[p][0], sigma=before[p][1])] for p in group]
+    new = model().rate(teams, ranks=[places[p] for p in group])[0][0]
+    mu, sigma, games = before[player]
+    share = weight(games, [before[q][2] for q in opponents])
+    return mu + share * (new.mu - mu), sigma + share * (new.sigma - sigma)
 
 
 def change_json(mu_before: float, mu_after: float) -> dict[str, int]:
