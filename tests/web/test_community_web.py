@@ -24,7 +24,7 @@ from support.web import (
 
 pytestmark = pytest.mark.browser
 
-BEFORE_AFTER = re.compile(r"^.+: 1,500 → 1,\d{3} \([+−±]\d+\)$")
+BEFORE_AFTER = re.compile(r"^.+: 1,500 → 1,\d{3}\? \([+−±]\d+\)$")
 
 MAKE_TABLE = """async () => {
   const post = (url, body) => fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'},

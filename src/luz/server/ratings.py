@@ -5,8 +5,11 @@ the player count change the game (how many tricks there are, how often a bid is 
 each speed on its own. A game updates the ratings of its human players from its final ranking, with the bots'
 places taken out (bots play but are not rated); whoever abandoned (a bot was playing their seat at the end) is
 placed last. A rated game that a player leaves, or loses to the clock, in its first deal is rated for nobody
-(``store.unrates``: it goes on as a friendly game). The shown rating is ``60 × μ`` (a new player's 1500), provisional
-(shown with a ``?``) until ``PROVISIONAL_GAMES`` rated games in the pool.
+(``domain.unrates``: it goes on as a friendly game), and so is one that fewer than two humans finished
+(``domain.unrated_at_end``). Identities linked by a client or browser (links.py) exchange no rating: each player
+is rated against its other opponents only. An established rating moves less against provisional players
+(``weight``). The shown rating is ``60 × μ`` (a new player's 1500), provisional (shown with a ``?``) until
+``PROVISIONAL_GAMES`` rated games in the pool.
 
 A game's ratings are written in the transaction that stores its last action (``Store.append_action``): exactly
 once, whichever process stores it; the ``rating_changes`` primary key (game, player) refuses a second write.
@@ -21,7 +24,7 @@ from sqlalchemy import Connection, case, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from . import links
 from .db import GameRow, PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
@@ -170,39 +173,60 @@ def updated(
     return mu + share * (new.mu - mu), sigma + share * (new.sigma - sigma)
 
 
-def change_json(mu_before: float, mu_after: float) -> dict[str, int]:
-    """A rating change as players see it: ``{"before": 1500, "after": 1512, "change": 12}``."""
+def change_json(mu_before: float, mu_after: float, rated_games: int) -> dict[str, Any]:
+    """A rating change as players see it: ``{"before": 1500, "after": 1512, "change": 12, "provisional": true}``
+    (``rated_games``: the player's rated games in the pool, this one included; provisional below
+    ``PROVISIONAL_GAMES``)."""
     before, after = shown(mu_before), shown(mu_after)
-    return {"before": before, "after": after, "change": after - before}
+    return {"before": before, "after": after, "change": after - before, "provisional": rated_games < PROVISIONAL_GAMES}
 
 
-def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -> dict[tuple[str, int], dict[str, int]]:
+def _rated_games() -> Any:
+    """The number of rated games of a change's player in its pool up to it, this one included (a column)."""
+    earlier = aliased(RatingChangeRow)
+    return (
+        select(func.count())
+        .where(
+            earlier.player_id == RatingChangeRow.player_id,
+            earlier.edition == RatingChangeRow.edition,
+            earlier.players == RatingChangeRow.players,
+            earlier.created_at <= RatingChangeRow.created_at,
+        )
+        .scalar_subquery()
+    )
+
+
+def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
     """``player_id``'s shown rating before and after each of ``games`` that was rated (``change_json``)."""
     if not games:
         return {}
     rows = session.execute(
         select(
-            RatingChangeRow.table_id, RatingChangeRow.game_no, RatingChangeRow.mu_before, RatingChangeRow.mu_after
+            RatingChangeRow.table_id,
+            RatingChangeRow.game_no,
+            RatingChangeRow.mu_before,
+            RatingChangeRow.mu_after,
+            _rated_games(),
         ).where(RatingChangeRow.player_id == player_id, RatingChangeRow.table_id.in_({t for t, _ in games}))
     ).all()
     wanted = set(games)
-    return {(t, g): change_json(before, after) for t, g, before, after in rows if (t, g) in wanted}
+    return {(t, g): change_json(before, after, n) for t, g, before, after, n in rows if (t, g) in wanted}
 
 
 def game_changes(engine: Engine, table_id: str) -> dict[str, Any]:
-    """The rating changes of a table's current game, seat by seat (``None``: a bot, a guest, or not rated yet),
-    and why it is unrated, if it is (the game-over panel)."""
+    """The rating changes of a table's current game, seat by seat (``None``: a bot, a guest, or not rated), and
+    why it is unrated, if it is (the game-over panel)."""
     with Session(engine) as session:
         game_no = session.scalar(select(TableRow.game_no).where(TableRow.id == table_id)) or 0
         players = dict(
             session.execute(select(SeatRow.seat, SeatRow.player_id).where(SeatRow.table_id == table_id)).all()
         )
         found = {
-            player: change_json(before, after)
-            for player, before, after in session.execute(
-                select(RatingChangeRow.player_id, RatingChangeRow.mu_before, RatingChangeRow.mu_after).where(
-                    RatingChangeRow.table_id == table_id, RatingChangeRow.game_no == game_no
-                )
+            player: change_json(before, after, n)
+            for player, before, after, n in session.execute(
+                select(
+                    RatingChangeRow.player_id, RatingChangeRow.mu_before, RatingChangeRow.mu_after, _rated_games()
+                ).where(RatingChangeRow.table_id == table_id, RatingChangeRow.game_no == game_no)
             )
         }
         game = session.get(GameRow, (table_id, game_no)) if game_no else None
