@@ -156,6 +156,8 @@ def test_identities_of_one_client_never_exchange_rating(client: TestClient, trut
     for player, opponents in ((first, [other]), (second, [other]), (other, [first, second])):
         expected, _ = updated(player, opponents, start, places)
         assert rated[player][2] == pytest.approx(expected), f"{player} rated against {opponents} only"
+    shown = client.get(f"/api/tables/{table_id}/ratings").json()["changes"]
+    assert [c["provisional"] for c in shown[:3]] == [True, True, True] and shown[3] is None
     # Not the game with the three of them: a linked pair's result moved neither.
     together, _ = updated(first, [second, other], start, places)
     assert rated[first][2] != pytest.approx(together)

@@ -1,5 +1,6 @@
 """The tables' domain vocabulary apart from persistence: a table's state and seats, its ``Status`` and ``SeatKind``,
-the seat policies and their refusals, the rating rule ``unrates`` and the replay of a stored table (``build_game``).
+the seat policies and their refusals, the rating rules ``unrates`` and ``unrated_at_end``, and the replay of a stored
+table (``build_game``).
 
 The store persists these values, the live tables (``tables/``) change them; this module imports neither."""
 

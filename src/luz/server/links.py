@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Iterable
 from datetime import timedelta
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, delete, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
@@ -37,11 +37,14 @@ def device_key(nonce: str) -> str:
 
 
 def seen(connection: Connection | Session, player_id: str, keys: Iterable[str]) -> None:
-    """``player_id`` is seen now from each of ``keys`` (in the caller's transaction)."""
+    """``player_id`` is seen now from each of ``keys`` (in the caller's transaction); its sightings older than
+    :data:`LINK_DAYS` go (they link nothing any more)."""
     stamp = now()
     rows = [{"player_id": player_id, "key": key, "seen_at": stamp} for key in sorted(set(keys))]
     if not rows:
         return
+    old = stamp - timedelta(days=LINK_DAYS)
+    connection.execute(delete(SightingRow).where(SightingRow.player_id == player_id, SightingRow.seen_at < old))
     dialect = connection.get_bind().dialect.name if isinstance(connection, Session) else connection.dialect.name
     insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
     statement = insert(SightingRow).values(rows)

@@ -80,12 +80,12 @@ def rate_game(
     """Update the ratings of a rated game's players (in the caller's transaction, the one that stores the game's
     last action). Each player is rated against the opponents it is not linked to (links.py: one client or browser)
     and only if one of them finished; an established player's change is weighted by its opponents
-    (:func:`weight`). Why nobody was rated, if nobody was: ``alone`` (fewer than two humans finished at their
-    seats), ``linked`` (every pair of them shares a client)."""
+    (:func:`weight`). Fewer than two humans who finished at their seats: nothing to rate (one who left made the
+    game ``alone`` before: ``domain.unrated_at_end``). ``"linked"`` when the links leave nobody to rate."""
     places = places_of(results)
     finished = {r["player_id"] for r in results if r["player_id"] in places and not r["abandoned"]}
     if len(finished) < 2:
-        return "alone"
+        return None
     ids = sorted(places)  # every transaction locks ratings in the same order: no deadlock between two games
     linked = links.linked_pairs(connection, table_id, ids)
     opponents = {p: [q for q in ids if q != p and frozenset((p, q)) not in linked] for p in ids}

@@ -656,7 +656,7 @@ class Store:
                 )
                 if rated and counts:
                     why = rate_game(connection, table_id, game_no, edition, players, results)
-                    if why is not None:  # the game-over panel says why nobody was rated
+                    if why is not None:  # the game-over panel says why nobody was rated: links
                         connection.execute(unrate(table_id, game_no, why, None))
             return int(version)
 
