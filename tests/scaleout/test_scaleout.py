@@ -499,8 +499,9 @@ def test_chat_crosses_processes_and_spectators_chat_stays_with_spectators(server
 
 
 async def account(http: Any, server: ServerProcess, username: str, home: str) -> tuple[dict[str, str], str]:
-    """An account registered from ``home`` (the loopback is a trusted proxy): players of different homes are
-    rated together (links.py)."""
+    """An account registered from ``home`` (the loopback is a trusted proxy) in a browser of its own (no device
+    cookie of another account): players of different homes and browsers are rated together (links.py)."""
+    http.cookies.clear()
     registered = await http.post(
         f"{server.url}/api/account/register",
         json={"username": username, "password": "correct horse"},
