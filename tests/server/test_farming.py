@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from luz.server import Settings, app_services, create_app
+from luz.server.domain import Status, TableState, unrated_at_end
 from luz.server.links import linked_pairs
 from luz.server.ratings import PROVISIONAL_GAMES, PROVISIONAL_WEIGHT, model, updated, weight
 from support.server import Peer, Truth, create_table, from_address, guest, play, seats, wait_for
@@ -239,3 +240,24 @@ def test_a_friend_invited_from_the_inviters_address_is_seated_and_the_table_unra
             again = join(home, table_id, 2, stranger)
             assert again.status_code == 409 and again.json()["code"] == "one_seat_per_address"
         assert host_id != friend_id
+
+
+def test_a_game_ends_alone_only_when_a_human_left_and_fewer_than_two_finished() -> None:
+    def result(seat: int, kind: str = "human", abandoned: bool = False) -> dict[str, Any]:
+        return {
+            "seat": seat,
+            "player_id": f"p{seat}" if kind == "human" else None,
+            "kind": kind,
+            "abandoned": abandoned,
+        }
+
+    state = TableState("t", "T", "iello-2024", 3, {}, True, 30.0, Status.PLAYING, 1, 1, [], rated=True)
+    bot = result(2, "bot")
+    assert unrated_at_end(state, [result(0), result(1, abandoned=True), bot]) == ("alone", 1)
+    assert unrated_at_end(state, [result(0, abandoned=True), result(1, abandoned=True), bot]) == ("alone", 0)
+    assert unrated_at_end(state, [result(0), result(1), bot]) is None, "both finished"
+    assert unrated_at_end(state, [result(0), result(1, "bot"), bot]) is None, "one human, who stayed: no rating"
+    assert unrated_at_end(state, [result(0), result(1), result(2, abandoned=True)]) is None, "two finished"
+    assert unrated_at_end(replace(state, rated=False), [result(0), result(1, abandoned=True), bot]) is None
+    first_deal = replace(state, unrated={"reason": "left", "seat": 1})
+    assert unrated_at_end(first_deal, [result(0), result(1, abandoned=True), bot]) is None, "the first reason stays"
