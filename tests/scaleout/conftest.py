@@ -67,6 +67,9 @@ def servers(
     postgres_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[list[ServerProcess]]:
     """Two ``luz serve`` processes on free ports, one database, events through Redis (started together: they
-    migrate the fresh database at the same moment)."""
-    with two_servers(postgres_url, redis_url, tmp_path_factory.mktemp("servers"), bot_workers=1) as started:
-        yield started
+    migrate the fresh database at the same moment). The loopback is a trusted proxy: a test's players come from
+    homes of their own by ``X-Forwarded-For`` (accounts of one address exchange no rating)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LUZ_TRUSTED_PROXIES", "127.0.0.1")
+        with two_servers(postgres_url, redis_url, tmp_path_factory.mktemp("servers"), bot_workers=1) as started:
+            yield started

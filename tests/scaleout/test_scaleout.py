@@ -498,11 +498,14 @@ def test_chat_crosses_processes_and_spectators_chat_stays_with_spectators(server
 # stored (with the results and the ratings, in one transaction) and the other refused.
 
 
-async def account(http: Any, server: ServerProcess, username: str) -> tuple[dict[str, str], str]:
+async def account(http: Any, server: ServerProcess, username: str, home: str) -> tuple[dict[str, str], str]:
+    """An account registered from ``home`` (the loopback is a trusted proxy) in a browser of its own (no device
+    cookie of another account): players of different homes and browsers are rated together (links.py)."""
+    http.cookies.clear()
     registered = await http.post(
         f"{server.url}/api/account/register",
         json={"username": username, "password": "correct horse"},
-        headers=await guest(http, server),
+        headers={**await guest(http, server), "X-Forwarded-For": home},
     )
     assert registered.status_code == 201, registered.text
     return {"X-Luz-Session": registered.json()["session"]}, registered.json()["id"]
@@ -526,12 +529,13 @@ async def _rated_game(servers: list[ServerProcess]) -> tuple[str, list[str]]:
         try:
             for seat, token in tokens.items():
                 server = servers[seat % 2]
-                headers, player = await account(http, server, f"rated{seat}{table_id[:6]}")
+                home = f"203.0.113.{seat + 1}"
+                headers, player = await account(http, server, f"rated{seat}{table_id[:6]}", home)
                 players.append(player)
                 joined = await http.post(
                     f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
                     json={"name": f"p{seat} {table_id[:6]}", "token": token},
-                    headers=headers,
+                    headers={**headers, "X-Forwarded-For": home},
                 )
                 assert joined.status_code == 200, joined.text
             for client in clients:
@@ -610,12 +614,13 @@ async def _abandon_elsewhere(servers: list[ServerProcess]) -> tuple[str, list[st
         players = []
         try:
             for seat, server in ((0, two), (1, one)):
-                headers, player = await account(http, server, f"ab{seat}{table_id[:6]}")
+                home = f"203.0.113.{seat + 1}"
+                headers, player = await account(http, server, f"ab{seat}{table_id[:6]}", home)
                 players.append(player)
                 joined = await http.post(
                     f"{server.url}/api/tables/{table_id}/seats/{seat}/join",
                     json={"name": f"p{seat} {table_id[:6]}", "token": tokens[seat]},
-                    headers=headers,
+                    headers={**headers, "X-Forwarded-For": home},
                 )
                 assert joined.status_code == 200, joined.text
             await stayer.wait_for(lambda c: c.latest is not None and c.latest["table"]["status"] == "playing")

@@ -18,7 +18,7 @@ from sqlalchemy import text, update
 from luz.server import Settings, app_services, create_app
 from luz.server.db import PlayerRow
 from luz.server.ratings import places_of
-from support.server import Peer, Truth, create_table, guest, play, seats
+from support.server import Peer, Truth, create_table, from_address, guest, play, seats
 
 HEADER = "X-Luz-Session"
 ELSEWHERE = ("198.51.100.7", 50000)
@@ -138,8 +138,9 @@ def test_after_the_first_deal_whoever_leaves_is_last_and_the_others_rated_by_pla
     )
     ids = []
     for seat in range(3):
-        headers, player = account(client, f"late{seat}")
-        assert join(client, table_id, seat, headers, tokens[seat]).status_code == 200
+        home = from_address(client, f"203.0.113.{seat + 1}")  # one client each: rated together
+        headers, player = account(home, f"late{seat}")
+        assert join(home, table_id, seat, headers, tokens[seat]).status_code == 200
         ids.append(player)
     with (
         Peer(client, table_id, tokens[0], 0, truth) as zero,
@@ -190,19 +191,43 @@ def test_a_rated_seat_needs_an_account_old_enough_or_finished_games(fair: Any) -
                 .values(created_at=datetime.now(UTC) - timedelta(hours=25))
             )
         assert join(http, table_id, 0, young, tokens[0]).status_code == 200
-        # Or with finished games.
+        # Or with finished games: each finished at its seat with another human (of another client) who finished.
         player, player_id = account(http, "player")
-        with app_services(http.app).engine.begin() as connection:
-            for game in (1, 2):
-                connection.execute(
-                    text(
-                        "INSERT INTO results (table_id, game_no, seat, player_id, kind, name, rank, points, deals,"
-                        " exact_bids, safeties, against_bots, abandoned, finished_at) VALUES (:t, :g, 0, :p, 'human',"
-                        " 'Pat', 1, 10, 1, 0, 0, TRUE, FALSE, :at)"
-                    ),
-                    {"t": casual, "g": game, "p": player_id, "at": datetime.now(UTC)},
-                )
+        _, partner_id = account(TestClient(http.app, client=ELSEWHERE), "partner")
+        _, own_id = account(http, "own")  # another account of the player's own client
+        results(http, casual, 1, [(player_id, False), (own_id, False)])  # with its own other account: not counted
+        results(http, casual, 2, [(player_id, False), (partner_id, True)])  # the other left: not counted
+        results(http, casual, 3, [(player_id, True), (partner_id, False)])  # it left: not counted
+        refused = join(http, table_id, 1, player, tokens[1])
+        assert refused.status_code == 403 and refused.json()["code"] == "account_too_new"
+        results(http, casual, 4, [(player_id, False), (partner_id, False)])
+        results(http, casual, 5, [(player_id, False), (partner_id, False)])
         assert join(http, table_id, 1, player, tokens[1]).status_code == 200
+
+
+def results(http: Any, table_id: str, game: int, seated: list[tuple[str, bool]]) -> None:
+    """Store a finished game's results: each (player, whether it abandoned) at seats 0, 1, ...; a bot after them."""
+    rows = [(seat, player, "human", abandoned) for seat, (player, abandoned) in enumerate(seated)]
+    rows.append((len(seated), None, "bot", False))
+    with app_services(http.app).engine.begin() as connection:
+        for seat, player, kind, abandoned in rows:
+            connection.execute(
+                text(
+                    "INSERT INTO results (table_id, game_no, seat, player_id, kind, name, rank, points, deals,"
+                    " exact_bids, safeties, against_bots, abandoned, finished_at) VALUES (:t, :g, :s, :p, :k,"
+                    " 'Pat', :r, 10, 1, 0, 0, TRUE, :a, :at)"
+                ),
+                {
+                    "t": table_id,
+                    "g": game,
+                    "s": seat,
+                    "p": player,
+                    "k": kind,
+                    "r": seat + 1,
+                    "a": abandoned,
+                    "at": datetime.now(UTC),
+                },
+            )
 
 
 def test_one_seat_per_address_at_a_public_table_through_any_identity(fair: Any) -> None:

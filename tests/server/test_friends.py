@@ -119,7 +119,7 @@ def test_a_friend_invited_to_an_open_seat_takes_it_without_its_token(client: Any
     assert refused.status_code == 403 and refused.json()["code"] == "not_following"
     assert follow(client, ana, bo_id).status_code == 200
     open_seats = client.get("/api/me/friends", headers=ana).json()["open_seats"]
-    assert open_seats == [{"table": table_id, "name": open_seats[0]["name"], "seat": 1}]
+    assert open_seats == [{"table": table_id, "name": open_seats[0]["name"], "seat": 1, "rated": False}]
 
     events: list[tuple[str, Message]] = []
     stop = threading.Event()

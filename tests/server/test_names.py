@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from luz.server import Settings, app_services, create_app
-from support.server import Peer, Truth, create_table, guest, play, seats
+from support.server import Peer, Truth, create_table, from_address, guest, play, seats
 
 HEADER = "X-Luz-Session"
 TAKEN = "that display name is taken: choose another"
@@ -179,10 +179,11 @@ def test_a_rated_player_renamed_shows_on_the_leaderboard_with_the_old_name_on_th
     table_id, tokens, _ = create_table(
         client, players=3, rated=True, seats=seats("human", "human", "random"), options={"first_player": 0}
     )
-    ann, ann_id = account(client, "ann1", "Ann")
-    bob, _ = account(client, "bob1", "Bob")
-    assert join(client, table_id, 0, ann, token=tokens[0]).status_code == 200
-    assert join(client, table_id, 1, bob, token=tokens[1]).status_code == 200
+    homes = [from_address(client, f"203.0.113.{n}") for n in (1, 2)]  # two homes: rated together (links.py)
+    ann, ann_id = account(homes[0], "ann1", "Ann")
+    bob, _ = account(homes[1], "bob1", "Bob")
+    assert join(homes[0], table_id, 0, ann, token=tokens[0]).status_code == 200
+    assert join(homes[1], table_id, 1, bob, token=tokens[1]).status_code == 200
     with Peer(client, table_id, tokens[0], 0, truth) as zero, Peer(client, table_id, tokens[1], 1, truth) as one:
         assert rename(client, ann, "Annie").status_code == 200
         one.wait_state(lambda s: names_in(s)[0] == "Annie")

@@ -17,7 +17,7 @@ from luz.server import Settings, app_services, create_app
 from luz.server.clock import FakeClock
 from luz.server.db import PlayerRow
 from luz.server.ratings import PROVISIONAL_GAMES, SCALE, places_of, rate_game
-from support.server import Peer, Truth, create_table, guest, play, seats, wait_for
+from support.server import Peer, Truth, create_table, from_address, guest, play, seats
 
 HEADER = "X-Luz-Session"
 
@@ -34,15 +34,17 @@ def account(http: Any, username: str) -> tuple[dict[str, str], str]:
 def rated_table(
     http: Any, names: tuple[str, ...] = ("ann", "bob"), **spec: Any
 ) -> tuple[str, dict[int, str], list[str]]:
-    """A rated 3-player table of two accounts (seats 0 and 1) and a bot, both joined; the players' ids."""
+    """A rated 3-player table of two accounts (seats 0 and 1) and a bot, both joined, each from an address of its
+    own (identities of one client exchange no rating: links.py); the players' ids."""
     table_id, tokens, answer = create_table(
         http, players=3, rated=True, seats=seats("human", "human", "random"), options={"first_player": 0}, **spec
     )
     assert answer["table"]["rated"] is True
     ids = []
     for seat, name in enumerate(names):
-        headers, player = account(http, name)
-        joined = http.post(
+        home = from_address(http, f"203.0.113.{seat + 1}")
+        headers, player = account(home, name)
+        joined = home.post(
             f"/api/tables/{table_id}/seats/{seat}/join",
             json={"name": name.title(), "token": tokens[seat]},
             headers=headers,
@@ -160,9 +162,10 @@ def second_deal(state: dict[str, Any]) -> bool:
     return state["view"] is not None and state["view"]["deal_number"] >= 2
 
 
-def test_whoever_abandoned_is_last(client: Any, truth: Truth) -> None:
-    """Seat 0 leaves after the first deal; a bot plays it after the grace period to the end: its player counts as
-    last (a loss)."""
+def test_whoever_abandoned_alone_leaves_the_game_rated_for_nobody(client: Any, truth: Truth) -> None:
+    """Seat 0 leaves after the first deal; a bot plays it after the grace period to the end. Its player counts as
+    abandoned, and with one human left to finish it the game is rated for nobody (issue 36: an accomplice who
+    left in the second deal handed the other account a win)."""
     table_id, tokens, (ann, bob) = rated_table(client, ("erin", "finn"), grace_seconds=0.2)
     with Peer(client, table_id, tokens[1], 1, truth) as stays:
         leaves = Peer(client, table_id, tokens[0], 0, truth).__enter__()
@@ -171,17 +174,17 @@ def test_whoever_abandoned_is_last(client: Any, truth: Truth) -> None:
         stays.wait_state(lambda s: s["table"]["seats"][0]["bot_playing"], timeout=5)
         final = play([stays])
     assert final["table"]["seats"][0]["bot_playing"]
-    # The ratings are written once the game's end is stored: wait for that state, not for a time.
-    wait_for(lambda: {ann, bob} <= {row[2] for row in changes(client)})
-    rows = {player: (place, before, after) for _, _, player, place, before, after in changes(client)}
-    assert rows[ann][0] == 2 and rows[ann][2] < rows[ann][1], "the abandoned seat is last, whatever its points"
-    assert rows[bob][0] == 1 and rows[bob][2] > rows[bob][1]
+    assert final["table"]["unrated"] == {"reason": "alone", "seat": 0}
     with app_services(client.app).engine.connect() as connection:
         assert connection.execute(text("SELECT seat, abandoned FROM results ORDER BY seat")).all() == [
             (0, True),
             (1, False),
             (2, False),
         ]
+    assert changes(client) == [] and rating_rows(client) == []
+    for player in (ann, bob):  # the game is on both profiles, with no rating change
+        [game] = client.get(f"/api/players/{player}").json()["games"]
+        assert game["rating"] is None and game["abandoned"] is (player == ann)
 
 
 def test_leaving_the_table_counts_as_abandoning(client: Any, truth: Truth) -> None:
@@ -192,8 +195,11 @@ def test_leaving_the_table_counts_as_abandoning(client: Any, truth: Truth) -> No
         left = client.post(f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {tokens[0]}"})
         assert left.status_code == 200 and left.json()["seats"][0]["joined"] is False
         play([stays])
-    places = {player: place for _, _, player, place, _, _ in changes(client)}
-    assert places == {ann: 2, bob: 1}
+    assert changes(client) == []
+    board = client.get("/api/leaderboard", params={"edition": "iello-2024", "players": 3}).json()["ranking"]
+    assert not {ann, bob} & {entry["player"] for entry in board}
+    answer = client.get(f"/api/tables/{table_id}/ratings").json()
+    assert answer["unrated"] == {"reason": "alone", "seat": 0} and answer["changes"] == [None, None, None]
 
 
 def test_a_game_is_rated_at_most_once(client: Any, truth: Truth) -> None:

@@ -530,6 +530,16 @@ def guest(http: Any) -> dict[str, str]:
     return {"X-Luz-Session": response.json()["session"]}
 
 
+def from_address(http: Any, host: str) -> Any:
+    """A browser of ``http``'s app (a TestClient, entered) at another client address, with cookies of its own and
+    ``http``'s event loop (the tasks its requests start, a bot's move, go on after them)."""
+    from fastapi.testclient import TestClient
+
+    browser = TestClient(http.app, client=(host, 50000))
+    browser.portal = http.portal
+    return browser
+
+
 def create_joined(http: Any, **spec: Any) -> tuple[str, dict[int, str]]:
     """A table created from ``spec`` and every human seat joined, each by a guest of its own; its id and tokens."""
     answer = http.post("/api/tables", json=spec)

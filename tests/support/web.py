@@ -4,6 +4,7 @@ hidden-information checks against the true hands, screenshots.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -75,11 +76,31 @@ def console_error(player: Player, message: Any) -> None:
         player.errors.append(f"console: {message.text}")
 
 
+HOMES = itertools.count(1)
+"""Each browser context's own client address (a trusted proxy's ``X-Forwarded-For``: tests/web/conftest.py)."""
+
+
 def open_player(
-    browser: Any, url: str, viewport: dict[str, int] = LAPTOP, locale: str = "en-GB", timezone: str | None = None
+    browser: Any,
+    url: str,
+    viewport: dict[str, int] = LAPTOP,
+    locale: str = "en-GB",
+    timezone: str | None = None,
+    address: str | None = None,
+    touch: bool = False,
 ) -> Player:
-    """A page in a browser context of its own (its own storage: another player's browser)."""
-    context = browser.new_context(viewport=viewport, locale=locale, timezone_id=timezone)
+    """A page in a browser context of its own (its own storage: another player's browser), from ``address`` (by
+    default one of its own: another home); ``touch``: a phone's touch screen."""
+    home = next(HOMES)
+    forwarded = address or f"198.18.{home // 250}.{home % 250 + 1}"
+    context = browser.new_context(
+        viewport=viewport,
+        locale=locale,
+        timezone_id=timezone,
+        extra_http_headers={"X-Forwarded-For": forwarded},
+        has_touch=touch,
+        is_mobile=touch,
+    )
     page = context.new_page()
     player = Player(page)
     page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))

@@ -52,8 +52,11 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[ServerProcess]:
-    """``luz serve`` on a free port with an empty SQLite database (bots in the server process)."""
+    """``luz serve`` on a free port with an empty SQLite database (bots in the server process). The loopback is a
+    trusted proxy: each browser context comes from an address of its own (``open_player``'s ``X-Forwarded-For``),
+    as players of different homes do (accounts of one address exchange no rating)."""
     folder = tmp_path_factory.mktemp("web")
-    process = ServerProcess(f"sqlite:///{folder}/luz.sqlite3", folder / "server.log").start()
+    env = {"LUZ_TRUSTED_PROXIES": "127.0.0.1"}
+    process = ServerProcess(f"sqlite:///{folder}/luz.sqlite3", folder / "server.log", env=env).start()
     yield process
     process.stop()

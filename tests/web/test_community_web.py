@@ -24,7 +24,7 @@ from support.web import (
 
 pytestmark = pytest.mark.browser
 
-BEFORE_AFTER = re.compile(r"^.+: 1,500 → 1,\d{3} \([+−±]\d+\)$")
+BEFORE_AFTER = re.compile(r"^.+: 1,500 → 1,\d{3}\? \([+−±]\d+\)$")
 
 MAKE_TABLE = """async () => {
   const post = (url, body) => fetch(url, {method: 'POST', headers: {'Content-Type': 'application/json'},
@@ -53,7 +53,9 @@ def test_friends_play_a_rated_game_watched_from_the_lobby_and_a_rematch(browser:
     bo.page.wait_for_selector("#games-link")
     ana.page.goto(f"{server.http}/friends")
     row = ana.page.locator(f'#following .friend[data-player="{bo_id}"]')
-    row.locator("button", has_text="Invite").click()
+    row.locator("button", has_text="Invite").click()  # a rated table: the button first says what home friends do
+    assert "will make it unrated" in row.locator(".friend-warning").inner_text()
+    row.locator("button", has_text="Invite anyway").click()
     toast = bo.page.locator(".invitation-toast")
     toast.wait_for()
     assert "Friends night" in toast.inner_text()

@@ -84,13 +84,13 @@ def test_two_accounts_play_a_rated_game_and_see_their_ratings_change(browser: An
 
     # Before the game's end both accounts show the starting, provisional rating beside their names.
     page.wait_for_function("document.querySelectorAll('.badge.rating').length === 2")
-    assert badge_texts(ana) == ["1500?", "1500?"]
+    assert badge_texts(ana) == ["1,500?", "1,500?"]
     assert "Rated" in page.inner_text("#table-info")
     players = [ana, bo]
     play_together_to_end(players)
     for player in players:
         player.page.wait_for_function(
-            "[...document.querySelectorAll('.badge.rating')].every(b => b.textContent !== '1500?')"
+            "[...document.querySelectorAll('.badge.rating')].every(b => b.textContent !== '1,500?')"
         )
         assert len(badge_texts(player)) == 2, "both accounts' ratings shown, none for the bot"
     shoot(ana, "laptop-rated-table", full_page=False)
@@ -104,7 +104,7 @@ def test_two_accounts_play_a_rated_game_and_see_their_ratings_change(browser: An
         shown_names.add(player.page.inner_text("#player-name-title"))
         changes.append(player.page.inner_text("#games .game-row .delta"))
         [card] = player.page.locator(".rating-card .rating-value").all_inner_texts()
-        assert re.fullmatch(r"\d{4}\?", card) and card != "1500?"
+        assert re.fullmatch(r"1,\d{3}\?", card) and card != "1,500?"
     assert sorted(change[0] for change in changes) == ["+", "−"], changes
 
     seed_other_players(server.database_url)

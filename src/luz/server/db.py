@@ -412,3 +412,14 @@ class ReviewRow(Base):
     body: Mapped[str] = mapped_column(Text)
     """The review's JSON (docs/REVIEW.md), its search settings included."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class SightingRow(Base):
+    """An identity seen from a client (a keyed hash of its address) or a browser (a device cookie's nonce, hashed),
+    and when last (links.py): identities seen from one within a week exchange no rating."""
+
+    __tablename__ = "sightings"
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(80), primary_key=True, index=True)
+    """``addr:<keyed hash of the address>`` or ``device:<hash of a device cookie's nonce>``; never the address."""
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)

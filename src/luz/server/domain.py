@@ -1,5 +1,6 @@
 """The tables' domain vocabulary apart from persistence: a table's state and seats, its ``Status`` and ``SeatKind``,
-the seat policies and their refusals, the rating rule ``unrates`` and the replay of a stored table (``build_game``).
+the seat policies and their refusals, the rating rules ``unrates`` and ``unrated_at_end``, and the replay of a stored
+table (``build_game``).
 
 The store persists these values, the live tables (``tables/``) change them; this module imports neither."""
 
@@ -93,7 +94,8 @@ class TableState:
     """Whether it is a tutorial's table: its bots play on alone once its one human has gone (a table of bots)."""
     unrated: dict[str, Any] | None = None
     """Why the current game of a rated table no longer counts (``{"reason": "left" | "timeout", "seat": n}``:
-    in its first deal); ``None``: it counts, or the table is unrated."""
+    in its first deal; ``"alone"``: it ended with fewer than two humans who finished it, ``"linked"``: its
+    players share a client); ``None``: it counts, or the table is unrated."""
 
     def summary(self) -> dict[str, Any]:
         gone = replaced(self.clock)
@@ -133,6 +135,19 @@ def unrates(state: TableState, game: Game | None, seat: int, timeout: bool, away
     if timeout:
         return ("timeout", seat)
     return ("left", seat) if seat in away else None
+
+
+def unrated_at_end(state: TableState, results: list[dict[str, Any]] | None) -> tuple[str, int] | None:
+    """Why a rated game that ends now counts for nobody: a human left it (after its first deal) and fewer than two
+    humans finished at their seats (``alone``, the seat of one who left: no rating comes from a game whose other
+    players all left). ``None``: it still counts (or never did)."""
+    if not state.rated or state.unrated is not None or not results:
+        return None
+    humans = [r for r in results if r["kind"] == SeatKind.HUMAN and r["player_id"] is not None]
+    left = [r["seat"] for r in humans if r["abandoned"]]
+    if not left or len(humans) - len(left) >= 2:
+        return None
+    return ("alone", left[0])
 
 
 def build_game(state: TableState) -> Game | None:

@@ -362,10 +362,11 @@ def _public_tables_of(session: Session, players: list[str]) -> dict[str, dict[st
 
 
 def _open_seats_of(session: Session, player_id: str) -> list[dict[str, Any]]:
-    """The open human seats of the waiting tables where ``player_id`` sits."""
+    """The open human seats of the waiting tables where ``player_id`` sits, and whether each table is rated (a
+    friend from the inviter's address makes it unrated: store.join)."""
     mine = select(SeatRow.table_id).where(SeatRow.player_id == player_id, SeatRow.joined.is_(True))
     rows = session.execute(
-        select(SeatRow.table_id, SeatRow.seat, TableRow.name)
+        select(SeatRow.table_id, SeatRow.seat, TableRow.name, TableRow.rated)
         .join(TableRow, TableRow.id == SeatRow.table_id)
         .where(
             SeatRow.table_id.in_(mine),
@@ -376,4 +377,4 @@ def _open_seats_of(session: Session, player_id: str) -> list[dict[str, Any]]:
         )
         .order_by(TableRow.created_at.desc(), SeatRow.seat)
     ).all()
-    return [{"table": r.table_id, "name": r.name, "seat": r.seat} for r in rows]
+    return [{"table": r.table_id, "name": r.name, "seat": r.seat, "rated": r.rated} for r in rows]

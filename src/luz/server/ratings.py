@@ -5,8 +5,11 @@ the player count change the game (how many tricks there are, how often a bid is 
 each speed on its own. A game updates the ratings of its human players from its final ranking, with the bots'
 places taken out (bots play but are not rated); whoever abandoned (a bot was playing their seat at the end) is
 placed last. A rated game that a player leaves, or loses to the clock, in its first deal is rated for nobody
-(``store.unrates``: it goes on as a friendly game). The shown rating is ``60 × μ`` (a new player's 1500), provisional
-(shown with a ``?``) until ``PROVISIONAL_GAMES`` rated games in the pool.
+(``domain.unrates``: it goes on as a friendly game), and so is one that fewer than two humans finished
+(``domain.unrated_at_end``). Identities linked by a client or browser (links.py) exchange no rating: each player
+is rated against its other opponents only. An established rating moves less against provisional players
+(``weight``). The shown rating is ``60 × μ`` (a new player's 1500), provisional (shown with a ``?``) until
+``PROVISIONAL_GAMES`` rated games in the pool.
 
 A game's ratings are written in the transaction that stores its last action (``Store.append_action``): exactly
 once, whichever process stores it; the ``rating_changes`` primary key (game, player) refuses a second write.
@@ -21,8 +24,9 @@ from sqlalchemy import Connection, case, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
+from . import links
 from .db import GameRow, PlayerRow, RatingChangeRow, RatingRow, SeatRow, TableRow, now
 from .domain import SeatKind
 
@@ -32,6 +36,8 @@ if TYPE_CHECKING:
 
 PROVISIONAL_GAMES = 10
 """Rated games in a pool before a rating is no longer provisional."""
+PROVISIONAL_WEIGHT = 0.5
+"""What a provisional opponent counts for in an established player's change (``weight``)."""
 SCALE = 60
 """The shown rating is ``SCALE × μ``: OpenSkill's new player (μ 25, σ 25/3) shows 1500."""
 LEADERBOARD_SIZE = 100
@@ -70,13 +76,22 @@ def places_of(results: list[dict[str, Any]]) -> dict[str, int]:
 
 def rate_game(
     connection: Connection, table_id: str, game_no: int, edition: str, players: int, results: list[dict[str, Any]]
-) -> None:
+) -> str | None:
     """Update the ratings of a rated game's players (in the caller's transaction, the one that stores the game's
-    last action). Fewer than two human players: nothing to rate."""
+    last action). Each player is rated against the opponents it is not linked to (links.py: one client or browser)
+    and only if one of them finished; an established player's change is weighted by its opponents
+    (:func:`weight`). Fewer than two humans who finished at their seats: nothing to rate (one who left made the
+    game ``alone`` before: ``domain.unrated_at_end``). ``"linked"`` when the links leave nobody to rate."""
     places = places_of(results)
-    if len(places) < 2:
-        return
+    finished = {r["player_id"] for r in results if r["player_id"] in places and not r["abandoned"]}
+    if len(finished) < 2:
+        return None
     ids = sorted(places)  # every transaction locks ratings in the same order: no deadlock between two games
+    linked = links.linked_pairs(connection, table_id, ids)
+    opponents = {p: [q for q in ids if q != p and frozenset((p, q)) not in linked] for p in ids}
+    rated = [p for p in ids if finished.intersection(opponents[p])]
+    if not rated:
+        return "linked"
     initial = model().rating()
     insert_new = postgresql_insert if connection.dialect.name == "postgresql" else sqlite_insert
     connection.execute(
@@ -98,21 +113,20 @@ def rate_game(
         .on_conflict_do_nothing()
     )
     query = (
-        select(RatingRow.player_id, RatingRow.mu, RatingRow.sigma)
+        select(RatingRow.player_id, RatingRow.mu, RatingRow.sigma, RatingRow.games)
         .where(RatingRow.player_id.in_(ids), RatingRow.edition == edition, RatingRow.players == players)
         .order_by(RatingRow.player_id)
     )
     if connection.dialect.name == "postgresql":  # another table's game may rate the same player right now
         query = query.with_for_update()
-    before = {player: (mu, sigma) for player, mu, sigma in connection.execute(query)}
-    teams = [[model().rating(mu=before[p][0], sigma=before[p][1])] for p in ids]
-    after = [team[0] for team in model().rate(teams, ranks=[places[p] for p in ids])]
+    before = {player: (mu, sigma, games) for player, mu, sigma, games in connection.execute(query)}
+    after = {p: updated(p, opponents[p], before, places) for p in rated}
     stamp = now()
-    for player, rated in zip(ids, after, strict=True):
+    for player, (mu, sigma) in after.items():
         connection.execute(
             update(RatingRow)
             .where(RatingRow.player_id == player, RatingRow.edition == edition, RatingRow.players == players)
-            .values(mu=rated.mu, sigma=rated.sigma, games=RatingRow.games + 1, updated_at=stamp)
+            .values(mu=mu, sigma=sigma, games=RatingRow.games + 1, updated_at=stamp)
         )
     connection.execute(
         insert(RatingChangeRow),
@@ -126,48 +140,93 @@ def rate_game(
                 "place": places[player],
                 "mu_before": before[player][0],
                 "sigma_before": before[player][1],
-                "mu_after": rated.mu,
-                "sigma_after": rated.sigma,
+                "mu_after": mu,
+                "sigma_after": sigma,
                 "created_at": stamp,
             }
-            for player, rated in zip(ids, after, strict=True)
+            for player, (mu, sigma) in after.items()
         ],
+    )
+    return None
+
+
+def weight(games: int, opponents_games: list[int]) -> float:
+    """How much of its OpenSkill change a player takes from a game: a provisional player all of it; an
+    established one the mean of its opponents' weights, an established opponent 1, a provisional one
+    :data:`PROVISIONAL_WEIGHT` (an established rating moves less against new players)."""
+    if games < PROVISIONAL_GAMES:
+        return 1.0
+    shares = [1.0 if n >= PROVISIONAL_GAMES else PROVISIONAL_WEIGHT for n in opponents_games]
+    return sum(shares) / len(shares)
+
+
+def updated(
+    player: str, opponents: list[str], before: dict[str, tuple[float, float, int]], places: dict[str, int]
+) -> tuple[float, float]:
+    """``player``'s new (μ, σ): OpenSkill's Plackett-Luce over ``player`` and ``opponents`` alone, at their
+    places, the change weighted (:func:`weight`)."""
+    group = [player, *opponents]
+    teams = [[model().rating(mu=before[p][0], sigma=before[p][1])] for p in group]
+    new = model().rate(teams, ranks=[places[p] for p in group])[0][0]
+    mu, sigma, games = before[player]
+    share = weight(games, [before[q][2] for q in opponents])
+    return mu + share * (new.mu - mu), sigma + share * (new.sigma - sigma)
+
+
+def change_json(mu_before: float, mu_after: float, rated_games: int) -> dict[str, Any]:
+    """A rating change as players see it: ``{"before": 1500, "after": 1512, "change": 12, "provisional": true}``
+    (``rated_games``: the player's rated games in the pool, this one included; provisional below
+    ``PROVISIONAL_GAMES``)."""
+    before, after = shown(mu_before), shown(mu_after)
+    return {"before": before, "after": after, "change": after - before, "provisional": rated_games < PROVISIONAL_GAMES}
+
+
+def _rated_games() -> Any:
+    """The number of rated games of a change's player in its pool up to it, this one included (a column)."""
+    earlier = aliased(RatingChangeRow)
+    return (
+        select(func.count())
+        .where(
+            earlier.player_id == RatingChangeRow.player_id,
+            earlier.edition == RatingChangeRow.edition,
+            earlier.players == RatingChangeRow.players,
+            earlier.created_at <= RatingChangeRow.created_at,
+        )
+        .scalar_subquery()
     )
 
 
-def change_json(mu_before: float, mu_after: float) -> dict[str, int]:
-    """A rating change as players see it: ``{"before": 1500, "after": 1512, "change": 12}``."""
-    before, after = shown(mu_before), shown(mu_after)
-    return {"before": before, "after": after, "change": after - before}
-
-
-def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -> dict[tuple[str, int], dict[str, int]]:
+def changes_of(session: Session, player_id: str, games: list[tuple[str, int]]) -> dict[tuple[str, int], dict[str, Any]]:
     """``player_id``'s shown rating before and after each of ``games`` that was rated (``change_json``)."""
     if not games:
         return {}
     rows = session.execute(
         select(
-            RatingChangeRow.table_id, RatingChangeRow.game_no, RatingChangeRow.mu_before, RatingChangeRow.mu_after
+            RatingChangeRow.table_id,
+            RatingChangeRow.game_no,
+            RatingChangeRow.mu_before,
+            RatingChangeRow.mu_after,
+            _rated_games(),
         ).where(RatingChangeRow.player_id == player_id, RatingChangeRow.table_id.in_({t for t, _ in games}))
     ).all()
     wanted = set(games)
-    return {(t, g): change_json(before, after) for t, g, before, after in rows if (t, g) in wanted}
+    return {(t, g): change_json(before, after, n) for t, g, before, after, n in rows if (t, g) in wanted}
 
 
 def game_changes(engine: Engine, table_id: str) -> dict[str, Any]:
-    """The rating changes of a table's current game, seat by seat (``None``: a bot, a guest, or not rated yet),
-    and why it is unrated, if it is (the game-over panel)."""
+    """The rating changes of a table's current game, seat by seat (``None``: a bot, a guest, or not rated), and
+    why it is unrated, if it is (the game-over panel)."""
     with Session(engine) as session:
         game_no = session.scalar(select(TableRow.game_no).where(TableRow.id == table_id)) or 0
         players = dict(
             session.execute(select(SeatRow.seat, SeatRow.player_id).where(SeatRow.table_id == table_id)).all()
         )
         found = {
-            player: change_json(before, after)
-            for player, before, after in session.execute(
-                select(RatingChangeRow.player_id, RatingChangeRow.mu_before, RatingChangeRow.mu_after).where(
-                    RatingChangeRow.table_id == table_id, RatingChangeRow.game_no == game_no
-                )
+            player: change_json(before, after, n)
+            for player, before, after, n in session.execute(
+                select(
+                    RatingChangeRow.player_id, RatingChangeRow.mu_before, RatingChangeRow.mu_after, _rated_games()
+                ).where(RatingChangeRow.table_id == table_id, RatingChangeRow.game_no == game_no)
             )
         }
         game = session.get(GameRow, (table_id, game_no)) if game_no else None

@@ -96,12 +96,14 @@ class Settings:
     seats_per_address: int = 0
     """Seats one client address may hold at a public (listed) or rated table, through any identity
     (``LUZ_SEATS_PER_ADDRESS``; ``luz serve``: 1); 0: no limit. Private unrated tables reached by invite keep
-    allowing friends behind one address."""
+    allowing friends behind one address, and a friend's personal invitation seats them anywhere (a rated table
+    then becomes unrated)."""
     rated_min_account_hours: float = 0.0
     """How old an account must be to take a rated seat, unless it has ``rated_min_games`` finished games
     (``LUZ_RATED_MIN_ACCOUNT_HOURS``; ``luz serve``: 24)."""
     rated_min_games: int = 0
-    """Finished games that let a younger account take a rated seat (``LUZ_RATED_MIN_GAMES``; ``luz serve``: 3)."""
+    """Games that let a younger account take a rated seat (``LUZ_RATED_MIN_GAMES``; ``luz serve``: 3): finished at
+    its seat with another human, not linked to it (links.py), who finished too (``Store.counted_games``)."""
     accounts_per_address: str | None = None
     """New accounts one client address may register (a ``limits`` rate, ``LUZ_ACCOUNTS_PER_ADDRESS``;
     ``luz serve``: ``"3/day"``). ``None``: no limit."""

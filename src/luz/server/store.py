@@ -19,9 +19,9 @@ from typing import Any
 from sqlalchemy import bindparam, func, insert, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
-from . import friends
+from . import friends, links
 from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, ReviewRow, SeatRow, TableRow, now
 from .domain import (
     AccountRequired,
@@ -435,11 +435,17 @@ class Store:
             seat_row = session.get(SeatRow, (table_id, seat))
             if seat_row is None or seat_row.kind != SeatKind.HUMAN:
                 raise PermissionError("there is no human seat with that number")
+            # A friend's invitation (friends.py) opens the seat without its token, at a private table too.
+            invited = token is None and player_id is not None and friends.invited(session, table_id, seat, player_id)
+            if invited and policy is not None and row.rated and self._address_full(session, row, seat, client, policy):
+                row.rated = False  # a friend at home with its inviter: seated, and the table is no longer rated
             if row.rated and not self._is_account(session, player_id):
                 raise AccountRequired
             if policy is not None:  # fair play: checked under the table's lock, like every seat rule
-                self._check_policy(session, row, seat, player_id, client, policy)
+                self._check_policy(session, row, seat, player_id, client, policy, invited)
                 seat_row.client = client
+            if client is not None and player_id is not None:
+                links.seen(session, player_id, [links.address_key(client)])
             if player_id is not None:
                 held = session.scalars(
                     select(SeatRow.seat).where(
@@ -463,8 +469,6 @@ class Store:
                 )
                 if friends.blocks_among(session, player_id, [p for p in others if p is not None and p != player_id]):
                     raise friends.Blocked
-            # A friend's invitation (friends.py) opens the seat without its token, at a private table too.
-            invited = token is None and player_id is not None and friends.invited(session, table_id, seat, player_id)
             if token is not None:
                 if seat_row.token_hash != token_hash(token):
                     raise PermissionError("that invite token does not open this seat")
@@ -482,29 +486,62 @@ class Store:
 
     @staticmethod
     def _check_policy(
-        session: Session, row: TableRow, seat: int, player_id: str | None, client: str | None, policy: SeatPolicy
+        session: Session,
+        row: TableRow,
+        seat: int,
+        player_id: str | None,
+        client: str | None,
+        policy: SeatPolicy,
+        invited: bool,
     ) -> None:
-        """:class:`AccountTooNew` for a young account with few finished games at a rated table;
-        :class:`OneSeatPerAddress` when ``client`` holds its share of the seats of a public or rated table."""
+        """:class:`AccountTooNew` for a young account with few counted games (:meth:`counted_games`) at a rated
+        table; :class:`OneSeatPerAddress` when ``client`` holds its share of the seats of a public or rated table
+        (a friend's invitation excepted: its table is unrated by then)."""
         if row.rated and player_id is not None and (policy.rated_min_account_hours or policy.rated_min_games):
             player = session.get(PlayerRow, player_id)
             created = player.created_at if player is not None else now()
             if created.tzinfo is None:  # SQLite keeps no time zone: the times it stores are UTC
                 created = created.replace(tzinfo=UTC)
-            if now() - created < timedelta(hours=policy.rated_min_account_hours):
-                finished = session.scalar(
-                    select(func.count()).select_from(ResultRow).where(ResultRow.player_id == player_id)
-                )
-                if (finished or 0) < policy.rated_min_games:
-                    raise AccountTooNew(policy.rated_min_account_hours, policy.rated_min_games)
-        if policy.seats_per_address and client is not None and (row.rated or row.public):
-            others = session.scalar(
-                select(func.count())
-                .select_from(SeatRow)
-                .where(SeatRow.table_id == row.id, SeatRow.client == client, SeatRow.seat != seat)
+            young = now() - created < timedelta(hours=policy.rated_min_account_hours)
+            if young and Store.counted_games(session, player_id) < policy.rated_min_games:
+                raise AccountTooNew(policy.rated_min_account_hours, policy.rated_min_games)
+        if not invited and Store._address_full(session, row, seat, client, policy):
+            raise OneSeatPerAddress
+
+    @staticmethod
+    def _address_full(session: Session, row: TableRow, seat: int, client: str | None, policy: SeatPolicy) -> bool:
+        """Whether ``client`` holds its share of the seats of a public or rated table (one seat per address)."""
+        if not policy.seats_per_address or client is None or not (row.rated or row.public):
+            return False
+        others = session.scalar(
+            select(func.count())
+            .select_from(SeatRow)
+            .where(SeatRow.table_id == row.id, SeatRow.client == client, SeatRow.seat != seat)
+        )
+        return (others or 0) >= policy.seats_per_address
+
+    @staticmethod
+    def counted_games(session: Session, player_id: str) -> int:
+        """The games that open rated seats: those ``player_id`` finished at its seat with another human who
+        finished it too, one not linked to it (links.py: another client and browser). Games left, games against
+        bots alone, games with one's own other accounts do not count."""
+        mine, other = aliased(ResultRow), aliased(ResultRow)
+        linked = links.linked_to(session, player_id)
+        partner = (
+            select(other.seat)
+            .where(
+                other.table_id == mine.table_id,
+                other.game_no == mine.game_no,
+                other.kind == SeatKind.HUMAN,
+                other.player_id.is_not(None),
+                other.player_id != player_id,
+                other.player_id.not_in(linked),
+                other.abandoned.is_(False),
             )
-            if (others or 0) >= policy.seats_per_address:
-                raise OneSeatPerAddress
+            .exists()
+        )
+        query = select(func.count()).select_from(mine).where(mine.player_id == player_id, mine.abandoned.is_(False))
+        return session.scalar(query.where(partner)) or 0
 
     @staticmethod
     def _is_account(session: Session, player_id: str | None) -> bool:
@@ -618,7 +655,9 @@ class Store:
                     is None
                 )
                 if rated and counts:
-                    rate_game(connection, table_id, game_no, edition, players, results)
+                    why = rate_game(connection, table_id, game_no, edition, players, results)
+                    if why is not None:  # the game-over panel says why nobody was rated: links
+                        connection.execute(unrate(table_id, game_no, why, None))
             return int(version)
 
     def append_plain(self, connection: Any, batch: list[AppendedAction]) -> list[int | StaleVersion]:
@@ -709,8 +748,8 @@ class Store:
                 session.add(ReviewRow(table_id=table_id, game_no=game_no, seat=seat, body=json.dumps(review)))
 
 
-def unrate(table_id: str, game_no: int, reason: str, seat: int) -> Any:
-    """The statement that marks a game unrated (the first reason stays)."""
+def unrate(table_id: str, game_no: int, reason: str, seat: int | None) -> Any:
+    """The statement that marks a game unrated (the first reason stays; ``seat``: whose doing, if one's)."""
     return (
         update(GameRow)
         .where(GameRow.table_id == table_id, GameRow.game_no == game_no, GameRow.unrated.is_(None))

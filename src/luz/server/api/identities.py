@@ -20,6 +20,7 @@ from limits.strategies import MovingWindowRateLimiter
 from pwdlib import PasswordHash
 from starlette.requests import HTTPConnection
 
+from .. import links
 from ..identity import (
     COOKIE,
     COOKIE_SECONDS,
@@ -237,9 +238,10 @@ class Identities:
             return {}
         return {u: n for u, n in accounts.items() if isinstance(u, str) and isinstance(n, str)}
 
-    def remember_device(self, request: HTTPConnection, response: Response, username: str) -> None:
+    def remember_device(self, request: HTTPConnection, response: Response, username: str) -> list[str]:
         """Set the device cookie after a login to ``username`` (or its registration): a new nonce for it, beside
-        the newest others the cookie remembers (``DEVICE_ACCOUNTS`` in all)."""
+        the newest others the cookie remembers (``DEVICE_ACCOUNTS`` in all). Returns the cookie's nonces (the
+        browser's accounts: links.py sees the account from each)."""
         others = [(u, n) for u, n in self.devices_of(request).items() if u != username]
         accounts = dict([*others[-(DEVICE_ACCOUNTS - 1) :], (username, secrets.token_urlsafe(16))])
         response.set_cookie(
@@ -251,3 +253,8 @@ class Identities:
             secure=self.secure_cookies,
             path=DEVICE_PATH,
         )
+        return list(accounts.values())
+
+    def sighting_keys(self, request: HTTPConnection, nonces: list[str]) -> list[str]:
+        """Where a request comes from, as links.py keeps it: its client and the device cookie's ``nonces``."""
+        return [links.address_key(self.address_hash(request)), *map(links.device_key, nonces)]

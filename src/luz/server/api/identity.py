@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import links
 from ..identity import (
     HEADER,
     USERNAME,
@@ -19,7 +20,7 @@ from ..identity import (
     TooManyRenames,
     display_name,
 )
-from .deps import friends_of, identities_of, settings_of, tables_of
+from .deps import engine_of, friends_of, identities_of, settings_of, tables_of
 from .guards import OverLimit
 from .schemas import NO_NUL
 
@@ -123,7 +124,9 @@ async def register(request: Request, response: Response, body: Credentials) -> d
     await identities.account_registered(request)
     secret = await asyncio.to_thread(players.start_session, identity.player_id, identity.session_hash)
     identities.set_cookie(response, secret)
-    identities.remember_device(request, response, body.username.lower())
+    nonces = identities.remember_device(request, response, body.username.lower())
+    keys = identities.sighting_keys(request, nonces)
+    await asyncio.to_thread(links.record, engine_of(request), identity.player_id, keys)
     return with_session(request, {**identity.public(), "username": body.username.lower(), "guest": False}, secret)
 
 
@@ -145,9 +148,11 @@ async def login(request: Request, response: Response, body: Credentials) -> dict
         players.start_session, account[0], identity.session_hash if identity is not None else None
     )
     identities.set_cookie(response, secret)
-    identities.remember_device(request, response, body.username.lower())
+    nonces = identities.remember_device(request, response, body.username.lower())
     signed_in = await asyncio.to_thread(players.identity, secret)
     assert signed_in is not None
+    keys = identities.sighting_keys(request, nonces)
+    await asyncio.to_thread(links.record, engine_of(request), signed_in.player_id, keys)
     return with_session(request, signed_in.public(), secret)
 
 

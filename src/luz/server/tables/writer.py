@@ -18,7 +18,7 @@ from luz.engine import Game, IllegalAction, LuzError, Phase, parse_action
 
 from ..appends import ActionWriter
 from ..clock import Clock
-from ..domain import Status, replaced, unrates
+from ..domain import Status, replaced, unrated_at_end, unrates
 from ..history import results_of
 from ..settings import Settings
 from ..store import AppendedAction, StaleVersion, Store
@@ -148,6 +148,7 @@ class Writer:
         clock = after_move(table.state, seat, timeout)
         bots = table.bot_seats() | replaced(clock)
         results = results_of(trial, table.state, table.names(), bots) if over else None
+        unrated = unrated or unrated_at_end(table.state, results)
         turn = self._turn(table, trial, clock, bots, seat, timeout)
         appended = AppendedAction(table.id, table.state.version, seat, str(action), over, results, clock, turn, unrated)
         version = await self.appends.append(appended)

@@ -57,7 +57,13 @@ function inviteButtons(friend) {
       "aria-label": `${label}: ${friend.name}`,
       text: invited ? t("friends.invited") : label,
     });
+    const warning = el("span", { class: "friend-warning muted", role: "note", hidden: true }, t("friends.invite_rated", { table: seat.name }));
     button.addEventListener("click", async () => {
+      if (seat.rated && warning.hidden) {  // a rated table: say what a friend from your address does to it first
+        warning.hidden = false;
+        button.textContent = t("friends.invite_anyway");
+        return;
+      }
       button.disabled = true;
       try {
         await api(`/api/tables/${encodeURIComponent(seat.table)}/seats/${seat.seat}/invite`, {
@@ -65,6 +71,7 @@ function inviteButtons(friend) {
           body: { player: friend.id },
         });
         button.textContent = t("friends.invited");
+        warning.hidden = true;
         announce(t("friends.invite_sent", { name: friend.name }));
         await load();
       } catch (error) {
@@ -72,7 +79,7 @@ function inviteButtons(friend) {
         $("#friends-error").textContent = error instanceof ApiError ? error.message : t("conn.failed");
       }
     });
-    return button;
+    return seat.rated ? el("span", { class: "friend-invite" }, button, warning) : button;
   });
 }
 

@@ -1,11 +1,16 @@
-// Ratings as the pages show them: "1534", or "1500?" while provisional (too few rated games yet).
+// Ratings as the pages show them: "1,534", or "1,500?" while provisional (too few rated games yet), the numbers
+// as the page's language writes them.
 
 import { el } from "./common.js";
 import { language, t } from "./i18n.js";
 
 /** A rating's text: its number, with "?" while provisional. */
 export function ratingText(rating) {
-  return `${rating.rating}${rating.provisional ? "?" : ""}`;
+  return numberText(rating.rating, rating.provisional);
+}
+
+function numberText(value, provisional) {
+  return `${new Intl.NumberFormat(language()).format(value)}${provisional ? "?" : ""}`;
 }
 
 /** A rating change as a coloured "+12" / "−8" (nothing for an unrated game). */
@@ -19,13 +24,12 @@ export function ratingChange(change) {
   );
 }
 
-/** A rating before and after a game: "1,500 → 1,512 (+12)" (the numbers in the page's language). */
+/** A rating before and after a game: "1,500 → 1,512? (+12)" (provisional after it: "?"). */
 export function ratingBeforeAfter(entry) {
-  const number = new Intl.NumberFormat(language());
   return el(
     "span",
-    { class: "rating-before-after" },
-    t("fair.before_after", { before: number.format(entry.before), after: number.format(entry.after) }),
+    { class: "rating-before-after", title: entry.provisional ? t("rating.provisional") : "" },
+    t("fair.before_after", { before: numberText(entry.before, false), after: numberText(entry.after, entry.provisional) }),
     " (",
     ratingChange(entry.change),
     ")",

@@ -313,11 +313,14 @@ function drawJoin(state, table) {
 }
 
 /** Before a turn-based game starts (joining, waiting for players): what turn-based means here. */
-/** A rated game a player left, or lost to the clock, in its first deal: rated for nobody, and everyone is told. */
+const UNRATED = { timeout: "fair.unrated_timeout", left: "fair.unrated_left", alone: "fair.unrated_alone", linked: "fair.unrated_linked" };
+
+/** Why a rated game is rated for nobody, and everyone is told: a player left, or lost to the clock, in its first
+ * deal; every other player left it; its players share a connection or device (the ratings' answer says so). */
 function unratedText(state, table) {
-  const why = table.rated ? table.unrated : null;
-  if (!why) return "";
-  return t(why.reason === "timeout" ? "fair.unrated_timeout" : "fair.unrated_left", { name: nameOf(state, why.seat) });
+  const why = table.rated ? table.unrated || state.ratingsUnrated : null;
+  if (!why || !UNRATED[why.reason]) return "";
+  return t(UNRATED[why.reason], { name: why.seat === null ? "" : nameOf(state, why.seat) });
 }
 
 function drawUnrated(state, table) {
@@ -374,6 +377,7 @@ function drawWaiting(state, table) {
   box.replaceChildren();
   if (!invites.length) return;
   box.append(el("h3", {}, t("invite.title")), el("p", { class: "muted" }, t("invite.explain")));
+  if (table.rated) box.append(el("p", { class: "muted", id: "invite-rated" }, t("invite.rated_home")));
   for (const invite of invites) {
     const link = inviteLink(state.tableId, invite);
     const label = t("invite.seat", { n: invite.seat + 1 });

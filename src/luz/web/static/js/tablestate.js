@@ -38,6 +38,7 @@ export function createState(address) {
     summaryReopened: null, // the number of scored deals when "Last deal" opened the summary again
     ratings: null, // each seat's rating (public), read when a game ends or starts or a seat changes hands
     ratingChanges: null, // this game's rating changes, once it is rated
+    ratingsUnrated: null, // why this game was rated for nobody, as the ratings' answer says
     // What the drawing last did (written by the drawing only): the status said, the deal whose safety box was
     // reset (it starts unticked each deal), the rematch offer told, the ratings asked for, its timers.
     drawn: { status: "", safetyDeal: null, rematchSeen: undefined, ratingsKey: null },
@@ -185,6 +186,7 @@ export function reopenSummary(state) {
 export function ratingsRead(state, answer, gameNo) {
   state.ratings = answer.seats;
   state.ratingChanges = answer.game === gameNo ? answer.changes : null;
+  state.ratingsUnrated = answer.game === gameNo ? answer.unrated : null;
 }
 
 // -- read from the state ----------------------------------------------------------------------------------
