@@ -103,7 +103,7 @@ def test_thirteen_players_play_three_duplicate_rounds(client: Any) -> None:
     seen_seeds = []
     for round_no in (1, 2, 3):
         page = wait_for(lambda r=round_no: round_page(client, made["id"], r))  # type: ignore[misc]
-        tables = page["rounds"][round_no - 1]["tables"]
+        tables = page["played"][round_no - 1]["tables"]
         assert len(tables) == 4
         humans = [[s["name"] for s in t["seats"] if not s["bot"]] for t in tables]
         assert [len(h) for h in humans] == [4, 4, 4, 1]  # bots fill the last table
@@ -131,15 +131,15 @@ def test_thirteen_players_play_three_duplicate_rounds(client: Any) -> None:
             bots_play(client, table["id"])
         for table in tables:
             wait_for(lambda t=table: over(client, t["id"]), timeout=60)  # type: ignore[misc]
-        wait_for(lambda r=round_no: client.get(f"/api/tournaments/{made['id']}").json()["rounds"][r - 1]["over"])  # type: ignore[misc]
+        wait_for(lambda r=round_no: client.get(f"/api/tournaments/{made['id']}").json()["played"][r - 1]["over"])  # type: ignore[misc]
         assert client.get(f"/api/tables/{first}/record", headers=players[0]).status_code == 200  # open now
     assert len(set(seen_seeds)) == 3
 
     final = client.get(f"/api/tournaments/{made['id']}").json()
-    assert final["status"] == "over" and len(final["rounds"]) == 3
+    assert final["status"] == "over" and len(final["played"]) == 3
     # The standings, recomputed from the stored results: points minus the mean of the round's same seat.
     expected: dict[str, float] = {}
-    for played in final["rounds"]:
+    for played in final["played"]:
         by_seat: dict[int, list[int]] = {}
         rows = []
         for table in played["tables"]:

@@ -95,8 +95,9 @@ async def listed(request: Request) -> list[dict[str, Any]]:
 
 @router.get("/api/tournaments/{tournament_id}")
 async def tournament(request: Request, tournament_id: TournamentId) -> dict[str, Any]:
-    """A tournament: its settings, players, standings (after each finished round) and each round's tables with
-    their seats (a round's seed is never shown). ``you``: whether the caller plays in it."""
+    """A tournament: its settings, players, standings (after each finished round) and, in ``played``, each round
+    begun with its tables and their seats (a round's seed is never shown). ``you``: whether the caller plays in
+    it."""
     services = services_of(request)
     await services.rounds.advance(tournament_id)  # due to start, or a round over: moved on before it is shown
     tournaments = services.tournaments
@@ -135,7 +136,7 @@ async def tournament(request: Request, tournament_id: TournamentId) -> dict[str,
             }
             for rank, line in enumerate(lines, 1)
         ],
-        "rounds": rounds,
+        "played": rounds,
         "you": you in names,
     }
 
