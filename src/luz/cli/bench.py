@@ -775,14 +775,17 @@ def tournament(
     size: int = typer.Option(4, min=3, max=5, help="Players per table."),
     rounds: int = typer.Option(8, min=0, max=50, help="Rounds finished before the one formed."),
     repeats: int = typer.Option(20, min=1, max=10_000, help="Times each is timed (the median is shown)."),
+    door: bool = typer.Option(False, help="Also time round 1 formed through the server's door (SQLite, in process)."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
 ) -> None:
     """Forming a duplicate Swiss round (standings, pairing, seats) against sorting by points and cutting into
     tables, in the same run (ms, median)."""
     require("server", "luz bench tournament")
-    from luz.bench.tournament import bench_tournament  # imports luz.server: only for this command
+    from luz.bench.tournament import bench_door, bench_tournament  # imports luz.server: only for this command
 
     report = bench_tournament(tables, size, rounds, repeats)
+    if door:
+        report |= bench_door(tables, size)
     if as_json:
         typer.echo(json.dumps(report))
         return
@@ -794,3 +797,7 @@ def tournament(
     table.add_row("reference: sort and cut", f"{report['reference_ms']:.2f}", str(report["reference_repeat_pairs"]))
     Console().print(table)
     Console().print(f"pairing / reference: [bold]{report['ratio']}[/bold]; under 1 s: {report['under_1s']}")
+    if door:
+        Console().print(
+            f"through the door (create, seat, start {report['door_tables']} tables): {report['door_seconds']} s"
+        )

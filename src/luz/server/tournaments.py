@@ -69,7 +69,7 @@ class Tournaments:
         rated: bool,
         starts_at: datetime | None,
         capacity: int | None,
-        created_by: str,
+        created_by: str | None,
     ) -> str:
         """Store a new tournament, open for players; its id."""
         tournament_id = secrets.token_hex(8)

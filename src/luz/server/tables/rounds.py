@@ -26,6 +26,9 @@ log = logging.getLogger("luz.server")
 SWEEP_SECONDS = 5.0
 """Seconds between two looks at the tournaments due to start or whose round ended on another process."""
 
+TABLES_AT_ONCE = 8
+"""Tables of a round created, seated and started at the same time (each one's commands in order)."""
+
 MIN_PLAYERS = 2
 """Fewer players at the start time: the tournament ends unplayed."""
 
@@ -121,32 +124,41 @@ class Rounds:
         if not await asyncio.to_thread(self.tournaments.claim_round, tournament_id, round_no, seed):
             return
         options = get_edition(row.edition).options(row.size).to_json()
-        tables: list[Table] = []
         told: list[tuple[str, str, str]] = []
-        for table_no, seats in enumerate(seating):
-            table_id, tokens = await asyncio.to_thread(
-                self.registry.store.create_table,
-                name=f"{row.name[:60]} · {round_no}.{table_no + 1}",
-                edition=row.edition,
-                players=row.size,
-                options=options,
-                public=False,
-                grace_seconds=30.0,
-                rated=row.rated,
-                time_control=row.time_control,
-                seats=[
-                    {"kind": "human", "bot": None} if player is not None else {"kind": "bot", "bot": QUICK_BOT}
-                    for player in seats
-                ],
-            )
-            await asyncio.to_thread(self.tournaments.add_table, tournament_id, round_no, table_no, table_id)
-            table = await self.registry.get(table_id)
-            assert table is not None
-            for seat, player in enumerate(seats):
-                if player is not None:
-                    await self.registry.submit(table, Join(seat, names[player], tokens[seat], player))
-                    told.append((player, table_id, table.state.name))
-            tables.append(table)
-        for table in tables:
-            await self.registry.submit(table, Start(seed=seed))
+        limit = asyncio.Semaphore(TABLES_AT_ONCE)
+
+        async def seat(table_no: int, seats: list[str | None]) -> Table:
+            """One table created and its players seated (a ``Join`` each, through the door)."""
+            async with limit:
+                table_id, tokens = await asyncio.to_thread(
+                    self.registry.store.create_table,
+                    name=f"{row.name[:60]} · {round_no}.{table_no + 1}",
+                    edition=row.edition,
+                    players=row.size,
+                    options=options,
+                    public=False,
+                    grace_seconds=30.0,
+                    rated=row.rated,
+                    time_control=row.time_control,
+                    seats=[
+                        {"kind": "human", "bot": None} if player is not None else {"kind": "bot", "bot": QUICK_BOT}
+                        for player in seats
+                    ],
+                )
+                await asyncio.to_thread(self.tournaments.add_table, tournament_id, round_no, table_no, table_id)
+                table = await self.registry.get(table_id)
+                assert table is not None
+                for number, player in enumerate(seats):
+                    if player is not None:
+                        await self.registry.submit(table, Join(number, names[player], tokens[number], player))
+                        told.append((player, table_id, table.state.name))
+                return table
+
+        tables = await asyncio.gather(*(seat(n, seats) for n, seats in enumerate(seating)))
+
+        async def start(table: Table) -> None:
+            async with limit:
+                await self.registry.submit(table, Start(seed=seed))
+
+        await asyncio.gather(*(start(table) for table in tables))  # every table seated first, then all start
         self.told(told)
