@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from support.server import ServerProcess
-from support.web import open_player, play_together_to_end
+from support.web import open_player, play_together_to_end, register
 
 pytestmark = pytest.mark.browser
 
@@ -70,6 +70,8 @@ def test_join_play_round_one_and_see_the_standings(browser: Any, server: ServerP
     scores = first.locator("#standings tbody tr td:nth-child(3)").all_inner_texts()
     assert len(scores) == 2 and all(s.startswith(("+", "-", "0")) for s in scores)
     assert not players[0].errors and not players[1].errors
+    assert first.locator(".tour-table a", has_text="Replay").count() == 1  # round 1's table, open now
+    register(players[0], "firstplayer")  # an account: the list page offers the form that creates one
     cookies = first.context.cookies()
     for language, locale in LOCALES.items():
         for size, viewport in (("375", PHONE), ("1280", DESKTOP)):
