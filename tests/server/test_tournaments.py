@@ -119,6 +119,8 @@ def test_thirteen_players_play_three_duplicate_rounds(client: Any) -> None:
             round_no == 1
         ):  # the round goes on: its finished table's record is closed to everyone, its socket to its players
             assert client.get(f"/api/tables/{first}/record", headers=players[0]).status_code == 409
+            during = client.get(f"/api/tournaments/{made['id']}").json()  # no finished table's points before the end
+            assert all(line["rounds"] == [] and line["points"] == 0 for line in during["standings"])
             with (
                 pytest.raises(WebSocketDisconnect) as closed,
                 client.websocket_connect(f"/ws/tables/{first}", headers=players[12]) as socket,

@@ -18,13 +18,11 @@ from .db import (
     PlayerRow,
     ResultRow,
     SeatRow,
-    TableRow,
     TournamentPlayerRow,
     TournamentRoundRow,
     TournamentRow,
     TournamentTableRow,
 )
-from .domain import Status
 from .tournament import Entry
 
 OPEN, PLAYING, OVER = "open", "playing", "over"
@@ -241,14 +239,20 @@ class Tournaments:
             )
 
     def round_finished(self, tournament_id: str, round_no: int) -> bool:
-        """Whether every table of the round has finished its game."""
+        """Whether every table of the round has finished its first game (the one that counts: a rematch played
+        after it changes nothing)."""
         with Session(self.engine) as session:
-            statuses = session.scalars(
-                select(TableRow.status)
-                .join(TournamentTableRow, TournamentTableRow.table_id == TableRow.id)
-                .where(TournamentTableRow.tournament_id == tournament_id, TournamentTableRow.round_no == round_no)
+            tables = session.scalars(
+                select(TournamentTableRow.table_id).where(
+                    TournamentTableRow.tournament_id == tournament_id, TournamentTableRow.round_no == round_no
+                )
             ).all()
-            return bool(statuses) and all(status == Status.OVER for status in statuses)
+            finished = session.scalar(
+                select(func.count(func.distinct(ResultRow.table_id))).where(
+                    ResultRow.table_id.in_(tables), ResultRow.game_no == 1
+                )
+            )
+            return bool(tables) and finished == len(tables)
 
     def end_round(self, tournament_id: str, round_no: int, last: bool) -> bool:
         """Mark the round over (and the tournament, after its ``last``); ``False`` if it was already."""
