@@ -170,3 +170,36 @@ def store_results(store: Any, table_id: str) -> list[dict[str, Any]]:
     with Session(store.engine) as session:
         rows = session.scalars(select(ResultRow).where(ResultRow.table_id == table_id, ResultRow.game_no == 1))
         return [{"seat": r.seat, "kind": r.kind, "name": r.name, "points": r.points} for r in rows]
+
+
+def test_a_start_time_starts_it_with_those_who_joined_or_ends_it_unplayed(database_url: str) -> None:
+    """At its start time (a fake clock moved on) a tournament starts with its players (2 at a table of 4: 2 bots),
+    or, with a single player, ends unplayed; a start time past is refused."""
+    from datetime import UTC, datetime
+
+    from fastapi.testclient import TestClient
+
+    from luz.server import Settings, create_app
+    from luz.server.clock import FakeClock
+
+    clock = FakeClock()
+    with TestClient(create_app(Settings(database_url=database_url, bot_workers=0), clock)) as client:
+        owner = account(client, "owner")
+        soon = datetime.fromtimestamp(clock.now() + 3600, UTC).isoformat()
+        past = datetime.fromtimestamp(clock.now() - 60, UTC).isoformat()
+        refused = client.post("/api/tournaments", json={"time_control": "1d", "starts_at": past}, headers=owner)
+        assert refused.status_code == 422 and "passed" in refused.text
+        made = create(client, owner, capacity=None, starts_at=soon)
+        alone = create(client, owner, capacity=None, starts_at=soon, name="Lonely")
+        for _ in range(2):
+            assert client.post(f"/api/tournaments/{made['id']}/join", headers=guest(client)).json()["status"] == "open"
+        client.post(f"/api/tournaments/{alone['id']}/join", headers=guest(client))
+        assert client.get(f"/api/tournaments/{made['id']}").json()["status"] == "open"  # not yet
+        client.portal.call(clock.advance, 3601)
+        page = client.get(f"/api/tournaments/{made['id']}").json()
+        assert page["status"] == "playing" and page["round"] == 1
+        assert [seat["bot"] for seat in page["played"][0]["tables"][0]["seats"]] == [False, False, True, True]
+        lonely = client.get(f"/api/tournaments/{alone['id']}").json()
+        assert lonely["status"] == "over" and lonely["played"] == []
+        listed = {t["id"]: t for t in client.get("/api/tournaments").json()}
+        assert listed[made["id"]]["players"] == 2 and listed[alone["id"]]["status"] == "over"

@@ -64,6 +64,8 @@ async def create(request: Request, response: Response, spec: TournamentCreate) -
     starts_at = spec.starts_at
     if starts_at is not None and starts_at.tzinfo is None:
         raise HTTPException(422, "give the start time with its zone (as 2026-12-06T18:00:00Z)")
+    if starts_at is not None and starts_at.timestamp() <= services_of(request).clock.now():
+        raise HTTPException(422, "the start time has passed: give a time to come")
     time_control = stored_time_control(spec.time_control)
     assert time_control is not None
     tournaments = tournaments_of(request)
