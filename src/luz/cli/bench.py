@@ -767,3 +767,37 @@ def coldstart(
             table.add_row(part, milestone.replace("_", " "), f"{cold:.1f}", f"{warm:.1f}", f"{ratio:.1f}")
     Console().print(table)
     Console().print(f"load average {report['load_average']} before, {report['load_average_after']} after")
+
+
+@bench_app.command("tournament")
+def tournament(
+    tables: int = typer.Option(64, min=1, max=10_000, help="Tables of the round formed."),
+    size: int = typer.Option(4, min=3, max=5, help="Players per table."),
+    rounds: int = typer.Option(8, min=0, max=50, help="Rounds finished before the one formed."),
+    repeats: int = typer.Option(20, min=1, max=10_000, help="Times each is timed (the median is shown)."),
+    door: bool = typer.Option(False, help="Also time round 1 formed through the server's door (SQLite, in process)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Forming a duplicate Swiss round (standings, pairing, seats) against sorting by points and cutting into
+    tables, in the same run (ms, median)."""
+    require("server", "luz bench tournament")
+    from luz.bench.tournament import bench_door, bench_tournament  # imports luz.server: only for this command
+
+    report = bench_tournament(tables, size, rounds, repeats)
+    if door:
+        report |= bench_door(tables, size)
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=f"forming round {rounds + 1}: {report['tables']} tables of {size}, {report['players']} players")
+    table.add_column("runner")
+    table.add_column("ms (median)", justify="right")
+    table.add_column("pairs who met before", justify="right")
+    table.add_row("luz pairing", f"{report['form_ms']:.2f}", str(report["repeat_pairs"]))
+    table.add_row("reference: sort and cut", f"{report['reference_ms']:.2f}", str(report["reference_repeat_pairs"]))
+    Console().print(table)
+    Console().print(f"pairing / reference: [bold]{report['ratio']}[/bold]; under 1 s: {report['under_1s']}")
+    if door:
+        Console().print(
+            f"through the door (create, seat, start {report['door_tables']} tables): {report['door_seconds']} s"
+        )

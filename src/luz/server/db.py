@@ -423,3 +423,63 @@ class SightingRow(Base):
     key: Mapped[str] = mapped_column(String(80), primary_key=True, index=True)
     """``addr:<keyed hash of the address>`` or ``device:<hash of a device cookie's nonce>``; never the address."""
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now, index=True)
+
+
+class TournamentRow(Base):
+    """A duplicate Swiss tournament (tournament.py): its settings and where it stands."""
+
+    __tablename__ = "tournaments"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    edition: Mapped[str] = mapped_column(String(40))
+    size: Mapped[int] = mapped_column(Integer)
+    """Players per table."""
+    rounds: Mapped[int] = mapped_column(Integer)
+    time_control: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """As a table stores it (timecontrol.py): a clock, or turn-based days per move."""
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    starts_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """When it starts; ``None``: once ``capacity`` players have joined."""
+    capacity: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The most players it takes (it starts when full if it has no start time)."""
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    """``open`` (players join and leave), ``playing``, ``over``."""
+    round_no: Mapped[int] = mapped_column(Integer, default=0)
+    """The round being played (0 before the first)."""
+    created_by: Mapped[str | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class TournamentPlayerRow(Base):
+    """A player of a tournament: one per identity and one per client address."""
+
+    __tablename__ = "tournament_players"
+    __table_args__ = (UniqueConstraint("tournament_id", "client", name="one_place_per_client"),)
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True, index=True)
+    client: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The keyed hash of the client address it joined from (never the address)."""
+    lot: Mapped[int] = mapped_column(BigInteger)
+    """A random number drawn on joining: the last tie-break and the first round's order."""
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class TournamentRoundRow(Base):
+    """A round of a tournament: its secret seed (every table plays it), never sent before the round ends."""
+
+    __tablename__ = "tournament_rounds"
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    round_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    over: Mapped[bool] = mapped_column(Boolean, default=False)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class TournamentTableRow(Base):
+    """A table of a round."""
+
+    __tablename__ = "tournament_tables"
+    tournament_id: Mapped[str] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    round_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), unique=True)

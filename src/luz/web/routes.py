@@ -24,6 +24,8 @@ PAGES = {
     "/leaderboard": "leaderboard.html",
     "/games": "games.html",
     "/friends": "friends.html",
+    "/tournaments": "tournaments.html",
+    "/tournaments/{tournament_id}": "tournament.html",
     "/offline": "offline.html",
 }
 

@@ -35,7 +35,9 @@ from ..tables import Registry
 from ..tables.botpool import BotPool, start_bots
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
-from . import friends, games, history, identity, live, mygames, notify, ratings, reviews, tables
+from ..tables.rounds import Rounds
+from ..tournaments import Tournaments
+from . import friends, games, history, identity, live, mygames, notify, ratings, reviews, tables, tournaments
 from .deps import services_of, tables_of
 from .guards import Guards, OverLimit
 from .identities import Identities
@@ -140,6 +142,11 @@ def create_app(
         await chat.start()
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
         notifications = await Notifications.start(engine, registry, settings, clock)
+        # Tournaments (tournament.py, tournaments.py, tables/rounds.py): rounds formed and started through the door.
+        tournaments = Tournaments(engine)
+        rounds = Rounds(registry, tournaments, clock, notifications.round_started)
+        registry.game_over = rounds.game_over
+        rounds.start()
         services = Services(
             settings=settings,
             clock=clock,
@@ -153,6 +160,8 @@ def create_app(
             reviews=reviews,
             notifications=notifications,
             database_health=database_health,
+            tournaments=tournaments,
+            rounds=rounds,
         )
         app.state.services = services
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
@@ -164,6 +173,7 @@ def create_app(
             await notifications.close()
             await chat.close()
             await reviews.close()
+            rounds.close()
             await registry.close()
             await broker.close()
             if pool is not None:
@@ -240,7 +250,7 @@ def create_app(
             return Response("a metrics token is needed\n", 401, {"WWW-Authenticate": "Bearer"})
         return Response(await asyncio.to_thread(metrics.exposition), media_type=CONTENT_TYPE)
 
-    for module in (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends):
+    for module in (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends, tournaments):
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app

@@ -107,7 +107,21 @@ async def finished_game(request: Request, table_id: str, game: int | None, what:
         raise HTTPException(404, "no such game")
     if number == table.state.game_no and (table.game is None or table.game.outcome() is None):
         raise HTTPException(409, f"the game is not over: its {what} shown once it is")
+    await check_round_over(request, table_id)
     return table, number
+
+
+async def round_in_play(connection: HTTPConnection, table_id: str) -> tuple[str, int] | None:
+    """The tournament and round of ``table_id`` while that round is being played (the same cards are dealt at
+    every table of it: none of its records is shown before it ends); ``None`` otherwise."""
+    found = await asyncio.to_thread(services_of(connection).tournaments.round_of_table, table_id)
+    return None if found is None or found[2] else (found[0], found[1])
+
+
+async def check_round_over(connection: HTTPConnection, table_id: str) -> None:
+    """409 while ``table_id``'s tournament round is being played."""
+    if await round_in_play(connection, table_id) is not None:
+        raise HTTPException(409, "a tournament round's records open when the round ends")
 
 
 async def finished_record(request: Request, table: Table, number: int) -> dict[str, Any]:

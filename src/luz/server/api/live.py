@@ -24,6 +24,7 @@ from .deps import (
     guards_of,
     identities_of,
     metrics_of,
+    round_in_play,
     services_of,
     settings_of,
     tables_of,
@@ -66,6 +67,14 @@ async def play(websocket: WebSocket, table_id: str, token: str | None = None, me
         guards.client_connections.give_back(client)
 
 
+async def playing_the_round(websocket: WebSocket, table_id: str, player_id: str) -> bool:
+    """Whether ``player_id`` plays the tournament round that ``table_id`` belongs to, while it is being played (every
+    table of it has the same cards: its players never watch another)."""
+    found = await round_in_play(websocket, table_id)
+    tournaments = services_of(websocket).tournaments
+    return found is not None and await asyncio.to_thread(tournaments.plays_round, found[0], found[1], player_id)
+
+
 def seat_key(websocket: WebSocket, table_id: str, token: str | None, me: bool) -> str | None:
     """What the seat asked for is counted under, before it is looked up: a hash of the table and the token (or, for
     ``me=1``, the identity's header or cookie); ``None`` for a spectator."""
@@ -99,6 +108,9 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
         return
     await websocket.accept()
     watcher = None if seat is not None else (await identities_of(websocket).current(websocket))[0]
+    if watcher is not None and await playing_the_round(websocket, table_id, watcher.player_id):
+        await websocket.close(code=4403, reason="a player of this tournament round may not watch its tables")
+        return
     try:
         arrived, evicted = tables.presence.attach(table, seat, websocket, watcher.player_id if watcher else None)
     except Refused as refused:

@@ -11,7 +11,17 @@ from sqlalchemy.engine import Engine
 
 from ..clock import Clock
 from ..identity import Players
-from ..notify import ChannelContext, Mailer, Notifier, Preferences, Subscriptions, Tokens, build_channels, vapid_key
+from ..notify import (
+    ChannelContext,
+    Mailer,
+    Notice,
+    Notifier,
+    Preferences,
+    Subscriptions,
+    Tokens,
+    build_channels,
+    vapid_key,
+)
 from ..notify.mail import DEFAULT_FROM
 from ..notify.push import public_key
 from ..settings import Settings
@@ -67,6 +77,14 @@ class Notifications:
         await self.notifier.stop()
         for task in list(self.sending):
             task.cancel()
+
+    def round_started(self, seated: list[tuple[str, str, str]]) -> None:
+        """Each ``(player, table id, table name)`` of a tournament's new round told of their table through their
+        channels (Web Push, the email digest), as a turn is."""
+        for player, table_id, name in seated:
+            task = asyncio.create_task(self.notifier.tell(player, Notice("turn", table_id, name)))
+            self.sending.add(task)
+            task.add_done_callback(self.sending.discard)
 
     def send_in_background(self, message: Any) -> None:
         task = asyncio.create_task(self.mailer.send(message))

@@ -15,6 +15,8 @@ from ..reviews import Reviews
 from ..settings import Settings
 from ..tables import Registry
 from ..tables.chat import Chat
+from ..tables.rounds import Rounds
+from ..tournaments import Tournaments
 from .guards import Guards
 from .identities import Identities
 from .notifications import Notifications
@@ -37,4 +39,6 @@ class Services:
     reviews: Reviews
     notifications: Notifications
     database_health: DatabaseHealth
+    tournaments: Tournaments
+    rounds: Rounds
     """``/healthz``'s view of the database (a test may put another in its place)."""

@@ -28,6 +28,7 @@ from ..tables.botpool import check_caps
 from ..tables.commands import Join, Leave, Start
 from ..timecontrol import stored_time_control
 from .deps import (
+    check_round_over,
     client_of,
     finished_record,
     guards_of,
@@ -188,4 +189,5 @@ async def record(request: Request, table_id: str, game: int | None = Query(None,
         raise HTTPException(404, "no such game")
     if number == table.state.game_no and (table.game is None or table.game.outcome() is None):
         raise HTTPException(409, "the game is not over: its record is shown once it is")
+    await check_round_over(request, table_id)
     return await finished_record(request, table, number)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from luz.engine import Bid
@@ -74,6 +75,8 @@ class Registry:
         """Tables that left memory, idle (a count)."""
         self.pruned = 0
         """Unused guests deleted by this process (a count)."""
+        self.game_over: Callable[[str], None] | None = None
+        """Told the id of a table whose game this process just ended (a tournament's round may be over)."""
 
     # -- loading -----------------------------------------------------------------------------------------
 
@@ -294,6 +297,8 @@ class Registry:
         if outcome.changed:
             self.resume(table, outcome.bot_delay)
             self._tell_players(table)
+        if outcome.acted is not None and table.state.status == Status.OVER and self.game_over is not None:
+            self.game_over(table.id)
 
     async def rename_seats(self, player_id: str, name: str, every: bool = False) -> None:
         """Show ``player_id``'s name (and guest mark) as it now is at every table where it holds a seat: every

@@ -17,6 +17,7 @@ const SHELL = [
   "/static/favicon.svg",
   "/static/css/luz.css",
   "/static/css/chat.css",
+  "/static/css/tournament.css",
   "/static/i18n/en.json",
   "/static/i18n/fr.json",
   "/static/i18n/ja.json",
@@ -27,7 +28,8 @@ const SHELL = [
   ...[
     "account", "alerts", "board", "chat", "clock", "common", "connection", "controls", "friends", "games",
     "how-to-play", "i18n", "identity", "invitations", "leaderboard", "lesson", "lobby", "motion", "notifications",
-    "offline", "plain", "profile", "ratings", "render", "replay", "review", "score", "site", "table", "tablestate", "tutorial",
+    "offline", "plain", "profile", "ratings", "render", "replay", "review", "score", "site", "table", "tablestate", "tournament",
+    "tournament-text", "tournaments", "tutorial",
   ].map((name) => `/static/js/${name}.js`),
 ];
 
