@@ -19,6 +19,7 @@ from luz.web import install as install_web_client
 
 from .. import checkpoints, collector
 from ..clock import SYSTEM_CLOCK, Clock
+from ..daily_records import DailyRecords
 from ..db import make_engine, migrate
 from ..domain import AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames
 from ..friends import Blocked, Friends
@@ -35,7 +36,9 @@ from ..tables import Registry
 from ..tables.botpool import BotPool, start_bots
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
+from . import daily as daily_routes
 from . import friends, games, history, identity, live, mygames, notify, ratings, reviews, tables
+from .dailies import Daily
 from .deps import services_of, tables_of
 from .guards import Guards, OverLimit
 from .identities import Identities
@@ -140,6 +143,8 @@ def create_app(
         await chat.start()
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
         notifications = await Notifications.start(engine, registry, settings, clock)
+        daily = Daily(DailyRecords(engine), registry, clock)  # the daily deal, settled at each midnight
+        await daily.start()
         services = Services(
             settings=settings,
             clock=clock,
@@ -152,6 +157,7 @@ def create_app(
             chat=chat,
             reviews=reviews,
             notifications=notifications,
+            daily=daily,
             database_health=database_health,
         )
         app.state.services = services
@@ -161,6 +167,7 @@ def create_app(
             yield
         finally:
             identities.close()
+            daily.close()
             await notifications.close()
             await chat.close()
             await reviews.close()
@@ -240,7 +247,7 @@ def create_app(
             return Response("a metrics token is needed\n", 401, {"WWW-Authenticate": "Bearer"})
         return Response(await asyncio.to_thread(metrics.exposition), media_type=CONTENT_TYPE)
 
-    for module in (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends):
+    for module in (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends, daily_routes):
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app

@@ -15,6 +15,7 @@ from ..reviews import Reviews
 from ..settings import Settings
 from ..tables import Registry
 from ..tables.chat import Chat
+from .dailies import Daily
 from .guards import Guards
 from .identities import Identities
 from .notifications import Notifications
@@ -36,5 +37,7 @@ class Services:
     chat: Chat
     reviews: Reviews
     notifications: Notifications
+    daily: Daily
+    """The daily deal: its seeds' secret and its attempts' settlement (daily.py)."""
     database_health: DatabaseHealth
     """``/healthz``'s view of the database (a test may put another in its place)."""

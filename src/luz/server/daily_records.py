@@ -1,0 +1,224 @@
+"""The daily deal's records: the server's secret for its seeds, each identity's attempts (one per day and edition,
+claimed by a unique row before its table exists), their settlement, the day's scores as a histogram, the
+leaderboard and how the day's players bid. Each call is one short transaction."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from .db import DailyAttemptRow, DailyBidRow, ServerKeyRow
+
+PLAYING, FINISHED, ABANDONED, REVEALED = "playing", "finished", "abandoned", "revealed"
+OVER = frozenset({FINISHED, ABANDONED, REVEALED})
+"""An attempt in one of these is over: its player may see the day's results."""
+
+
+class AlreadyPlayed(Exception):
+    """The identity has had its attempt at this day's deal of this edition."""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt as stored."""
+
+    id: int
+    day: str
+    edition: str
+    player_id: str
+    name: str
+    guest: bool
+    table_id: str | None
+    status: str
+    score: int | None
+    marks: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """As its own player sees it (``table_id`` opens it again while it is played)."""
+        return {
+            "day": self.day,
+            "edition": self.edition,
+            "status": self.status,
+            "table_id": self.table_id,
+            "score": self.score,
+            "marks": self.marks,
+        }
+
+
+def _attempt(row: DailyAttemptRow) -> Attempt:
+    marks = row.marks.split(",") if row.marks else []
+    return Attempt(
+        row.id, row.day, row.edition, row.player_id, row.name, row.guest, row.table_id, row.status, row.score, marks
+    )
+
+
+class DailyRecords:
+    """The daily deal's rows in the database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def secret(self) -> bytes:
+        """The key of the daily seeds: stored once for every process, never sent to anyone."""
+        with Session(self.engine) as session:
+            stored = session.get(ServerKeyRow, "daily")
+            if stored is not None:
+                return stored.value.encode()
+        try:
+            with Session(self.engine) as session, session.begin():
+                session.add(ServerKeyRow(name="daily", value=secrets.token_urlsafe(32)))
+        except IntegrityError:  # another process stored one first
+            pass
+        with Session(self.engine) as session:
+            stored = session.get(ServerKeyRow, "daily")
+            assert stored is not None
+            return stored.value.encode()
+
+    def claim(self, day: str, edition: str, player_id: str, name: str, guest: bool, now: float, status: str) -> int:
+        """Claim the identity's one attempt at the day's deal (``playing``, or ``revealed``: given up to see the
+        results); ``AlreadyPlayed`` if it had it."""
+        try:
+            with Session(self.engine) as session, session.begin():
+                row = DailyAttemptRow(
+                    day=day,
+                    edition=edition,
+                    player_id=player_id,
+                    name=name[:40],
+                    guest=guest,
+                    status=status,
+                    started_at=now,
+                )
+                session.add(row)
+                session.flush()
+                return row.id
+        except IntegrityError:
+            raise AlreadyPlayed(f"you have had your attempt at today's {edition} deal: come back tomorrow") from None
+
+    def set_table(self, attempt_id: int, table_id: str) -> None:
+        with Session(self.engine) as session, session.begin():
+            session.execute(update(DailyAttemptRow).where(DailyAttemptRow.id == attempt_id).values(table_id=table_id))
+
+    def attempt(self, day: str, edition: str, player_id: str) -> Attempt | None:
+        with Session(self.engine) as session:
+            row = session.scalars(
+                select(DailyAttemptRow).where(
+                    DailyAttemptRow.day == day,
+                    DailyAttemptRow.edition == edition,
+                    DailyAttemptRow.player_id == player_id,
+                )
+            ).one_or_none()
+            return _attempt(row) if row is not None else None
+
+    def history(self, player_id: str) -> list[Attempt]:
+        """The identity's attempts, newest day first."""
+        with Session(self.engine) as session:
+            rows = session.scalars(
+                select(DailyAttemptRow)
+                .where(DailyAttemptRow.player_id == player_id)
+                .order_by(DailyAttemptRow.day.desc(), DailyAttemptRow.edition)
+            ).all()
+            return [_attempt(row) for row in rows]
+
+    def unsettled(self, before: str) -> list[Attempt]:
+        """Attempts still being played from days before ``before``."""
+        with Session(self.engine) as session:
+            rows = session.scalars(
+                select(DailyAttemptRow).where(DailyAttemptRow.status == PLAYING, DailyAttemptRow.day < before)
+            ).all()
+            return [_attempt(row) for row in rows]
+
+    def give_up(self, attempt_id: int) -> None:
+        """An attempt being played, given up to see the results: over, never ranked."""
+        self._close(attempt_id, REVEALED)
+
+    def abandon(self, attempt_id: int) -> None:
+        """An attempt not finished when its day ended: played, never ranked."""
+        self._close(attempt_id, ABANDONED)
+
+    def _close(self, attempt_id: int, status: str) -> None:
+        with Session(self.engine) as session, session.begin():
+            session.execute(
+                update(DailyAttemptRow)
+                .where(DailyAttemptRow.id == attempt_id, DailyAttemptRow.status == PLAYING)
+                .values(status=status)
+            )
+
+    def finish(self, attempt: Attempt, score: int, marks: list[str], bids: list[tuple[int, bool]]) -> bool:
+        """Settle a finished attempt: its score and marks (ranked if an account's), each deal's bid counted among
+        the day's; ``False`` if it was settled already."""
+        with Session(self.engine) as session, session.begin():
+            done = session.execute(
+                update(DailyAttemptRow)
+                .where(DailyAttemptRow.id == attempt.id, DailyAttemptRow.status == PLAYING)
+                .values(status=FINISHED, score=score, marks=",".join(marks), ranked=not attempt.guest)
+            )
+            if done.rowcount != 1:  # type: ignore[attr-defined]
+                return False
+            insert = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
+            for deal, (bid, safety) in enumerate(bids, start=1):
+                statement = insert(DailyBidRow).values(
+                    day=attempt.day, edition=attempt.edition, deal=deal, bid=bid, safety=safety, players=1
+                )
+                session.execute(
+                    statement.on_conflict_do_update(
+                        index_elements=["day", "edition", "deal", "bid", "safety"],
+                        set_={"players": DailyBidRow.players + 1},
+                    )
+                )
+            return True
+
+    def histogram(self, day: str, edition: str) -> list[tuple[int, int]]:
+        """The day's ranked scores as ``(score, players)``, best first (the index ``daily_board`` answers it)."""
+        with Session(self.engine) as session:
+            rows = session.execute(
+                select(DailyAttemptRow.score, func.count())
+                .where(DailyAttemptRow.day == day, DailyAttemptRow.edition == edition, DailyAttemptRow.ranked)
+                .group_by(DailyAttemptRow.score)
+                .order_by(DailyAttemptRow.score.desc())
+            ).all()
+            return [(int(score or 0), int(count)) for score, count in rows]
+
+    def leaders(self, day: str, edition: str, limit: int) -> list[Attempt]:
+        """The day's best ranked attempts (the index ``daily_board`` answers it)."""
+        with Session(self.engine) as session:
+            rows = session.scalars(
+                select(DailyAttemptRow)
+                .where(DailyAttemptRow.day == day, DailyAttemptRow.edition == edition, DailyAttemptRow.ranked)
+                .order_by(DailyAttemptRow.score.desc(), DailyAttemptRow.id)
+                .limit(limit)
+            ).all()
+            return [_attempt(row) for row in rows]
+
+    def guests(self, day: str, edition: str, limit: int) -> list[Attempt]:
+        """Some of the day's guests who finished (listed, never ranked)."""
+        with Session(self.engine) as session:
+            rows = session.scalars(
+                select(DailyAttemptRow)
+                .where(
+                    DailyAttemptRow.day == day,
+                    DailyAttemptRow.edition == edition,
+                    DailyAttemptRow.status == FINISHED,
+                    DailyAttemptRow.guest,
+                )
+                .order_by(DailyAttemptRow.score.desc(), DailyAttemptRow.id)
+                .limit(limit)
+            ).all()
+            return [_attempt(row) for row in rows]
+
+    def bids(self, day: str, edition: str) -> list[dict[str, Any]]:
+        """How the day's players bid each deal: ``{"deal", "bid", "safety", "players"}`` rows."""
+        with Session(self.engine) as session:
+            rows = session.scalars(
+                select(DailyBidRow)
+                .where(DailyBidRow.day == day, DailyBidRow.edition == edition)
+                .order_by(DailyBidRow.deal, DailyBidRow.bid, DailyBidRow.safety)
+            ).all()
+            return [{"deal": r.deal, "bid": r.bid, "safety": r.safety, "players": r.players} for r in rows]
