@@ -136,6 +136,8 @@ def unfinished_player_sees(settings: Settings, others: Callable[[TestClient], No
                 peer.wait_state(lambda s, v=version: s["version"] > v and s["view"]["current_player"] == 0)
                 version = peer.state["version"]
                 assert peer.act(first_legal(peer.view), version=version)["type"] == "ack"
+            # My turn again: the bots wait for me, nothing changes while the answers are read.
+            peer.wait_state(lambda s, v=peer.state["version"]: s["version"] > v and s["view"]["current_player"] == 0)
             seen.append(json.dumps(peer.sync()))
         seen += [
             xena.get("/api/daily").text,
@@ -174,7 +176,9 @@ def test_an_unfinished_attempt_is_abandoned_at_midnight(settings: Settings) -> N
             assert peer.act(first_legal(peer.view), version=peer.state["version"])["type"] == "ack"
         day = date.fromtimestamp(START).isoformat()
         client.portal.call(clock.advance, seconds_left(START) + 1)  # midnight: the day's attempts settled
-        history = wait_for(lambda: ann.get("/api/daily/history").json(), lambda h: h["attempts"][0]["status"] != "playing")
+        history = wait_for(
+            lambda: ann.get("/api/daily/history").json(), lambda h: h["attempts"][0]["status"] != "playing"
+        )
         assert history["attempts"][0] | {"table_id": None} == {
             "day": day,
             "edition": IELLO,

@@ -8,14 +8,14 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .db import DailyAttemptRow, DailyBidRow, ServerKeyRow
+from .db import DailyAttemptRow, DailyBidRow, DailyScoreRow, ServerKeyRow
 
 PLAYING, FINISHED, ABANDONED, REVEALED = "playing", "finished", "abandoned", "revealed"
 OVER = frozenset({FINISHED, ABANDONED, REVEALED})
@@ -51,6 +51,17 @@ class Attempt:
             "score": self.score,
             "marks": self.marks,
         }
+
+
+@dataclass(frozen=True)
+class Board:
+    """A day's results of one edition as stored."""
+
+    histogram: list[tuple[int, int]]
+    """The ranked scores as ``(score, players)``, best first."""
+    leaders: list[Attempt]
+    guests: list[Attempt]
+    bids: list[dict[str, Any]]
 
 
 def _attempt(row: DailyAttemptRow) -> Attempt:
@@ -152,8 +163,8 @@ class DailyRecords:
             )
 
     def finish(self, attempt: Attempt, score: int, marks: list[str], bids: list[tuple[int, bool]]) -> bool:
-        """Settle a finished attempt: its score and marks (ranked if an account's), each deal's bid counted among
-        the day's; ``False`` if it was settled already."""
+        """Settle a finished attempt: its score and marks (ranked if an account's: its score counted among the
+        day's), each deal's bid counted among the day's; ``False`` if it was settled already."""
         with Session(self.engine) as session, session.begin():
             done = session.execute(
                 update(DailyAttemptRow)
@@ -163,62 +174,79 @@ class DailyRecords:
             if done.rowcount != 1:  # type: ignore[attr-defined]
                 return False
             insert = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
-            for deal, (bid, safety) in enumerate(bids, start=1):
-                statement = insert(DailyBidRow).values(
-                    day=attempt.day, edition=attempt.edition, deal=deal, bid=bid, safety=safety, players=1
-                )
+            key = {"day": attempt.day, "edition": attempt.edition}
+            counted = [
+                (DailyBidRow, {**key, "deal": deal, "bid": bid, "safety": safety})
+                for deal, (bid, safety) in enumerate(bids, start=1)
+            ]
+            if not attempt.guest:
+                counted.append((DailyScoreRow, {**key, "score": score}))
+            for row, values in counted:
+                statement = insert(row).values(**values, players=1)
                 session.execute(
-                    statement.on_conflict_do_update(
-                        index_elements=["day", "edition", "deal", "bid", "safety"],
-                        set_={"players": DailyBidRow.players + 1},
-                    )
+                    statement.on_conflict_do_update(index_elements=list(values), set_={"players": row.players + 1})
                 )
             return True
 
+    def board(self, day: str, edition: str, leaders: int, guests: int) -> Board:
+        """A day's results of ``edition`` in one read: its ranked scores, its best ``leaders``, some ``guests``
+        and its bids."""
+        with Session(self.engine) as session:
+            return Board(
+                self._histogram(session, day, edition),
+                self._leaders(session, day, edition, leaders),
+                self._guests(session, day, edition, guests),
+                self._bids(session, day, edition),
+            )
+
     def histogram(self, day: str, edition: str) -> list[tuple[int, int]]:
-        """The day's ranked scores as ``(score, players)``, best first (the index ``daily_board`` answers it)."""
         with Session(self.engine) as session:
-            rows = session.execute(
-                select(DailyAttemptRow.score, func.count())
-                .where(DailyAttemptRow.day == day, DailyAttemptRow.edition == edition, DailyAttemptRow.ranked)
-                .group_by(DailyAttemptRow.score)
-                .order_by(DailyAttemptRow.score.desc())
-            ).all()
-            return [(int(score or 0), int(count)) for score, count in rows]
+            return self._histogram(session, day, edition)
 
-    def leaders(self, day: str, edition: str, limit: int) -> list[Attempt]:
+    @staticmethod
+    def _histogram(session: Session, day: str, edition: str) -> list[tuple[int, int]]:
+        """The day's ranked scores as ``(score, players)``, best first (counted as each attempt is settled)."""
+        rows = session.execute(
+            select(DailyScoreRow.score, DailyScoreRow.players)
+            .where(DailyScoreRow.day == day, DailyScoreRow.edition == edition)
+            .order_by(DailyScoreRow.score.desc())
+        ).all()
+        return [(int(score), int(count)) for score, count in rows]
+
+    @staticmethod
+    def _leaders(session: Session, day: str, edition: str, limit: int) -> list[Attempt]:
         """The day's best ranked attempts (the index ``daily_board`` answers it)."""
-        with Session(self.engine) as session:
-            rows = session.scalars(
-                select(DailyAttemptRow)
-                .where(DailyAttemptRow.day == day, DailyAttemptRow.edition == edition, DailyAttemptRow.ranked)
-                .order_by(DailyAttemptRow.score.desc(), DailyAttemptRow.id)
-                .limit(limit)
-            ).all()
-            return [_attempt(row) for row in rows]
+        rows = session.scalars(
+            select(DailyAttemptRow)
+            .where(DailyAttemptRow.day == day, DailyAttemptRow.edition == edition, DailyAttemptRow.ranked)
+            .order_by(DailyAttemptRow.score.desc(), DailyAttemptRow.id.desc())
+            .limit(limit)
+        ).all()
+        return [_attempt(row) for row in rows]
 
-    def guests(self, day: str, edition: str, limit: int) -> list[Attempt]:
+    @staticmethod
+    def _guests(session: Session, day: str, edition: str, limit: int) -> list[Attempt]:
         """Some of the day's guests who finished (listed, never ranked)."""
-        with Session(self.engine) as session:
-            rows = session.scalars(
-                select(DailyAttemptRow)
-                .where(
-                    DailyAttemptRow.day == day,
-                    DailyAttemptRow.edition == edition,
-                    DailyAttemptRow.status == FINISHED,
-                    DailyAttemptRow.guest,
-                )
-                .order_by(DailyAttemptRow.score.desc(), DailyAttemptRow.id)
-                .limit(limit)
-            ).all()
-            return [_attempt(row) for row in rows]
+        rows = session.scalars(
+            select(DailyAttemptRow)
+            .where(
+                DailyAttemptRow.day == day,
+                DailyAttemptRow.edition == edition,
+                DailyAttemptRow.ranked.is_(False),  # guests are never ranked: the index daily_board answers it
+                DailyAttemptRow.status == FINISHED,
+                DailyAttemptRow.guest,
+            )
+            .order_by(DailyAttemptRow.score.desc(), DailyAttemptRow.id.desc())
+            .limit(limit)
+        ).all()
+        return [_attempt(row) for row in rows]
 
-    def bids(self, day: str, edition: str) -> list[dict[str, Any]]:
+    @staticmethod
+    def _bids(session: Session, day: str, edition: str) -> list[dict[str, Any]]:
         """How the day's players bid each deal: ``{"deal", "bid", "safety", "players"}`` rows."""
-        with Session(self.engine) as session:
-            rows = session.scalars(
-                select(DailyBidRow)
-                .where(DailyBidRow.day == day, DailyBidRow.edition == edition)
-                .order_by(DailyBidRow.deal, DailyBidRow.bid, DailyBidRow.safety)
-            ).all()
-            return [{"deal": r.deal, "bid": r.bid, "safety": r.safety, "players": r.players} for r in rows]
+        rows = session.scalars(
+            select(DailyBidRow)
+            .where(DailyBidRow.day == day, DailyBidRow.edition == edition)
+            .order_by(DailyBidRow.deal, DailyBidRow.bid, DailyBidRow.safety)
+        ).all()
+        return [{"deal": r.deal, "bid": r.bid, "safety": r.safety, "players": r.players} for r in rows]

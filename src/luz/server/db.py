@@ -445,6 +445,17 @@ class DailyAttemptRow(Base):
     """When it began (epoch seconds, the server's clock)."""
 
 
+class DailyScoreRow(Base):
+    """How many of a day's ranked players scored ``score`` at its deal of ``edition`` (counted as each attempt is
+    settled: the leaderboard reads a few hundred rows, however many played)."""
+
+    __tablename__ = "daily_scores"
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)
+    edition: Mapped[str] = mapped_column(String(32), primary_key=True)
+    score: Mapped[int] = mapped_column(Integer, primary_key=True)
+    players: Mapped[int] = mapped_column(Integer, default=0)
+
+
 class DailyBidRow(Base):
     """How many of a day's players bid ``bid`` (with or without the safety) in deal ``deal`` of its deal."""
 

@@ -18,7 +18,7 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from luz.engine import get_edition
 
 from .. import daily
-from ..daily_records import OVER, PLAYING, REVEALED, AlreadyPlayed, Attempt
+from ..daily_records import OVER, PLAYING, REVEALED, AlreadyPlayed, Attempt, Board
 from ..domain import SeatKind
 from ..identity import Identity
 from ..tables.commands import Join, Start
@@ -240,13 +240,13 @@ async def results(
 
 
 async def _results(service: Daily, day: date, edition: str, identity: Identity | None) -> dict[str, Any]:
-    records = service.records
-    key = day.isoformat()
-    histogram = await asyncio.to_thread(records.histogram, key, edition)
-    leaders = await asyncio.to_thread(records.leaders, key, edition, LEADERS)
-    guests = await asyncio.to_thread(records.guests, key, edition, GUESTS)
-    bids = await asyncio.to_thread(records.bids, key, edition)
-    attempt = await service.attempt(day, edition, identity)
+    board = await asyncio.to_thread(service.records.board, day.isoformat(), edition, LEADERS, GUESTS)
+    return results_json(board, await service.attempt(day, edition, identity), day, edition)
+
+
+def results_json(board: Board, attempt: Attempt | None, day: date, edition: str) -> dict[str, Any]:
+    """A day's results as ``GET /api/daily/{edition}/results`` answers them, for the player of ``attempt``."""
+    histogram = board.histogram
     you: dict[str, Any] | None = None
     if attempt is not None:
         you = attempt.to_json()
@@ -258,28 +258,23 @@ async def _results(service: Daily, day: date, edition: str, identity: Identity |
                 "percentile": percent,
                 "share": daily.share_text(day, get_edition(edition).name, attempt.marks, attempt.score, percent),
             }
-    ranked = sum(count for _, count in histogram)
-
-    def rank_of(attempt: Attempt) -> int:
-        return daily.rank_of(attempt.score or 0, histogram)[0]
-
+    ranks: dict[int, int] = {}
+    above = 0
+    for score, count in histogram:  # best first: each score's rank, in one pass
+        ranks[score] = above + 1
+        above += count
     return {
-        "day": key,
+        "day": day.isoformat(),
         "edition": edition,
         "you": you,
-        "players": ranked,
+        "players": above,
         "distribution": daily.distribution(histogram),
         "leaders": [
-            {
-                "rank": daily.rank_of(a.score or 0, histogram)[0],
-                "name": a.name,
-                "score": a.score,
-                "table_id": a.table_id,
-            }
-            for a in leaders
+            {"rank": ranks.get(a.score or 0), "name": a.name, "score": a.score, "table_id": a.table_id}
+            for a in board.leaders
         ],
-        "guests": [{"name": a.name, "score": a.score, "table_id": a.table_id} for a in guests],
-        "bids": bids,
+        "guests": [{"name": a.name, "score": a.score, "table_id": a.table_id} for a in board.guests],
+        "bids": board.bids,
     }
 
 

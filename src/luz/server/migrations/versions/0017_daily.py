@@ -1,6 +1,6 @@
-"""The daily deal: each identity's attempts (one per day and edition) and how the day's players bid.
+"""The daily deal: each identity's attempts (one per day and edition), the day's scores and how its players bid.
 
-Existing tables and records are kept (two tables of their own are added).
+Existing tables and records are kept (three tables of their own are added).
 
 Revision ID: 0017
 Revises: 0012
@@ -36,6 +36,13 @@ def upgrade() -> None:
     op.create_index("daily_unsettled", "daily_attempts", ["status", "day"])
     op.create_index("ix_daily_attempts_player_id", "daily_attempts", ["player_id"])
     op.create_table(
+        "daily_scores",
+        sa.Column("day", sa.String(10), primary_key=True),
+        sa.Column("edition", sa.String(32), primary_key=True),
+        sa.Column("score", sa.Integer, primary_key=True),
+        sa.Column("players", sa.Integer, nullable=False),
+    )
+    op.create_table(
         "daily_bids",
         sa.Column("day", sa.String(10), primary_key=True),
         sa.Column("edition", sa.String(32), primary_key=True),
@@ -48,4 +55,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("daily_bids")
+    op.drop_table("daily_scores")
     op.drop_table("daily_attempts")
