@@ -94,6 +94,12 @@ def test_one_attempt_a_day(settings: Settings) -> None:
         mine = next(d["attempt"] for d in today["deals"] if d["edition"] == IELLO)
         assert mine["status"] == "finished" and len(mine["marks"]) == 4
         assert today["streak"] == 1 and today["best_percentile"] == 100
+        # A guest is listed, never ranked: placed among the ranked (none yet).
+        results = ann.get(f"/api/daily/{IELLO}/results").json()
+        assert results["players"] == 0 and results["leaders"] == []
+        assert [g["name"] for g in results["guests"]] == ["Ann"] and results["guests"][0]["table_id"]
+        assert results["you"]["rank"] is None and results["you"]["percentile"] == 100
+        assert results["you"]["share"].endswith(f"{mine['score']} · top 100%")
         # Giving up the results of another edition uses its attempt too.
         seen = ann.post("/api/daily/standard-deck/reveal")
         assert seen.status_code == 200 and seen.json()["you"]["status"] == "revealed"

@@ -7,7 +7,7 @@ datetime.date(2023, 11, 14)
 6400.0
 >>> percentile(rank=1, players=4)
 100
->>> share_text(date(2023, 11, 14), "LUZ (IELLO, 2024)", ["made", "missed", "safety", "made"], 55, 75)
+>>> share_text(date(2023, 11, 14), "LUZ (IELLO, 2024)", ["made", "missed", "safety", "made"], 55, rank=3, players=12)
 'LUZ daily 2023-11-14 · LUZ (IELLO, 2024)\\n🟩🟥🟨🟩 55 · top 25%'
 """
 
@@ -122,9 +122,13 @@ def percentile(rank: int, players: int) -> int:
     return (players - rank + 1) * 100 // players if players else 100
 
 
-def top(percent: int) -> int:
-    """The "top N%" a percentile puts you in (at least 1)."""
-    return max(1, 100 - percent)
+def top(rank: int, players: int) -> int:
+    """The "top N%" that ``rank`` among ``players`` puts you in (rounded up: the best of two is in the top 50%).
+
+    >>> top(1, 2), top(1, 1000), top(7, 7)
+    (50, 1, 100)
+    """
+    return -(-100 * rank // players) if players else 100
 
 
 def distribution(histogram: Sequence[tuple[int, int]], buckets: int = 10) -> list[dict[str, int]]:
@@ -147,11 +151,11 @@ def distribution(histogram: Sequence[tuple[int, int]], buckets: int = 10) -> lis
     return bars
 
 
-def share_text(day: date, edition_name: str, marks: Sequence[str], score: int, percent: int) -> str:
+def share_text(day: date, edition_name: str, marks: Sequence[str], score: int, rank: int, players: int) -> str:
     """What a player shares of their daily: the day, the edition, one mark per deal (made, made with the safety,
-    missed), the score and the percentile; no card, no bid."""
+    missed), the score and where it stands ("top N%"); no card, no bid."""
     deals = "".join(MARKS[m] for m in marks)
-    return f"LUZ daily {day.isoformat()} · {edition_name}\n{deals} {score} · top {top(percent)}%"
+    return f"LUZ daily {day.isoformat()} · {edition_name}\n{deals} {score} · top {top(rank, players)}%"
 
 
 def streak(days: Iterable[date], today: date) -> int:

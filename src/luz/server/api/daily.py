@@ -256,7 +256,7 @@ def results_json(board: Board, attempt: Attempt | None, day: date, edition: str)
             you |= {
                 "rank": None if attempt.guest else rank,
                 "percentile": percent,
-                "share": daily.share_text(day, get_edition(edition).name, attempt.marks, attempt.score, percent),
+                "share": daily.share_text(day, get_edition(edition).name, attempt.marks, attempt.score, rank, players),
             }
     ranks: dict[int, int] = {}
     above = 0
