@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -26,6 +27,7 @@ def fill(engine: Any, results: int, seed: int = 0) -> str:
     from luz.server.db import DailyAttemptRow, DailyBidRow, DailyScoreRow, PlayerRow
 
     rng = random.Random(seed)
+    scores = [rng.randint(-60, 100) for _ in range(results)]
     players = [{"id": f"p{n:07d}", "name": f"player {n}"} for n in range(results)]
     attempts = [
         {
@@ -33,11 +35,11 @@ def fill(engine: Any, results: int, seed: int = 0) -> str:
             "edition": EDITION,
             "player_id": p["id"],
             "name": p["name"],
-            "guest": n % 10 == 0,
+            "guest": n % 10 == 0,  # one in ten: guests, never ranked
             "table_id": f"{n:016x}",
             "status": "finished",
             "ranked": n % 10 != 0,
-            "score": rng.randint(-60, 100),
+            "score": scores[n],
             "marks": ",".join(rng.choice(("made", "missed", "safety")) for _ in range(4)),
             "started_at": 0.0,
         }
@@ -54,12 +56,9 @@ def fill(engine: Any, results: int, seed: int = 0) -> str:
             connection.execute(insert(PlayerRow), players[start : start + 10_000])
             connection.execute(insert(DailyAttemptRow), attempts[start : start + 10_000])
         connection.execute(insert(DailyBidRow), bids)
-        counts: dict[int, int] = {}
-        for attempt in attempts:
-            if attempt["ranked"]:
-                counts[attempt["score"]] = counts.get(attempt["score"], 0) + 1
-        scores = [{"day": DAY.isoformat(), "edition": EDITION, "score": s, "players": n} for s, n in counts.items()]
-        connection.execute(insert(DailyScoreRow), scores)
+        counts = Counter(score for n, score in enumerate(scores) if n % 10 != 0)  # the ranked ones
+        rows = [{"day": DAY.isoformat(), "edition": EDITION, "score": s, "players": n} for s, n in counts.items()]
+        connection.execute(insert(DailyScoreRow), rows)
     return str(players[min(results - 1, results // 2 + 1)]["id"])  # an account (every tenth is a guest)
 
 

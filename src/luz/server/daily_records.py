@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -53,14 +53,22 @@ class Attempt:
         }
 
 
+class Entry(NamedTuple):
+    """A player listed in a day's results."""
+
+    name: str
+    score: int
+    table_id: str | None
+
+
 @dataclass(frozen=True)
 class Board:
     """A day's results of one edition as stored."""
 
     histogram: list[tuple[int, int]]
     """The ranked scores as ``(score, players)``, best first."""
-    leaders: list[Attempt]
-    guests: list[Attempt]
+    leaders: list[Entry]
+    guests: list[Entry]
     bids: list[dict[str, Any]]
 
 
@@ -175,7 +183,7 @@ class DailyRecords:
                 return False
             insert = pg_insert if self.engine.dialect.name == "postgresql" else sqlite_insert
             key = {"day": attempt.day, "edition": attempt.edition}
-            counted = [
+            counted: list[tuple[type[DailyBidRow] | type[DailyScoreRow], dict[str, Any]]] = [
                 (DailyBidRow, {**key, "deal": deal, "bid": bid, "safety": safety})
                 for deal, (bid, safety) in enumerate(bids, start=1)
             ]
@@ -190,23 +198,23 @@ class DailyRecords:
 
     def board(self, day: str, edition: str, leaders: int, guests: int) -> Board:
         """A day's results of ``edition`` in one read: its ranked scores, its best ``leaders``, some ``guests``
-        and its bids."""
-        with Session(self.engine) as session:
+        and its bids (plain rows, no ORM objects: it is the page every player opens once done)."""
+        with self.engine.connect() as connection:
             return Board(
-                self._histogram(session, day, edition),
-                self._leaders(session, day, edition, leaders),
-                self._guests(session, day, edition, guests),
-                self._bids(session, day, edition),
+                self._histogram(connection, day, edition),
+                self._leaders(connection, day, edition, leaders),
+                self._guests(connection, day, edition, guests),
+                self._bids(connection, day, edition),
             )
 
     def histogram(self, day: str, edition: str) -> list[tuple[int, int]]:
-        with Session(self.engine) as session:
-            return self._histogram(session, day, edition)
+        with self.engine.connect() as connection:
+            return self._histogram(connection, day, edition)
 
     @staticmethod
-    def _histogram(session: Session, day: str, edition: str) -> list[tuple[int, int]]:
+    def _histogram(connection: Connection, day: str, edition: str) -> list[tuple[int, int]]:
         """The day's ranked scores as ``(score, players)``, best first (counted as each attempt is settled)."""
-        rows = session.execute(
+        rows = connection.execute(
             select(DailyScoreRow.score, DailyScoreRow.players)
             .where(DailyScoreRow.day == day, DailyScoreRow.edition == edition)
             .order_by(DailyScoreRow.score.desc())
@@ -214,21 +222,21 @@ class DailyRecords:
         return [(int(score), int(count)) for score, count in rows]
 
     @staticmethod
-    def _leaders(session: Session, day: str, edition: str, limit: int) -> list[Attempt]:
+    def _leaders(connection: Connection, day: str, edition: str, limit: int) -> list[Entry]:
         """The day's best ranked attempts (the index ``daily_board`` answers it)."""
-        rows = session.scalars(
-            select(DailyAttemptRow)
+        rows = connection.execute(
+            select(DailyAttemptRow.name, DailyAttemptRow.score, DailyAttemptRow.table_id)
             .where(DailyAttemptRow.day == day, DailyAttemptRow.edition == edition, DailyAttemptRow.ranked)
             .order_by(DailyAttemptRow.score.desc(), DailyAttemptRow.id.desc())
             .limit(limit)
         ).all()
-        return [_attempt(row) for row in rows]
+        return [Entry(name, score or 0, table_id) for name, score, table_id in rows]
 
     @staticmethod
-    def _guests(session: Session, day: str, edition: str, limit: int) -> list[Attempt]:
+    def _guests(connection: Connection, day: str, edition: str, limit: int) -> list[Entry]:
         """Some of the day's guests who finished (listed, never ranked)."""
-        rows = session.scalars(
-            select(DailyAttemptRow)
+        rows = connection.execute(
+            select(DailyAttemptRow.name, DailyAttemptRow.score, DailyAttemptRow.table_id)
             .where(
                 DailyAttemptRow.day == day,
                 DailyAttemptRow.edition == edition,
@@ -239,14 +247,14 @@ class DailyRecords:
             .order_by(DailyAttemptRow.score.desc(), DailyAttemptRow.id.desc())
             .limit(limit)
         ).all()
-        return [_attempt(row) for row in rows]
+        return [Entry(name, score or 0, table_id) for name, score, table_id in rows]
 
     @staticmethod
-    def _bids(session: Session, day: str, edition: str) -> list[dict[str, Any]]:
+    def _bids(connection: Connection, day: str, edition: str) -> list[dict[str, Any]]:
         """How the day's players bid each deal: ``{"deal", "bid", "safety", "players"}`` rows."""
-        rows = session.scalars(
-            select(DailyBidRow)
+        rows = connection.execute(
+            select(DailyBidRow.deal, DailyBidRow.bid, DailyBidRow.safety, DailyBidRow.players)
             .where(DailyBidRow.day == day, DailyBidRow.edition == edition)
             .order_by(DailyBidRow.deal, DailyBidRow.bid, DailyBidRow.safety)
         ).all()
-        return [{"deal": r.deal, "bid": r.bid, "safety": r.safety, "players": r.players} for r in rows]
+        return [{"deal": deal, "bid": bid, "safety": safety, "players": n} for deal, bid, safety, n in rows]

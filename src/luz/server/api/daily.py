@@ -270,7 +270,7 @@ def results_json(board: Board, attempt: Attempt | None, day: date, edition: str)
         "players": above,
         "distribution": daily.distribution(histogram),
         "leaders": [
-            {"rank": ranks.get(a.score or 0), "name": a.name, "score": a.score, "table_id": a.table_id}
+            {"rank": ranks.get(a.score), "name": a.name, "score": a.score, "table_id": a.table_id}
             for a in board.leaders
         ],
         "guests": [{"name": a.name, "score": a.score, "table_id": a.table_id} for a in board.guests],
