@@ -136,15 +136,26 @@ class DailyRecords:
             ).one_or_none()
             return _attempt(row) if row is not None else None
 
-    def history(self, player_id: str) -> list[Attempt]:
-        """The identity's attempts, newest day first."""
+    def history(self, player_id: str, limit: int) -> list[Attempt]:
+        """The identity's newest ``limit`` attempts, newest day first."""
         with Session(self.engine) as session:
             rows = session.scalars(
                 select(DailyAttemptRow)
                 .where(DailyAttemptRow.player_id == player_id)
                 .order_by(DailyAttemptRow.day.desc(), DailyAttemptRow.edition)
+                .limit(limit)
             ).all()
             return [_attempt(row) for row in rows]
+
+    def days_played(self, player_id: str) -> list[str]:
+        """The days on which the identity played a daily (an attempt given up before playing does not count)."""
+        with Session(self.engine) as session:
+            rows = session.scalars(
+                select(DailyAttemptRow.day)
+                .where(DailyAttemptRow.player_id == player_id, DailyAttemptRow.status != REVEALED)
+                .distinct()
+            ).all()
+            return list(rows)
 
     def unsettled(self, before: str) -> list[Attempt]:
         """Attempts still being played from days before ``before``."""

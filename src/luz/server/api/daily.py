@@ -33,6 +33,8 @@ GUESTS = 20
 """Guests the results list (they are never ranked)."""
 ARCHIVE_DAYS = 30
 """Past days the archive offers."""
+HISTORY = 90
+"""Your attempts listed (the newest), among which your best percentile is found."""
 GRACE_SECONDS = float(daily.DAY_SECONDS)
 """A daily table waits for its player (its bots never take the seat over: the attempt is the player's)."""
 DAY = r"^\d{4}-\d{2}-\d{2}$"
@@ -90,7 +92,7 @@ async def today(request: Request) -> dict[str, Any]:
 async def _history(service: Daily, identity: Identity | None) -> dict[str, Any]:
     if identity is None:
         return {"streak": 0, "best_percentile": None, "attempts": []}
-    attempts = await asyncio.to_thread(service.records.history, identity.player_id)
+    attempts = await asyncio.to_thread(service.records.history, identity.player_id, HISTORY)
     today = service.today().isoformat()
     listed = []
     for attempt in attempts:
@@ -105,7 +107,7 @@ async def _history(service: Daily, identity: Identity | None) -> dict[str, Any]:
             }
         listed.append(entry)
     percentiles = [entry["percentile"] for entry in listed if "percentile" in entry]
-    days = {date.fromisoformat(a.day) for a in attempts if a.status != REVEALED}
+    days = {date.fromisoformat(day) for day in await asyncio.to_thread(service.records.days_played, identity.player_id)}
     return {
         "streak": daily.streak(days, service.today()),
         "best_percentile": max(percentiles) if percentiles else None,
