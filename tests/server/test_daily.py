@@ -208,3 +208,26 @@ def wait_for(read: Callable[[], Any], done: Callable[[Any], bool], tries: int = 
         if done(value):
             return value
     raise AssertionError(f"never settled: {value}")
+
+
+def test_a_daily_game_is_shown_by_the_dailys_results_alone(settings: Settings) -> None:
+    """Not on its player's profile, not in the export: either would show the day's deal to those still to play."""
+    clock = FakeClock(START)
+    with app(settings, clock) as client:
+        ann = player(client, "Ann")
+        attempt = start(ann)
+        play_out(client, attempt)
+        me = ann.get("/api/me").json()
+        profile = client.get(f"/api/players/{me['id']}").json()
+        assert attempt["table_id"] not in json.dumps(profile)
+        exported = client.get("/api/export", params={"since": "2000-01-01"})
+        assert exported.status_code == 200 and attempt["table_id"] not in exported.text
+        # An ordinary game of the same player is still listed and exported.
+        table = ann.post("/api/tables", json={"players": 3, "seats": [{"kind": "human"}] + [{"kind": "bot"}] * 2})
+        created = table.json()
+        token = created["invites"][0]["token"]
+        joined = ann.post(f"/api/tables/{created['table']['id']}/seats/0/join", json={"token": token})
+        assert joined.status_code == 200
+        play_out(client, {"table_id": created["table"]["id"], "token": token})
+        assert created["table"]["id"] in client.get("/api/export", params={"since": "2000-01-01"}).text
+        assert created["table"]["id"] in json.dumps(client.get(f"/api/players/{me['id']}").json())

@@ -431,7 +431,7 @@ class DailyAttemptRow(Base):
     name: Mapped[str] = mapped_column(String(40))
     guest: Mapped[bool] = mapped_column(Boolean)
     """A guest's attempt: listed as a guest's, never ranked."""
-    table_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    table_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
     """Its table (none for an attempt given up to see the results before playing)."""
     status: Mapped[str] = mapped_column(String(10))
     """``playing``, ``finished``, ``abandoned`` (not finished when its day ended) or ``revealed`` (given up to

@@ -35,6 +35,7 @@ def upgrade() -> None:
     op.create_index("daily_board", "daily_attempts", ["day", "edition", "ranked", "score"])
     op.create_index("daily_unsettled", "daily_attempts", ["status", "day"])
     op.create_index("ix_daily_attempts_player_id", "daily_attempts", ["player_id"])
+    op.create_index("ix_daily_attempts_table_id", "daily_attempts", ["table_id"])
     op.create_table(
         "daily_scores",
         sa.Column("day", sa.String(10), primary_key=True),
