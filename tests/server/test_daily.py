@@ -180,6 +180,9 @@ def test_an_unfinished_attempt_is_abandoned_at_midnight(settings: Settings) -> N
         with Peer(client, attempt["table_id"], attempt["token"], 0, None) as peer:
             peer.wait_state(lambda s: s["view"] is not None and s["view"]["current_player"] == 0)
             assert peer.act(first_legal(peer.view), version=peer.state["version"])["type"] == "ack"
+        # Bob finishes and never comes back: midnight settles his attempt as finished, with its score.
+        bob = start(player(client, "Bob"))
+        bob_final = play_out(client, bob)
         day = date.fromtimestamp(START).isoformat()
         client.portal.call(clock.advance, seconds_left(START) + 1)  # midnight: the day's attempts settled
         history = wait_for(
@@ -195,8 +198,12 @@ def test_an_unfinished_attempt_is_abandoned_at_midnight(settings: Settings) -> N
         }
         assert history["streak"] == 1  # abandoned is played: yesterday counts (today's may still be played)
         # Yesterday's results are anyone's now; the abandoned attempt is not ranked.
-        results = ann.get(f"/api/daily/{IELLO}/results", params={"day": day}).json()
+        results = wait_for(
+            lambda: ann.get(f"/api/daily/{IELLO}/results", params={"day": day}).json(), lambda r: r["guests"]
+        )
         assert results["players"] == 0 and results["you"]["status"] == "abandoned"
+        scores = [r["scores"][0] for r in bob_final["view"]["results"]]
+        assert results["guests"] == [{"name": "Bob", "score": sum(scores), "table_id": bob["table_id"]}]
         # Today's deal is a new one, and its attempt is free.
         assert ann.post(f"/api/daily/{IELLO}").status_code == 201
 

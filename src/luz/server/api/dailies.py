@@ -5,7 +5,7 @@ a finished game's score, marks and bids stored; an attempt not finished when its
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
 from dataclasses import replace
 from datetime import date
 
@@ -17,6 +17,8 @@ from ..daily_records import PLAYING, Attempt, DailyRecords
 from ..domain import build_game
 from ..identity import Identity
 from ..tables import Registry
+
+log = logging.getLogger("luz.server")
 
 
 class Daily:
@@ -53,8 +55,10 @@ class Daily:
     async def sweep(self) -> None:
         """Settle every attempt of an ended day still marked as being played."""
         for attempt in await asyncio.to_thread(self.records.unsettled, self.today().isoformat()):
-            with contextlib.suppress(Exception):  # one attempt's trouble never stops the others'
+            try:
                 await self.settle(attempt)
+            except Exception:  # one attempt's trouble never stops the others'
+                log.exception("daily attempt %s (table %s) not settled", attempt.id, attempt.table_id)
 
     def today(self) -> date:
         return daily.day_of(self.clock.now())
