@@ -202,6 +202,10 @@ function drawHistory() {
   const edition = select.value;
   select.replaceChildren(...(state.today?.deals ?? []).map((deal) => el("option", { value: deal.edition, text: editionName(deal.edition) })));
   if (edition) select.value = edition;
+  if (!history.attempts.length) {
+    $("#daily-history").replaceChildren(el("li", { class: "muted" }, t("daily.none")));
+    return;
+  }
   $("#daily-history").replaceChildren(
     ...history.attempts.map((attempt) =>
       el(
