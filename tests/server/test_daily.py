@@ -24,16 +24,28 @@ def app(settings: Settings, clock: FakeClock) -> TestClient:
     return TestClient(create_app(settings, clock))
 
 
-def player(client: TestClient, name: str | None = None) -> TestClient:
-    """Another browser on the same app: an identity of its own (a guest, renamed if ``name``)."""
-    browser = TestClient(client.app)
-    browser.get("/api/me")
-    if name is not None:
-        assert browser.post("/api/me/name", json={"name": name}).status_code == 200
-    return browser
+class Browser:
+    """Another player on the same app: an identity of its own (a guest's session, sent as ``X-Luz-Session``),
+    its requests made through the app's own client (its event loop, which holds the tables)."""
+
+    def __init__(self, client: TestClient, name: str | None = None) -> None:
+        self.client = client
+        self.headers = {"X-Luz-Session": client.post("/api/me/guest").json()["session"]}
+        if name is not None:
+            assert self.post("/api/me/name", json={"name": name}).status_code == 200
+
+    def get(self, path: str, **options: Any) -> Any:
+        return self.client.get(path, headers=self.headers, **options)
+
+    def post(self, path: str, **options: Any) -> Any:
+        return self.client.post(path, headers={**self.headers, **options.pop("headers", {})}, **options)
 
 
-def start(browser: TestClient, edition: str = IELLO) -> dict[str, Any]:
+def player(client: TestClient, name: str | None = None) -> Browser:
+    return Browser(client, name)
+
+
+def start(browser: Browser, edition: str = IELLO) -> dict[str, Any]:
     answer = browser.post(f"/api/daily/{edition}")
     assert answer.status_code == 201, answer.text
     body: dict[str, Any] = answer.json()
@@ -238,3 +250,19 @@ def test_a_daily_game_is_shown_by_the_dailys_results_alone(settings: Settings) -
         play_out(client, {"table_id": created["table"]["id"], "token": token})
         assert created["table"]["id"] in client.get("/api/export", params={"since": "2000-01-01"}).text
         assert created["table"]["id"] in json.dumps(client.get(f"/api/players/{me['id']}").json())
+
+
+def test_an_attempt_left_for_a_bot_to_finish_is_abandoned(settings: Settings) -> None:
+    clock = FakeClock(START)
+    with app(settings, clock) as client:
+        ann = player(client, "Ann")
+        attempt = start(ann)
+        with Peer(client, attempt["table_id"], attempt["token"], 0, None) as peer:
+            peer.wait_state(lambda s: s["view"] is not None and s["view"]["current_player"] == 0)
+            assert peer.act(first_legal(peer.view), version=peer.state["version"])["type"] == "ack"
+        headers = {"Authorization": f"Bearer {attempt['token']}"}
+        # (through the app's own client: its event loop holds the table's lock)
+        assert client.post(f"/api/tables/{attempt['table_id']}/leave", headers=headers).status_code == 200
+        mine = wait_for(lambda: ann.get("/api/daily").json()["deals"][0]["attempt"], lambda a: a["status"] != "playing")
+        assert mine["status"] == "abandoned" and mine["score"] is None
+        assert ann.post(f"/api/daily/{IELLO}").status_code == 409

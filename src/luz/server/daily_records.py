@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .db import DailyAttemptRow, DailyBidRow, DailyScoreRow, ServerKeyRow
+from .db import DailyAttemptRow, DailyBidRow, DailyScoreRow, ResultRow, ServerKeyRow
 
 PLAYING, FINISHED, ABANDONED, REVEALED = "playing", "finished", "abandoned", "revealed"
 OVER = frozenset({FINISHED, ABANDONED, REVEALED})
@@ -164,6 +164,12 @@ class DailyRecords:
                 select(DailyAttemptRow).where(DailyAttemptRow.status == PLAYING, DailyAttemptRow.day < before)
             ).all()
             return [_attempt(row) for row in rows]
+
+    def left(self, table_id: str, seat: int) -> bool:
+        """Whether a bot was playing ``seat`` at the end of the table's first game (its player had left)."""
+        with Session(self.engine) as session:
+            result = session.get(ResultRow, (table_id, 1, seat))
+            return result is not None and result.abandoned
 
     def give_up(self, attempt_id: int) -> None:
         """An attempt being played, given up to see the results: over, never ranked."""

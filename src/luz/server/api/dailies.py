@@ -79,11 +79,14 @@ class Daily:
         return game if game is not None and game.outcome() is not None else None
 
     async def settle(self, attempt: Attempt) -> Attempt:
-        """An attempt as it stands now: a finished game's score, marks and bids stored; a day ended: abandoned."""
+        """An attempt as it stands now: a finished game's score, marks and bids stored; a game a bot finished for
+        its player (who left), or a day ended: abandoned."""
         if attempt.status != PLAYING:
             return attempt
         game = await self.game_of(attempt.table_id) if attempt.table_id else None
-        if game is not None:
+        if game is not None and await asyncio.to_thread(self.records.left, attempt.table_id or "", daily.SEAT):
+            await asyncio.to_thread(self.records.abandon, attempt.id)  # finished by a bot: its player had left
+        elif game is not None:
             outcome = game.outcome()
             assert outcome is not None
             results = game.sheet.deals
