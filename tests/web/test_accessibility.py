@@ -25,7 +25,7 @@ def test_no_violation_anywhere_in_any_language(browser: Any, server: ServerProce
     player = open_player(browser, f"{server.http}/", SIZES[size])
     page = player.page
     bad = []
-    pages = ("/", "/how-to-play", "/score", "/leaderboard", "/games", "/friends", "/account", "/offline")
+    pages = ("/", "/how-to-play", "/score", "/leaderboard", "/daily", "/games", "/friends", "/account", "/offline")
     for path in (*pages, "/no-such-page"):
         page.goto(f"{server.http}{path}")
         page.wait_for_selector(".lang button")

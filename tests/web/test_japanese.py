@@ -15,7 +15,17 @@ from support.web import create_table, next_move, open_player, shoot
 pytestmark = pytest.mark.browser
 
 SIZES = {"phone": {"width": 375, "height": 667}, "laptop": {"width": 1280, "height": 800}}
-PAGES = ("/how-to-play", "/score", "/leaderboard", "/games", "/friends", "/account", "/offline", "/no-such-page")
+PAGES = (
+    "/how-to-play",
+    "/score",
+    "/leaderboard",
+    "/daily",
+    "/games",
+    "/friends",
+    "/account",
+    "/offline",
+    "/no-such-page",
+)
 
 
 @pytest.mark.parametrize("size", ["phone", "laptop"])

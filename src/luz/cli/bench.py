@@ -740,6 +740,32 @@ def metrics(
     Console().print(f"p50 /metrics / /healthz: [bold]{report['ratio_p50_metrics_over_healthz']}[/bold]")
 
 
+@bench_app.command("daily")
+def daily(
+    results: int = typer.Option(100_000, min=1, max=1_000_000, help="Finished attempts of the day stored."),
+    reads: int = typer.Option(200, min=1, help="Reads of the day's results (and as many of one attempt by key)."),
+    database_url: str | None = typer.Option(None, help="An empty database to fill (default: a new SQLite file)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """A day's daily results (histogram, best players, guests, bids, your rank and percentile) read with
+    ``--results`` attempts stored, against one attempt read by its key in the same run."""
+    require("server", "luz bench daily")
+    from luz.bench.daily import bench_daily
+
+    report = bench_daily(results, reads, database_url)
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=f"{report['results']:,} results of one day ({report['database']})")
+    for column in ("read", "p50 ms", "p95 ms", "p99 ms", "max ms"):
+        table.add_column(column, justify="right")
+    for name, key in (("the day's results", "leaderboard_ms"), ("one attempt (reference)", "reference_ms")):
+        ms = report[key]
+        table.add_row(name, f"{ms['p50']}", f"{ms['p95']}", f"{ms['p99']}", f"{ms['max']}")
+    Console().print(table)
+    Console().print(f"p99 results / reference: [bold]{report['ratio_p99_leaderboard_over_reference']}[/bold]")
+
+
 @bench_app.command("coldstart")
 def coldstart(
     parts: str = typer.Option("play,vector,server", help="Parts measured, comma-separated: play, vector, server."),

@@ -483,3 +483,57 @@ class TournamentTableRow(Base):
     round_no: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_no: Mapped[int] = mapped_column(Integer, primary_key=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), unique=True)
+
+
+class DailyAttemptRow(Base):
+    """One identity's attempt at one day's deal of one edition (daily.py): one per identity, day and edition."""
+
+    __tablename__ = "daily_attempts"
+    __table_args__ = (
+        UniqueConstraint("day", "edition", "player_id", name="daily_one_attempt"),
+        Index("daily_board", "day", "edition", "ranked", "score"),
+        Index("daily_unsettled", "status", "day"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    day: Mapped[str] = mapped_column(String(10))
+    """The UTC day, ``YYYY-MM-DD``."""
+    edition: Mapped[str] = mapped_column(String(32))
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(40))
+    guest: Mapped[bool] = mapped_column(Boolean)
+    """A guest's attempt: listed as a guest's, never ranked."""
+    table_id: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    """Its table (none for an attempt given up to see the results before playing)."""
+    status: Mapped[str] = mapped_column(String(10))
+    """``playing``, ``finished``, ``abandoned`` (not finished when its day ended) or ``revealed`` (given up to
+    see the results)."""
+    ranked: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Finished by an account: counted on the leaderboard."""
+    score: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    marks: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """Each deal's mark, comma-separated (``made``, ``safety``, ``missed``)."""
+    started_at: Mapped[float] = mapped_column(Float)
+    """When it began (epoch seconds, the server's clock)."""
+
+
+class DailyScoreRow(Base):
+    """How many of a day's ranked players scored ``score`` at its deal of ``edition`` (counted as each attempt is
+    settled: the leaderboard reads a few hundred rows, however many played)."""
+
+    __tablename__ = "daily_scores"
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)
+    edition: Mapped[str] = mapped_column(String(32), primary_key=True)
+    score: Mapped[int] = mapped_column(Integer, primary_key=True)
+    players: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class DailyBidRow(Base):
+    """How many of a day's players bid ``bid`` (with or without the safety) in deal ``deal`` of its deal."""
+
+    __tablename__ = "daily_bids"
+    day: Mapped[str] = mapped_column(String(10), primary_key=True)
+    edition: Mapped[str] = mapped_column(String(32), primary_key=True)
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bid: Mapped[int] = mapped_column(Integer, primary_key=True)
+    safety: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    players: Mapped[int] = mapped_column(Integer, default=0)

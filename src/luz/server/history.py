@@ -9,19 +9,23 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import and_, case, exists, func, or_, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from luz.engine import Game
 from luz.engine.record import to_record
 
-from .db import ActionRow, GameRow, NameChangeRow, PlayerRow, ResultRow, TableRow
+from .db import ActionRow, DailyAttemptRow, GameRow, NameChangeRow, PlayerRow, ResultRow, TableRow
 from .domain import SeatKind, Status, TableState, build_game
 from .ratings import changes_of, ratings_of
 
 PROFILE_GAMES = 50
 """Games listed on a profile page (the newest); the statistics count every game."""
+
+NOT_DAILY = ~exists().where(DailyAttemptRow.table_id == ResultRow.table_id)
+"""A game that is no daily deal's attempt: those are shown by the daily's results alone, to the players whose own
+attempt is over (a profile or the export would show the day's deal to those still to play it)."""
 
 GameKey = tuple[str, int, datetime]
 """A finished game: its table, its number at the table, when it finished."""
@@ -94,7 +98,7 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
         totals = _totals(session, player_id)
         newest = session.scalars(
             select(ResultRow)
-            .where(ResultRow.player_id == player_id)
+            .where(ResultRow.player_id == player_id, NOT_DAILY)
             .order_by(ResultRow.finished_at.desc(), ResultRow.table_id, ResultRow.game_no)
             .limit(limit)
         ).all()
@@ -196,7 +200,7 @@ def finished_keys(
     game ``after`` (its table and number) when given, at most ``limit``. :class:`LookupError` when ``after`` is
     no finished game."""
     query = select(ResultRow.table_id, ResultRow.game_no, ResultRow.finished_at).where(
-        ResultRow.seat == 0, ResultRow.finished_at >= since
+        ResultRow.seat == 0, ResultRow.finished_at >= since, NOT_DAILY
     )
     with Session(engine) as session:
         if after is not None:

@@ -22,6 +22,7 @@ PAGES = {
     "/u/{player_id}": "profile.html",
     "/account": "account.html",
     "/leaderboard": "leaderboard.html",
+    "/daily": "daily.html",
     "/games": "games.html",
     "/friends": "friends.html",
     "/tournaments": "tournaments.html",

@@ -19,6 +19,7 @@ from luz.web import install as install_web_client
 
 from .. import checkpoints, collector
 from ..clock import SYSTEM_CLOCK, Clock
+from ..daily_records import DailyRecords
 from ..db import make_engine, migrate
 from ..domain import AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames
 from ..friends import Blocked, Friends
@@ -37,7 +38,9 @@ from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
 from ..tables.rounds import Rounds
 from ..tournaments import Tournaments
+from . import daily as daily_routes
 from . import friends, games, history, identity, live, mygames, notify, ratings, reviews, tables, tournaments
+from .dailies import Daily
 from .deps import services_of, tables_of
 from .guards import Guards, OverLimit
 from .identities import Identities
@@ -147,6 +150,8 @@ def create_app(
         rounds = Rounds(registry, tournaments, clock, notifications.round_started)
         registry.game_over = rounds.game_over
         rounds.start()
+        daily = Daily(DailyRecords(engine), registry, clock)  # the daily deal, settled at each midnight
+        await daily.start()
         services = Services(
             settings=settings,
             clock=clock,
@@ -159,6 +164,7 @@ def create_app(
             chat=chat,
             reviews=reviews,
             notifications=notifications,
+            daily=daily,
             database_health=database_health,
             tournaments=tournaments,
             rounds=rounds,
@@ -170,6 +176,7 @@ def create_app(
             yield
         finally:
             identities.close()
+            daily.close()
             await notifications.close()
             await chat.close()
             await reviews.close()
@@ -250,7 +257,8 @@ def create_app(
             return Response("a metrics token is needed\n", 401, {"WWW-Authenticate": "Bearer"})
         return Response(await asyncio.to_thread(metrics.exposition), media_type=CONTENT_TYPE)
 
-    for module in (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends, tournaments):
+    routers = (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends, tournaments, daily_routes)
+    for module in routers:
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app

@@ -17,6 +17,7 @@ from ..tables import Registry
 from ..tables.chat import Chat
 from ..tables.rounds import Rounds
 from ..tournaments import Tournaments
+from .dailies import Daily
 from .guards import Guards
 from .identities import Identities
 from .notifications import Notifications
@@ -38,7 +39,11 @@ class Services:
     chat: Chat
     reviews: Reviews
     notifications: Notifications
+    daily: Daily
+    """The daily deal: its seeds' secret and its attempts' settlement (daily.py)."""
     database_health: DatabaseHealth
-    tournaments: Tournaments
-    rounds: Rounds
     """``/healthz``'s view of the database (a test may put another in its place)."""
+    tournaments: Tournaments
+    """The tournaments as stored (tournaments.py)."""
+    rounds: Rounds
+    """The tournaments' rounds, formed and started through the door (tables/rounds.py)."""

@@ -69,7 +69,9 @@ class BotMoves:
             return
         loop = asyncio.get_running_loop()
         release = loop.time() + release_time(bot, self.settings)
-        seed = f"{table.id}:{table.state.game_no}:{version}"
+        # From the game's secret seed and the moves so far, never the table: two tables dealt the same seed (the
+        # daily deal's) whose players make the same moves see the same bot moves.
+        seed = f"{game.seed}:{table.state.game_no}:{sum(len(deal) for deal in game.actions)}"
         action = await self._think(table, bot, view(game, seat), seed, release)
         if (early := release - loop.time()) > 0:  # not a sleep(0): at the release time, nothing waits
             await asyncio.sleep(early)

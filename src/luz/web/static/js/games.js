@@ -14,6 +14,8 @@ function editionName(key) {
 }
 
 function tableTitle(game) {
+  const daily = /^Daily deal (\d{4}-\d{2}-\d{2})$/.exec(game.name); // a daily deal's attempt (daily.js)
+  if (daily) return t("daily.table_name", { day: daily[1] });
   const edition = state.editions[game.edition];
   return edition && game.name === `${edition.englishName} table` ? t("table.default_name", { edition: edition.name }) : game.name;
 }

@@ -509,6 +509,9 @@ function drawOver(state, view) {
   drawRematch(state);
   drawRatingChanges(state, outcome);
   const game = state.table.game_no;
+  const daily = new URLSearchParams(location.search).get("daily"); // a daily deal's table (daily.js)
+  $("#daily-over").hidden = !daily;
+  if (daily) $("#daily-link").href = `/daily?edition=${encodeURIComponent(daily)}`;
   $("#replay-link").href = `/replay/${encodeURIComponent(state.tableId)}?game=${game}`;
   const record = $("#record-link");
   record.href = `/api/tables/${encodeURIComponent(state.tableId)}/record?game=${game}`;
