@@ -257,7 +257,20 @@ def create_app(
             return Response("a metrics token is needed\n", 401, {"WWW-Authenticate": "Bearer"})
         return Response(await asyncio.to_thread(metrics.exposition), media_type=CONTENT_TYPE)
 
-    routers = (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends, tournaments, daily_routes)
+    routers = (
+        tables,
+        live,
+        games,
+        reviews,
+        identity,
+        history,
+        ratings,
+        mygames,
+        notify,
+        friends,
+        tournaments,
+        daily_routes,
+    )
     for module in routers:
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
