@@ -69,7 +69,8 @@ class Settings:
     header_timeout: float = 10.0
     """Seconds a client has to send a request's headers once connected (slow clients hold sockets)."""
     public_url: str = ""
-    """Prefix of invite links (e.g. ``https://luz.example``); empty: relative links."""
+    """Prefix of invite links and of every email's links (e.g. ``https://luz.example``); empty: relative invite
+    links, and no email at all (a link is never made from a request's ``Host``)."""
     secret_key: str = ""
     """Signs the session cookies (``LUZ_SECRET_KEY``); empty: a key stored once in the database for every process."""
     max_turn_based_games: int = 50
@@ -85,6 +86,8 @@ class Settings:
     """The mail server of the email digest (``smtp://user:pass@host:587``, ``smtps://`` for TLS); empty: no email."""
     mail_from: str = ""
     """The digest's sender address (and the VAPID contact); empty: ``luz@localhost``."""
+    verification_mails_per_day: int = 3
+    """Verification emails one account may have sent in a UTC day (and an address gets one a day at most)."""
     vapid_private_key: str = ""
     """The Web Push signing key (PEM, or base64url raw or DER); empty: one stored once in the database for every
     process."""
@@ -152,6 +155,7 @@ class Settings:
             deadline_scan_seconds=float(os.environ.get("LUZ_DEADLINE_SCAN_SECONDS", "1")),
             smtp_url=os.environ.get("LUZ_SMTP_URL", ""),
             mail_from=os.environ.get("LUZ_MAIL_FROM", ""),
+            verification_mails_per_day=int(os.environ.get("LUZ_VERIFICATION_MAILS_PER_DAY", "3")),
             vapid_private_key=os.environ.get("LUZ_VAPID_PRIVATE_KEY", ""),
             notify_seconds=float(os.environ.get("LUZ_NOTIFY_SECONDS", "2")),
             push_allow_local=os.environ.get("LUZ_PUSH_ALLOW_LOCAL", "") == "1",
