@@ -35,9 +35,12 @@ class Settings:
     review_worlds: int = 400
     """Worlds per decision of a game's review (``LUZ_REVIEW_WORLDS``; luz.bots.review.DEFAULT_WORLDS)."""
     review_queue: int = 4
-    """Reviews this process computes at once (``LUZ_REVIEW_QUEUE``); more are refused with 429 until one is done."""
+    """Reviews this process computes at once (``LUZ_REVIEW_QUEUE``); more wait their turn, the clients served in
+    turn (server/reviews.py)."""
+    review_waiting: int = 100
+    """Reviews that may wait their turn in this process (``LUZ_REVIEW_WAITING``); more are refused with 429."""
     reviews_per_client: int = 1_000_000
-    """Reviews one client address may have computed at once, all its identities together
+    """Reviews one client address may have waiting or computed at once, all its identities together
     (``LUZ_REVIEWS_PER_CLIENT``; ``luz serve``: 2): guests are free, so one address cannot hold the whole queue."""
     max_message_bytes: int = 4096
     messages_per_second: float = 20.0
@@ -142,6 +145,7 @@ class Settings:
             bot_pace=float(os.environ.get("LUZ_BOT_PACE", "0.5")),
             review_worlds=int(os.environ.get("LUZ_REVIEW_WORLDS", "400")),
             review_queue=int(os.environ.get("LUZ_REVIEW_QUEUE", "4")),
+            review_waiting=int(os.environ.get("LUZ_REVIEW_WAITING", "100")),
             reviews_per_client=int(os.environ.get("LUZ_REVIEWS_PER_CLIENT", "2")),
             tables_per_minute=os.environ.get("LUZ_TABLES_PER_MINUTE", "10/minute") or None,
             guests_per_minute=os.environ.get("LUZ_GUESTS_PER_MINUTE", "30/minute") or None,
