@@ -103,3 +103,30 @@ def test_numeric_push_endpoints_and_look_alike_names_and_unlisted_exports(tmp_pa
             assert listed in tables and unlisted not in tables and unlisted not in exported
     finally:
         server.stop()
+
+
+def test_presence_needs_a_follow_back_and_one_player_cannot_flood_another(tmp_path: Path) -> None:
+    server = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log").start()
+    try:
+        with httpx.Client(base_url=server.http, timeout=30) as http:
+            stalker, victim = account(http, "stalker"), account(http, "victim")
+            victim_id = http.get("/api/me", headers=victim).json()["id"]  # the victim has a page open: online
+            table = http.post("/api/tables", json={"players": 3, "seats": seats("human", "human", "human")}).json()
+            table_id, tokens = table["table"]["id"], {i["seat"]: i["token"] for i in table["invites"]}
+            joined = http.post(f"/api/tables/{table_id}/seats/1/join", json={"token": tokens[1]}, headers=victim)
+            assert joined.status_code == 200
+            assert http.put(f"/api/players/{victim_id}/follow", headers=stalker).status_code == 200
+            [seen] = http.get("/api/me/friends", headers=stalker).json()["following"]
+            assert seen["mutual"] is False
+            assert seen["online"] is None and seen["seen_at"] is None and seen["table"] is None
+            # Invitations from the stalker to the victim: 2 a minute, then 429.
+            other = http.post("/api/tables", json={"players": 3, "public": False}).json()
+            other_id = other["table"]["id"]
+            seat_token = {i["seat"]: i["token"] for i in other["invites"]}[0]
+            seated = http.post(f"/api/tables/{other_id}/seats/0/join", json={"token": seat_token}, headers=stalker)
+            assert seated.status_code == 200
+            invite = f"/api/tables/{other_id}/seats/1/invite"
+            codes = [http.post(invite, json={"player": victim_id}, headers=stalker).status_code for _ in range(4)]
+            assert codes == [201, 201, 429, 429]
+    finally:
+        server.stop()
