@@ -154,7 +154,8 @@ function draw() {
   state.followers = new Set(friends.followers.map((f) => f.id));
   const following = [...friends.following].sort((a, b) => Number(Boolean(b.table || b.online)) - Number(Boolean(a.table || a.online)));
   const online = following.filter((f) => f.online).length;
-  $("#friends-summary").textContent = following.length ? t("friends.summary", { n: online, count: following.length }) : "";
+  const shown = following.filter((f) => f.mutual).length; // presence is shown for those who follow back
+  $("#friends-summary").textContent = shown ? t("friends.summary", { n: online, count: shown }) : "";
   const seat = friends.open_seats[0];
   $("#friends-seat").hidden = !seat;
   if (seat) $("#friends-seat").textContent = t("friends.open_seat", { table: seat.name, n: seat.seat + 1 });
