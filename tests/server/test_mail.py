@@ -257,3 +257,27 @@ def test_two_processes_share_the_count_of_verification_emails(smtp: tuple[Inbox,
                 capped = app.put(put, json={"email_address": "ann3@example.org"}, headers=ann)
                 assert capped.status_code == 429 and "2 verification emails a day" in capped.json()["detail"]
     assert [m["To"] for m in inbox.messages] == ["shared@example.org", "ann2@example.org"]
+
+
+def test_verification_emails_are_counted_by_utc_day_and_old_days_forgotten(database_url: str) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from luz.server.db import make_engine, migrate
+    from luz.server.notify.mail import VerificationRefused, Verifications
+
+    engine = make_engine(database_url)
+    try:
+        migrate(engine)
+        verifications = Verifications(engine, per_account=2)
+        late = datetime(2026, 3, 1, 23, 59, 30, tzinfo=UTC)
+        verifications.claim("p1", "ann@example.org", late)
+        with pytest.raises(VerificationRefused) as refused:
+            verifications.claim("p2", "ANN@example.org", late)
+        assert refused.value.retry_after == 30  # the next UTC day
+        verifications.claim("p1", "ann@example.org", late + timedelta(minutes=1))  # a new day
+        verifications.claim("p1", "bob@example.org", late + timedelta(days=3))
+        with engine.connect() as connection:
+            days = connection.execute(text("SELECT day FROM verification_mails ORDER BY day")).scalars().all()
+        assert days == ["2026-03-04"], "the days before yesterday are forgotten"
+    finally:
+        engine.dispose()

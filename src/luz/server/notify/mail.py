@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlencode, urlsplit
 import aiosmtplib
 from email_validator import EmailNotValidError, validate_email
 from itsdangerous import BadSignature, URLSafeTimedSerializer
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -174,6 +174,10 @@ class Verifications:
             )
         try:
             with Session(self.engine) as session, session.begin():
+                # The days before yesterday count no more: their rows go (a few days' worth are kept at most).
+                session.execute(
+                    delete(VerificationMailRow).where(VerificationMailRow.day < (day - timedelta(days=1)).isoformat())
+                )
                 session.add(
                     VerificationMailRow(
                         player_id=player_id, address=key, day=day.isoformat(), slot=sent + 1, sent_at=at
