@@ -49,3 +49,67 @@ def test_a_review_never_holds_the_bot_processes_from_another_tables_moves(tmp_pa
         for seat in range(4):
             path = f"/api/tables/{table_id}/games/1/review?seat={seat}"
             wait_for(lambda path=path: client.get(path).status_code == 200, timeout=300, step=0.2)
+
+
+def test_two_greedy_clients_cannot_keep_a_third_clients_review_from_being_computed(tmp_path: Path) -> None:
+    """Two clients that asked again as soon as one of theirs ended kept every place (4 a process, 2 a client)
+    and the third client was refused; now the reviews wait their turn, one client after another, and the third
+    client's is computed while the two greedy ones still ask. A real server, one review at a time; each client
+    from an address of its own (127.0.0.2, 127.0.0.3, 127.0.0.4)."""
+    import httpx
+
+    from support.server import ServerProcess
+
+    env = {"LUZ_REVIEW_QUEUE": "1", "LUZ_REVIEWS_PER_CLIENT": "2", "LUZ_REVIEW_WORLDS": "64"}
+    server = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log", bot_workers=1, env=env)
+    server.start(timeout=120)
+    clients = [
+        httpx.Client(base_url=server.http, timeout=30, transport=httpx.HTTPTransport(local_address=f"127.0.0.{n}"))
+        for n in (2, 3, 4)
+    ]
+    try:
+        greedy_a, greedy_b, victim = clients
+        bots = seats("random", "random", "random")
+        tables = [
+            victim.post("/api/tables", json={"players": 3, "seats": bots}).json()["table"]["id"] for _ in range(5)
+        ]
+        wait_for(lambda: all(victim.get(f"/api/tables/{t}").json()["status"] == "over" for t in tables), timeout=120)
+        paths = [f"/api/tables/{t}/games/1/review?seat={s}" for t in tables for s in range(3)]
+        supply = {id(greedy_a): paths[:7], id(greedy_b): paths[7:14]}
+        mine = paths[14]
+
+        def ask(http: httpx.Client, path: str) -> httpx.Response:
+            session = http.post("/api/me/guest").json()["session"]  # a fresh guest: one review per identity
+            return http.post(path, headers={"X-Luz-Session": session})
+
+        asked: dict[int, list[str]] = {id(greedy_a): [], id(greedy_b): []}
+        for http in (greedy_a, greedy_b):
+            for _ in range(2):
+                path = supply[id(http)].pop(0)
+                assert ask(http, path).status_code == 202
+                asked[id(http)].append(path)
+        third = ask(victim, mine)
+        assert third.status_code == 202, third.text
+        position = third.json().get("position")
+        print(f"the third client's review: {third.json()}")
+        greedy_done = 0
+        deadline = time.monotonic() + 300
+        while victim.get(mine).status_code != 200:
+            assert time.monotonic() < deadline, "the third client's review was never computed"
+            for http in (greedy_a, greedy_b):
+                for path in list(asked[id(http)]):
+                    if http.get(path).status_code == 200:  # one ended: the greedy client asks again at once
+                        greedy_done += 1
+                        asked[id(http)].remove(path)
+                        assert supply[id(http)], "the greedy clients ran out of reviews to ask before the third's"
+                        fresh = supply[id(http)].pop(0)
+                        assert ask(http, fresh).status_code == 202
+                        asked[id(http)].append(fresh)
+            time.sleep(0.05)
+        print(f"computed before the third client's: {greedy_done} of the greedy clients' (it was at {position})")
+        assert position is not None and position <= 3
+        assert greedy_done <= 3 and all(asked.values()), "the greedy clients were still asking"
+    finally:
+        for http in clients:
+            http.close()
+        server.stop()

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from luz.server import app_services
 from luz.server.db import BlockRow, FollowRow, PlayerRow
-from luz.server.friends import MOST_BLOCKED, MOST_FOLLOWED, ONLINE_MS, epoch_ms
+from luz.server.friends import MOST_BLOCKED, MOST_FOLLOWED, ONLINE_MS, SEEN_STEP_MS, epoch_ms
 from support.server import Message, Peer, Truth, create_table, guest, is_over, play, seats, wait_for
 
 PASSWORD = "correct horse battery"
@@ -60,18 +60,25 @@ def test_follow_and_the_friends_list_with_presence_and_table(client: Any) -> Non
     }
     assert client.get(f"/api/players/{ana_id}/relation", headers=bo).json()["follower"] is True
 
-    friends = client.get("/api/me/friends", headers=ana).json()
-    [friend] = friends["following"]
-    assert friend["id"] == bo_id and friend["name"] and friend["online"] is True  # bo asked /api/me just now
-    assert friend["table"] is None
+    # Following needs no consent, so it shows nothing of bo's presence: not whether he is online (he asked
+    # /api/me just now), not when he was last seen, not the public table he sits at.
+    table_id, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+    assert join(client, table_id, 1, bo).status_code == 200
+    [friend] = client.get("/api/me/friends", headers=ana).json()["following"]
+    assert friend["id"] == bo_id and friend["name"] and friend["mutual"] is False
+    assert friend["online"] is None and friend["seen_at"] is None and friend["table"] is None
     ana_name = client.get("/api/me", headers=ana).json()["name"]
     followers = client.get("/api/me/friends", headers=bo).json()["followers"]
     assert followers == [{"id": ana_id, "name": ana_name, "followed": False}]
 
-    # bo sits at a public table: ana sees where (to watch it).
-    table_id, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
-    assert join(client, table_id, 1, bo).status_code == 200
+    # bo follows ana back: she sees that he is online, when he was last seen (to the quarter hour) and his public
+    # table (to watch it).
+    assert follow(client, bo, ana_id).status_code == 200
     [friend] = client.get("/api/me/friends", headers=ana).json()["following"]
+    assert friend["mutual"] is True and friend["online"] is True
+    with Session(app_services(client.app).engine) as session:
+        seen_at = session.get(PlayerRow, bo_id).seen_at  # type: ignore[union-attr]
+    assert seen_at is not None and friend["seen_at"] == seen_at - seen_at % SEEN_STEP_MS
     assert friend["table"] == {"id": table_id, "name": friend["table"]["name"], "status": "waiting"}
 
     # Not seen for longer than ONLINE_MS: offline.
@@ -192,6 +199,27 @@ def test_invitations_are_rate_limited(client: Any) -> None:
         follow(client, ana, friend)
     answers = [invite(client, table_id, 1, ana, friend).status_code for friend in friends]
     assert answers == [201] * 10 + [429]
+
+
+def test_one_player_cannot_flood_another_with_invitations(client: Any) -> None:
+    """One player pushed 10 invitations a minute to another: now ``invitations_per_invitee`` (2 a minute, 6 an
+    hour) from one player to one other, while the inviter may still invite someone else and the invitee still be
+    invited by others."""
+    ana, cy = account(client, "ana"), account(client, "cyd")
+    bo = account(client, "bob")
+    bo_id = me(client, bo)
+    table_id, tokens, _ = create_table(client, players=3, public=False, seats=seats("human", "human", "human"))
+    join(client, table_id, 0, ana, tokens[0])
+    join(client, table_id, 2, cy, tokens[2])
+    follow(client, ana, bo_id)
+    follow(client, cy, bo_id)
+    answers = [invite(client, table_id, 1, ana, bo_id) for _ in range(4)]
+    assert [a.status_code for a in answers] == [201, 201, 429, 429]
+    assert int(answers[2].headers["retry-after"]) > 0
+    other = me(client, account(client, "dee"))
+    follow(client, ana, other)
+    assert invite(client, table_id, 1, ana, other).status_code == 201, "ana may invite someone else"
+    assert invite(client, table_id, 1, cy, bo_id).status_code == 201, "bo may be invited by someone else"
 
 
 def test_a_blocked_player_cannot_invite_nor_follow_and_the_follows_end(client: Any) -> None:

@@ -128,3 +128,25 @@ def test_the_export_comes_in_pages_at_a_limited_rate(database_url: str) -> None:
         refused = [a for a in answers if a.status_code == 429]
         assert refused and all(int(a.headers["retry-after"]) > 0 for a in refused)
         assert refused[0].json()["detail"] == "too many export pages: wait a little"
+
+
+def test_the_export_leaves_out_unlisted_tables(database_url: str) -> None:
+    """``/api/export`` published an unlisted table's games with its id (the only key to watch its later games): now
+    only listed tables' games; the operator's ``luz export`` still writes them all."""
+    from fastapi.testclient import TestClient
+
+    settings = Settings(database_url=database_url, bot_workers=0)
+    with TestClient(create_app(settings)) as client:
+        engine, epoch = app_services(client.app).engine, datetime(2000, 1, 1, tzinfo=UTC)
+        listed, _, _ = create_table(client, players=3, seats=seats("random", "random", "random"))
+        unlisted, _, _ = create_table(client, players=3, public=False, seats=seats("random", "random", "random"))
+        played = {listed, unlisted}
+        wait_for(lambda: played <= {t for t, _, _ in finished_keys(engine, epoch)}, timeout=120)
+        exported = client.get("/api/export", params={"since": "2000-01-01"})
+        tables = {json.loads(line)["site"]["table"] for line in exported.text.splitlines()}
+        assert listed in tables and unlisted not in tables
+        assert unlisted not in exported.text
+        first_unlisted = next(g for t, g, _ in finished_keys(engine, epoch) if t == unlisted)
+        cursor = client.get("/api/export", params={"since": "2000-01-01", "after": f"{unlisted}:{first_unlisted}"})
+        assert cursor.status_code == 422, "an unlisted game's site is no cursor either"
+        assert {t for t, _, _ in finished_keys(engine, epoch, listed_only=True)} & played == {listed}

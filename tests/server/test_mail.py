@@ -4,62 +4,28 @@ one-click unsubscribe link that turns it off. Nothing is sent without SMTP confi
 
 from __future__ import annotations
 
-import email
-import email.policy
 import re
-import threading
-import time
 from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from aiosmtpd.controller import Controller
 from sqlalchemy import text
 
 from luz.server import app_services, create_app
+from support.mail import Inbox, smtp_server
 from support.notify import DAY_MS, column, epoch_ms, make_due, notifier_of, notify_settings, scans_pass, seated_table
-from support.server import free_port, guest, wait_for
+from support.server import guest, wait_for
 
 PUBLIC_URL = "http://testserver"
 PASSWORD = "correct horse battery"
 
 
-class Inbox:
-    """What the SMTP server received."""
-
-    def __init__(self) -> None:
-        self.messages: list[EmailMessage] = []
-        self._changed = threading.Condition()
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        with self._changed:
-            self.messages.append(message)  # type: ignore[arg-type]
-            self._changed.notify_all()
-        return "250 OK"
-
-    def wait(self, count: int, timeout: float = 30.0) -> EmailMessage:
-        """The ``count``-th message, once it has come."""
-        deadline = time.monotonic() + timeout
-        with self._changed:
-            while len(self.messages) < count:
-                left = deadline - time.monotonic()
-                assert left > 0, f"{len(self.messages)} emails, not {count}"
-                self._changed.wait(left)
-            return self.messages[count - 1]
-
-
 @pytest.fixture
 def smtp() -> Iterator[tuple[Inbox, int]]:
-    inbox, port = Inbox(), free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield inbox, port
-    finally:
-        controller.stop()
+    with smtp_server() as server:
+        yield server
 
 
 @pytest.fixture
@@ -116,6 +82,7 @@ def test_verify_then_one_digest_an_hour_then_unsubscribe(mail_app: Any, smtp: tu
     assert changed.json() | {"email_verified": False, "smtp": True} == changed.json()
     verification = inbox.wait(1)
     assert verification["To"] == "ann@example.org" and verification["From"] == "luz@example.org"
+    assert inbox.recipients == [["ann@example.org"]]
     verify_link = link_in(verification, "/api/email/verify")
 
     # Not verified yet: a turn sends nothing.
@@ -176,11 +143,10 @@ def test_bad_links_and_an_old_address_s_link_are_refused(mail_app: Any, smtp: tu
     assert client.post("/api/email/unsubscribe?token=nope").status_code == 400
     assert client.put("/api/me/notifications", json={"email_address": "bob@example.org"}, headers=me).status_code == 200
     old_link = link_in(inbox.wait(1), "/api/email/verify")
-    # A second verification email within the minute is refused (429), and nothing is changed.
-    again = client.put("/api/me/notifications", json={"email_address": "robert@example.org"}, headers=me)
-    assert again.status_code == 429
-    assert client.get("/api/me/notifications", headers=me).json()["email_address"] == "bob@example.org"
-    app_services(client.app).notifications.verification_sent.clear()  # the minute has passed
+    # The same address again the same day: refused (429 until the next UTC day), and nothing is changed.
+    again = client.put("/api/me/notifications", json={"email_address": "Bob@Example.org"}, headers=me)
+    assert again.status_code == 429 and "this address today" in again.json()["detail"]
+    assert 0 < int(again.headers["retry-after"]) <= 24 * 3600
     assert (
         client.put("/api/me/notifications", json={"email_address": "robert@example.org"}, headers=me).status_code == 200
     )
@@ -188,8 +154,28 @@ def test_bad_links_and_an_old_address_s_link_are_refused(mail_app: Any, smtp: tu
     assert client.get(local(old_link)).status_code == 400  # the link was for the old address
     shown = client.get("/api/me/notifications", headers=me).json()
     assert shown["email_address"] == "robert@example.org" and shown["email_verified"] is False
-    for bad in ("not an address", "a@b", "a@@b.org", "x" * 250 + "@example.org"):
-        assert client.put("/api/me/notifications", json={"email_address": bad}, headers=me).status_code == 422
+    # A third address that day is the account's last (Settings.verification_mails_per_day = 3).
+    assert (
+        client.put("/api/me/notifications", json={"email_address": "bobby@example.org"}, headers=me).status_code == 200
+    )
+    assert inbox.wait(3)["To"] == "bobby@example.org"
+    capped = client.put("/api/me/notifications", json={"email_address": "rob@example.org"}, headers=me)
+    assert capped.status_code == 429 and "3 verification emails a day" in capped.json()["detail"]
+    assert client.get("/api/me/notifications", headers=me).json()["email_address"] == "bobby@example.org"
+    for bad in (
+        "not an address",
+        "a@b",
+        "a@@b.org",
+        "x" * 250 + "@example.org",
+        "a@b.org,postmaster",
+        "a@b.org, c@d.org",
+        "Eve <a@b.org>",
+        "a@b.org\r\nBcc: c@d.org",
+        "@relay.org:a@b.org",
+    ):
+        answer = client.put("/api/me/notifications", json={"email_address": bad}, headers=me)
+        assert answer.status_code == 422, bad
+    assert len(inbox.messages) == 3
     # Email on with no address: refused; removing the address turns email off.
     assert client.put("/api/me/notifications", json={"email_address": None}, headers=me).json()["email"] is False
     assert client.put("/api/me/notifications", json={"email": True}, headers=me).status_code == 409
@@ -215,3 +201,83 @@ def test_nothing_is_sent_without_smtp(sqlite_url: str, smtp: tuple[Inbox, int]) 
         wait_for(lambda: column(store.engine, table_id, "notify_at") is None)
         scans_pass(lambda: notifier_of(client).counts["scans"])
         assert inbox.messages == [] and not player_column(client, player_id, "email_pending")
+
+
+def test_no_email_without_the_public_url_and_never_a_link_from_the_host(
+    database_url: str, smtp: tuple[Inbox, int]
+) -> None:
+    """With ``LUZ_PUBLIC_URL`` unset the verification link followed the request's ``Host`` (``Host: evil.example``
+    gave ``http://evil.example/api/email/verify?...``): now nothing is sent at all; with it set, the link is the
+    public address's whatever the ``Host``."""
+    from fastapi.testclient import TestClient
+
+    inbox, port = smtp
+    smtp_url = f"smtp://127.0.0.1:{port}"
+    evil = {"Host": "evil.example"}
+    with TestClient(create_app(notify_settings(database_url, smtp_url=smtp_url))) as client:
+        me, _ = account(client, "eve")
+        answer = client.put("/api/me/notifications", json={"email_address": "eve@example.org"}, headers=me | evil)
+        assert answer.status_code == 200 and answer.json()["smtp"] is False
+        assert not app_services(client.app).notifications.sending, "no email is being sent"
+    with TestClient(create_app(notify_settings(database_url, smtp_url=smtp_url, public_url=PUBLIC_URL))) as client:
+        me, _ = account(client, "ann")
+        answer = client.put("/api/me/notifications", json={"email_address": "ann@example.org"}, headers=me | evil)
+        assert answer.status_code == 200 and answer.json()["smtp"] is True
+        verification = inbox.wait(1)
+        link_in(verification, "/api/email/verify")  # the public address's link
+        assert "evil.example" not in body_of(verification)
+    assert len(inbox.messages) == 1, "the first app sent nothing"
+
+
+def test_two_processes_share_the_count_of_verification_emails(smtp: tuple[Inbox, int], tmp_path: Any) -> None:
+    """Two apps on one PostgreSQL database (two server processes): an address gets one verification email a day
+    whichever process is asked, and an account's emails of the day are counted together."""
+    from fastapi.testclient import TestClient
+
+    from support.server import backend_urls
+
+    inbox, port = smtp
+    with backend_urls("postgresql", tmp_path) as url:
+        options = {"smtp_url": f"smtp://127.0.0.1:{port}", "public_url": PUBLIC_URL, "verification_mails_per_day": 2}
+        with (
+            TestClient(create_app(notify_settings(url, **options))) as first,
+            TestClient(create_app(notify_settings(url, **options))) as second,
+        ):
+            ann, _ = account(first, "ann")
+            bob, _ = account(second, "bob")
+            put = "/api/me/notifications"
+            assert first.put(put, json={"email_address": "shared@example.org"}, headers=ann).status_code == 200
+            assert inbox.wait(1)["To"] == "shared@example.org"
+            other = second.put(put, json={"email_address": "shared@example.org"}, headers=bob)
+            assert other.status_code == 429 and "this address today" in other.json()["detail"]
+            # Ann's second email of the day through the other process, then her third through either: refused.
+            assert second.put(put, json={"email_address": "ann2@example.org"}, headers=ann).status_code == 200
+            assert inbox.wait(2)["To"] == "ann2@example.org"
+            for app in (first, second):
+                capped = app.put(put, json={"email_address": "ann3@example.org"}, headers=ann)
+                assert capped.status_code == 429 and "2 verification emails a day" in capped.json()["detail"]
+    assert [m["To"] for m in inbox.messages] == ["shared@example.org", "ann2@example.org"]
+
+
+def test_verification_emails_are_counted_by_utc_day_and_old_days_forgotten(database_url: str) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from luz.server.db import make_engine, migrate
+    from luz.server.notify.mail import VerificationRefused, Verifications
+
+    engine = make_engine(database_url)
+    try:
+        migrate(engine)
+        verifications = Verifications(engine, per_account=2)
+        late = datetime(2026, 3, 1, 23, 59, 30, tzinfo=UTC)
+        verifications.claim("p1", "ann@example.org", late)
+        with pytest.raises(VerificationRefused) as refused:
+            verifications.claim("p2", "ANN@example.org", late)
+        assert refused.value.retry_after == 30  # the next UTC day
+        verifications.claim("p1", "ann@example.org", late + timedelta(minutes=1))  # a new day
+        verifications.claim("p1", "bob@example.org", late + timedelta(days=3))
+        with engine.connect() as connection:
+            days = connection.execute(text("SELECT day FROM verification_mails ORDER BY day")).scalars().all()
+        assert days == ["2026-03-04"], "the days before yesterday are forgotten"
+    finally:
+        engine.dispose()

@@ -125,12 +125,84 @@ def test_names_are_unique_among_accounts_in_any_case(client: Any) -> None:
     assert rename(client, intruder, "carol").status_code == 409
 
 
+def test_a_name_that_looks_like_an_accounts_is_taken(client: Any) -> None:
+    """Next to an account named ``Alice``, a guest could take ``Аlice`` (Cyrillic А), fullwidth ``Ａｌｉｃｅ``,
+    ``Al\u200dice`` or ``Alice\u200d``: each is now taken (409) or refused as invisible (422)."""
+    _, alice = account(client, "alice1", "Alice")
+    intruder = guest(client)
+    for look_alike in ("Аlice", "Ａｌｉｃｅ", "ALICE", "ΑLICE", "Аlicе", "Alice\ufe0f"):
+        refused = rename(client, intruder, look_alike)
+        assert refused.status_code == 409 and refused.json()["detail"] == TAKEN, look_alike
+    for invisible in ("Al\u200dice", "Alice\u200d", "\u200bAlice", "Alice\u2060"):
+        refused = rename(client, intruder, invisible)
+        assert refused.status_code == 422 and "invisible" in refused.json()["detail"], invisible
+    assert client.get("/api/me", headers=intruder).json()["name"] != "Alice"
+    # A look-alike guest cannot register either, and an account cannot rename to one.
+    headers, _ = account(client, "bob1", "Bob")
+    assert rename(client, headers, "Аlice").status_code == 409
+    # Names that only share letters are fine, and so are Japanese names and emoji joined by a zero-width joiner.
+    for name in ("Alicia", "Alice 2", "Alíce", "さくら", "サクラ", "山田太郎", "👩\u200d💻 Dev", "❤️"):
+        assert rename(client, guest(client), name).status_code == 200, name
+    _, sakura = account(client, "sakura1", "さくら")
+    _, yamada = account(client, "yamada1", "山田太郎")
+    assert len({alice, sakura, yamada}) == 3
+    taken = rename(client, guest(client), "さくら")
+    assert taken.status_code == 409
+
+
+def test_existing_names_are_given_their_skeleton_by_the_migration(database_url: str) -> None:
+    """0015 backfills every account's skeleton; of two accounts whose names look alike, the later gets a number."""
+    from sqlalchemy import text
+
+    from luz.server.db import make_engine, migrate
+    from luz.server.names import skeleton
+    from support.server import migrate_to
+
+    engine = make_engine(database_url)
+    try:
+        migrate_to(engine, "0012")
+        with engine.begin() as connection:
+            for n, (player_id, name, username) in enumerate(
+                (("p1", "Alice", "alice"), ("p2", "Аlice", "alice2"), ("p3", "Bob", "bob"), ("p4", "Аlice", None))
+            ):
+                connection.execute(
+                    text(
+                        "INSERT INTO players (id, name, username, account_name, created_at)"
+                        " VALUES (:id, :name, :username, :account, :at)"
+                    ),
+                    {
+                        "id": player_id,
+                        "name": name,
+                        "username": username,
+                        "account": name.lower() if username else None,
+                        "at": f"2026-01-0{n + 1} 00:00:00",
+                    },
+                )
+        migrate(engine)
+        with engine.connect() as connection:
+            rows = connection.execute(text("SELECT id, name, name_skeleton FROM players ORDER BY id")).all()
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in rows] == [
+        ("p1", "Alice", skeleton("Alice")),
+        ("p2", "Аlice 2", skeleton("Alice 2")),
+        ("p3", "Bob", "bob"),
+        ("p4", "Аlice", None),  # a guest: no skeleton
+    ]
+
+
 @pytest.mark.parametrize(
     ("name", "why"),
     [
         ("   ", "a name cannot be empty"),
-        ("Eve\u202egnp.exe", "a name cannot hold control characters"),
-        ("tab\tbell\x07", "a name cannot hold control characters"),
+        ("Eve\u202egnp.exe", "a name cannot hold invisible or control characters (U+202E)"),
+        ("tab\tbell\x07", "a name cannot hold invisible or control characters"),
+        ("Al\u200dice", "a zero-width joiner only joins two emoji"),
+        ("Alice\u200d", "a zero-width joiner only joins two emoji"),
+        ("Ali\u200bce", "a name cannot hold invisible or control characters (U+200B)"),
+        ("\u3164", "a name cannot hold invisible or control characters (U+3164)"),
+        ("Bob\u2066x", "a name cannot hold invisible or control characters (U+2066)"),
+        ("\U000e0041dmin", "a name cannot hold invisible or control characters (U+E0041)"),
         ("x" * 41, "at most 40 characters"),
     ],
 )

@@ -122,10 +122,11 @@ class FakeMailer(Mailer):
     """A configured mailer that keeps what it is given (the SMTP exchange is test_mail's)."""
 
     def __init__(self) -> None:
-        super().__init__("smtp://mail.example:25", "luz@example.org")
+        super().__init__("smtp://mail.example:25", "luz@example.org", "https://luz.example")
         self.outbox: list[EmailMessage] = []
 
-    async def send(self, message: EmailMessage) -> bool:
+    async def send(self, message: EmailMessage, to: str) -> bool:
+        assert message["To"] == to
         self.outbox.append(message)
         return True
 
@@ -145,8 +146,10 @@ def test_the_digest_wants_turns_of_verified_addresses_only_with_smtp() -> None:
     assert not with_smtp.wants(mailable, replace(turn, kind="reminder"))
     assert not with_smtp.wants(replace(mailable, email_verified=False), turn)
     assert not with_smtp.wants(replace(mailable, username=None), turn)  # a guest
-    without = DigestChannel(None, Mailer("", ""), Tokens("test"), "")  # type: ignore[arg-type]
+    without = DigestChannel(None, Mailer("", "", "https://luz.example"), Tokens("test"), "")  # type: ignore[arg-type]
     assert not without.wants(mailable, turn)
+    no_public_url = DigestChannel(None, Mailer("smtp://mail.example:25", "", ""), Tokens("test"), "")  # type: ignore[arg-type]
+    assert not no_public_url.wants(mailable, turn), "no email without the public address its links are made from"
 
 
 def test_the_digest_goes_at_most_once_an_hour_as_the_clock_moves(engine: Engine) -> None:

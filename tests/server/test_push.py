@@ -7,11 +7,13 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ipaddress
 import json
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -24,7 +26,15 @@ from luz.server.clock import FakeClock
 from luz.server.db import make_engine, migrate
 from luz.server.identity import Players
 from luz.server.notify import Notifier, Subscriptions, vapid_key
-from luz.server.notify.push import Pusher, Subscription, b64url, b64url_decode, endpoint_problem, public_key
+from luz.server.notify.push import (
+    Pusher,
+    Subscription,
+    b64url,
+    b64url_decode,
+    endpoint_problem,
+    host_address,
+    public_key,
+)
 from luz.server.notify.push_channel import PushChannel
 from luz.server.store import Store
 from support.notify import DAY_MS, column, epoch_ms, make_due, notifier_of, notify_settings, scans_pass, seated_table
@@ -158,12 +168,22 @@ def test_local_and_private_endpoints_are_refused_unless_allowed(sqlite_url: str)
         assert endpoint_problem(f"https://{host}/push", allow_local=False), host
         assert endpoint_problem(f"https://{host}/push", allow_local=True) is None, host
     assert endpoint_problem("https://[::ffff:127.0.0.1]/push", allow_local=False)
+    # Loopback, private and link-local addresses written in the legacy numeric forms resolvers and clients accept.
+    legacy = ("127.1", "2130706433", "0x7f000001", "0177.0.0.1", "0x7f.1", "127.0.0.1.", "017700000001", "10.1")
+    for host in (*legacy, "0.0.0.0", "0", "224.0.0.1", "240.0.0.1", "[::]", "[fe80::1]", "169.254.169.254"):
+        assert endpoint_problem(f"https://{host}/push", allow_local=False), host
+    # A public address in a legacy form is the public address; a name made of hexadecimal letters is a name.
+    assert host_address("134744072") == ipaddress.ip_address("8.8.8.8")
+    assert host_address("0x7f.1") == ipaddress.ip_address("127.0.0.1")
+    assert host_address("cafe.face") is None and host_address("push.example.org") is None
     assert endpoint_problem("https://fcm.googleapis.com/fcm/send/abc", allow_local=False) is None
     with TestClient(create_app(Settings(database_url=sqlite_url, bot_workers=0))) as client:
         me = guest(client)
         good = Browser("https://push.example.org/abc").subscription()
         assert client.post("/api/me/push", json=good, headers=me).status_code == 201
-        for endpoint in ("https://127.0.0.1:9/x", "https://10.0.0.1/x", "http://127.0.0.1/x", "https://localhost/x"):
+        refused = ("https://127.0.0.1:9/x", "https://10.0.0.1/x", "http://127.0.0.1/x", "https://localhost/x")
+        numeric = ("https://127.1/x", "https://2130706433/x", "https://0x7f000001/x", "https://0177.0.0.1/x")
+        for endpoint in (*refused, *numeric):
             answer = client.post("/api/me/push", json={**good, "endpoint": endpoint}, headers=me)
             assert answer.status_code == 422, endpoint
         assert client.get("/api/me/notifications", headers=me).json()["smtp"] is False
@@ -379,3 +399,26 @@ def test_the_vapid_key_is_shared_by_every_process_or_configured(database_url: st
     assert public_key(vapid_key(engines[1], configured.private_pem().decode())) == public_key(configured)
     for engine in engines:
         engine.dispose()
+
+
+def test_a_stored_endpoint_in_a_numeric_form_is_checked_again_before_sending(
+    engine: Engine, push_service: PushService
+) -> None:
+    """A subscription stored before the check (or by hand) to a loopback address written as a number is not posted
+    to, while the same push service under its usual address is, when local addresses are allowed (tests)."""
+    port = urlsplit(push_service.url("/x")).port
+    keys = Browser(push_service.url("/x")).subscription()["keys"]
+
+    async def send(endpoint: str, allow_local: bool) -> int | None:
+        pusher = Pusher(await asyncio.to_thread(vapid_key, engine, ""), "mailto:test@example.org", allow_local)
+        await pusher.start()
+        try:
+            return await pusher.send(Subscription(endpoint, "p", keys["p256dh"], keys["auth"]), {"kind": "turn"})
+        finally:
+            await pusher.close()
+
+    for host in ("127.1", "2130706433", "0x7f000001", "0177.0.0.1"):
+        assert asyncio.run(send(f"https://{host}:{port}/numeric", allow_local=False)) is None, host
+    assert not push_service.received, "nothing was posted to the server's own network"
+    assert asyncio.run(send(f"http://127.0.0.1:{port}/plain", allow_local=True)) == 201
+    assert [r.path for r in push_service.received] == ["/plain"]

@@ -1,6 +1,7 @@
 """A finished game's review at the server: computed in the bot processes a decision at a time, the same as the
 offline review (which reads only the seat's views), stored once, served from the database, and refused while the
-game is played, beyond one per identity and beyond the server's queue."""
+game is played, beyond one per identity and beyond the server's queue; beyond the places computed at once, they
+wait their turn."""
 
 from __future__ import annotations
 
@@ -83,22 +84,24 @@ def test_reviews_are_refused_while_played_and_for_what_does_not_exist(reviewing:
     assert client.post(f"/api/tables/{table_id}/games/1/review?seat=0").status_code == 401, "no identity"
 
 
-def test_the_servers_review_queue_is_bounded(reviewing: TestClient) -> None:
-    client = reviewing
-    table_id = finished_table(client)
-    answers = [
-        client.post(f"/api/tables/{table_id}/games/1/review?seat={seat}", headers=guest(client)) for seat in range(3)
-    ]
-    codes = [a.status_code for a in answers]
-    # Two computed at once (review_queue=2); the third refused, unless the first was already done.
-    assert codes[:2] == [202, 202], [a.text for a in answers]
-    assert codes[2] in (429, 202)
-    if codes[2] == 429:
-        assert "try again" in answers[2].json()["detail"] and answers[2].headers["Retry-After"]
-    for seat in range(2):
-        wait_for(lambda seat=seat: ready(client, f"/api/tables/{table_id}/games/1/review?seat={seat}"), timeout=120)
-    later = client.post(f"/api/tables/{table_id}/games/1/review?seat=2", headers=guest(client))
-    assert later.status_code in (200, 202), later.text
+def test_reviews_beyond_the_servers_places_wait_their_turn(database_url: str) -> None:
+    """Two computed at once (review_queue=2); the others wait in the queue, told their position, until
+    ``review_waiting`` are waiting: then 429."""
+    settings = Settings(
+        database_url=database_url, bot_workers=1, review_worlds=100_000, review_queue=2, review_waiting=1
+    )
+    with TestClient(create_app(settings)) as client:
+        table_id = finished_table(client)
+        answers = [
+            client.post(f"/api/tables/{table_id}/games/1/review?seat={seat}", headers=guest(client))
+            for seat in range(3)
+        ]
+        assert [a.status_code for a in answers] == [202, 202, 202], [a.text for a in answers]
+        assert answers[2].json() == {"status": "queued", "position": 1}
+        assert client.get(f"/api/tables/{table_id}/games/1/review?seat=2").json() == answers[2].json()
+        other = finished_table(client)
+        full = client.post(f"/api/tables/{other}/games/1/review?seat=0", headers=guest(client))
+        assert full.status_code == 429 and "queue is full" in full.json()["detail"] and full.headers["Retry-After"]
 
 
 def test_one_address_cannot_hold_the_queue_with_free_guests(database_url: str) -> None:

@@ -96,8 +96,10 @@ def mail_server(
     tmp_path_factory: pytest.TempPathFactory, inbox: tuple[Inbox, int], browser: Any
 ) -> Iterator[ServerProcess]:
     folder = tmp_path_factory.mktemp("notify")
+    port = free_port()
     env = {"LUZ_SMTP_URL": f"smtp://127.0.0.1:{inbox[1]}", "LUZ_MAIL_FROM": "luz@example.org"}
-    process = ServerProcess(f"sqlite:///{folder}/luz.sqlite3", folder / "server.log", env=env).start()
+    env["LUZ_PUBLIC_URL"] = f"http://127.0.0.1:{port}"  # no email without it
+    process = ServerProcess(f"sqlite:///{folder}/luz.sqlite3", folder / "server.log", port=port, env=env).start()
     yield process
     process.stop()
 

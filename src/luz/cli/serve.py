@@ -38,6 +38,7 @@ def serve(
     from luz.server.http import GRACEFUL_SECONDS, StoppingServer, guarded_http
     from luz.server.logs import configure_logs
     from luz.server.metrics import MIN_TOKEN_LENGTH, Metrics
+    from luz.server.notify.mail import mail_off_reason
 
     settings = replace(Settings.from_env(database_url, redis_url), bot_workers=bot_workers)
     if bot_seconds is not None:
@@ -55,6 +56,9 @@ def serve(
         fail(str(problem))
     where = settings.database_url.split("@")[-1]  # no password
     logging.getLogger("luz.server").info("luz server on http://%s:%d (database: %s)", host, port, where)
+    mail_off = mail_off_reason(settings.smtp_url, settings.public_url)
+    if mail_off is not None:  # a warning when mail was asked for and cannot be sent
+        logging.getLogger("luz.server").log(logging.WARNING if settings.smtp_url else logging.INFO, mail_off)
     metrics = Metrics()  # the app's, counted into by the HTTP protocol too
     application = create_app(settings, metrics=metrics)
     config = uvicorn.Config(

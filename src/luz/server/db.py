@@ -181,8 +181,9 @@ class PlayerRow(Base):
     """An account's login name, lower-cased; ``None`` for a guest."""
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
-    account_name: Mapped[str | None] = mapped_column(String(40), nullable=True, unique=True, index=True)
-    """An account's display name lower-cased (names are unique among accounts, in any case); ``None``: a guest."""
+    name_skeleton: Mapped[str | None] = mapped_column(String(255), nullable=True, unique=True, index=True)
+    """An account's display name as it looks (:func:`luz.server.names.skeleton`: names are unique among accounts
+    however they are written); ``None``: a guest."""
     seen_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     """When the player was last seen with a page open (epoch ms, written at most once a minute): online."""
     # What the player is told of, and how (notify/): none of it is public.
@@ -213,6 +214,26 @@ class PushSubscriptionRow(Base):
     p256dh: Mapped[str] = mapped_column(String(200))
     auth: Mapped[str] = mapped_column(String(100))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class VerificationMailRow(Base):
+    """A verification email sent (counted in the database, so that every process counts together): one an address
+    a day (UTC), a few an account a day (``slot``: its first, second ... that day)."""
+
+    __tablename__ = "verification_mails"
+    __table_args__ = (
+        UniqueConstraint("address", "day", name="one_verification_per_address_a_day"),
+        UniqueConstraint("player_id", "day", "slot", name="verification_slots_per_account"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(String(32))
+    """The account that asked (no foreign key: a deleted account's mails still count for their address)."""
+    address: Mapped[str] = mapped_column(String(254))
+    """The address as email-validator normalised it, lower-cased."""
+    day: Mapped[str] = mapped_column(String(10))
+    """The UTC day it was sent (``YYYY-MM-DD``)."""
+    slot: Mapped[int] = mapped_column(Integer)
+    sent_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 class NameChangeRow(Base):

@@ -2,7 +2,8 @@
 (``api/friends.py`` is the HTTP side).
 
 - Following is for accounts: an account follows other accounts (at most :data:`MOST_FOLLOWED`); its friends are
-  those it follows, shown with whether they are online and the public table they sit at.
+  those it follows. Following needs no consent, so presence does: whether a friend is online, when they were
+  last seen (to :data:`SEEN_STEP_MS`) and the public table they sit at are shown only to those they follow back.
 - Blocking is for every identity (a guest, too, may be bothered in a chat): the blocked player cannot invite the
   blocker, their chat is hidden to the blocker, and the two are never seated together at a public table (private
   tables reached by an invite link are exempt). A block ends the follows between the two, both ways.
@@ -31,6 +32,8 @@ SEEN_EVERY_MS = 60_000
 """An identity's ``seen_at`` is written at most this often."""
 ONLINE_MS = 180_000
 """Seen within this long: online (an open page's event stream is seen every minute)."""
+SEEN_STEP_MS = 15 * 60_000
+"""A friend's last visit is shown to the quarter of an hour it began (never to the minute)."""
 INVITATION_MS = 30 * 60_000
 """How long an invitation admits its invitee."""
 
@@ -205,8 +208,9 @@ class Friends:
     # -- the friends page
 
     def friends_of(self, player_id: str) -> dict[str, Any]:
-        """Those ``player_id`` follows (online or not, the public table each sits at), those following it, those
-        it blocked, and the open seats of the tables it sits at (where it may invite a friend)."""
+        """Those ``player_id`` follows (``mutual``: they follow it back; then only, whether they are online, when
+        last seen and the public table each sits at), those following it, those it blocked, and the open seats of
+        the tables it sits at (where it may invite a friend)."""
         at = epoch_ms()
         with Session(self.engine) as session:
             following = session.execute(
@@ -228,7 +232,9 @@ class Friends:
                 .where(BlockRow.blocker_id == player_id)
                 .order_by(func.lower(PlayerRow.name))
             ).all()
-            at_tables = _public_tables_of(session, list(followed))
+            followers_ids = {row.id for row in followers}
+            mutual = followed & followers_ids
+            at_tables = _public_tables_of(session, list(mutual))
             invited = {
                 (row.table_id, row.seat, row.player_id)
                 for row in session.execute(
@@ -244,9 +250,8 @@ class Friends:
                 {
                     "id": row.id,
                     "name": row.name,
-                    "online": row.seen_at is not None and at - row.seen_at <= ONLINE_MS,
-                    "seen_at": row.seen_at,
-                    "table": at_tables.get(row.id),
+                    "mutual": row.id in mutual,
+                    **_presence(row.seen_at, at, at_tables.get(row.id), shown=row.id in mutual),
                     "invited": [{"table": t, "seat": s} for t, s, p in sorted(invited) if p == row.id],
                 }
                 for row in following
@@ -335,6 +340,18 @@ class Friends:
                 )
             )
             return bool(gone.rowcount)  # type: ignore[attr-defined]
+
+
+def _presence(seen_at: int | None, at: int, table: dict[str, Any] | None, shown: bool) -> dict[str, Any]:
+    """A friend's presence as their follower sees it: nothing unless ``shown`` (they follow back); the last
+    visit to :data:`SEEN_STEP_MS`."""
+    if not shown:
+        return {"online": None, "seen_at": None, "table": None}
+    return {
+        "online": seen_at is not None and at - seen_at <= ONLINE_MS,
+        "seen_at": None if seen_at is None else seen_at - seen_at % SEEN_STEP_MS,
+        "table": table,
+    }
 
 
 def _blocked_either(session: Session, one: str, other: str) -> bool:

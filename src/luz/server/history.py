@@ -194,22 +194,30 @@ def finished_games(engine: Engine, since: datetime) -> Iterator[dict[str, Any]]:
 
 
 def finished_keys(
-    engine: Engine, since: datetime, after: tuple[str, int] | None = None, limit: int | None = None
+    engine: Engine,
+    since: datetime,
+    after: tuple[str, int] | None = None,
+    limit: int | None = None,
+    listed_only: bool = False,
 ) -> list[GameKey]:
     """The games finished at or after ``since``, oldest first (then by table and number), only those after the
-    game ``after`` (its table and number) when given, at most ``limit``. :class:`LookupError` when ``after`` is
-    no finished game."""
+    game ``after`` (its table and number) when given, at most ``limit``; with ``listed_only``, only those of
+    listed tables (an unlisted table's id is the key to watch its later games). :class:`LookupError` when
+    ``after`` is no such finished game."""
     query = select(ResultRow.table_id, ResultRow.game_no, ResultRow.finished_at).where(
         ResultRow.seat == 0, ResultRow.finished_at >= since, NOT_DAILY
     )
+    if listed_only:
+        query = query.join(TableRow, TableRow.id == ResultRow.table_id).where(TableRow.public)
     with Session(engine) as session:
         if after is not None:
             table_id, game_no = after
-            at = session.scalar(
-                select(ResultRow.finished_at).where(
-                    ResultRow.table_id == table_id, ResultRow.game_no == game_no, ResultRow.seat == 0
-                )
+            found = select(ResultRow.finished_at).where(
+                ResultRow.table_id == table_id, ResultRow.game_no == game_no, ResultRow.seat == 0
             )
+            if listed_only:
+                found = found.join(TableRow, TableRow.id == ResultRow.table_id).where(TableRow.public)
+            at = session.scalar(found)
             if at is None:
                 raise LookupError(f"no finished game {table_id}:{game_no}")
             later = or_(

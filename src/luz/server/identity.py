@@ -50,6 +50,7 @@ from .db import (
     SessionRow,
     now,
 )
+from .names import SKELETON_LENGTH, invisible_problem, skeleton
 
 COOKIE = "luz_session"
 HEADER = "X-Luz-Session"
@@ -136,7 +137,7 @@ class BadName(ValueError):
 
 
 class NameTaken(Exception):
-    """Another account holds that display name (in any case)."""
+    """Another account holds that display name, or one that looks like it (the same :func:`.names.skeleton`)."""
 
     def __init__(self) -> None:
         super().__init__("that display name is taken: choose another")
@@ -149,20 +150,19 @@ class TooManyRenames(Exception):
         super().__init__(f"you changed your name {limit} times in the last 7 days, the most allowed: try again later")
 
 
-_ALLOWED_FORMATS = {"\u200d"}
-"""The one format character kept: the zero-width joiner of emoji sequences (bidi overrides and the like go)."""
-
-
 def display_name(raw: str) -> str:
     """``raw`` as a display name: trimmed, inner whitespace collapsed to one space, NFC; :class:`BadName` when it
-    is empty, longer than 40 characters or holds a control or format character."""
+    is empty, longer than 40 characters or holds an invisible or control character (:mod:`.names`)."""
     name = " ".join(unicodedata.normalize("NFC", raw).split())
     if not name:
         raise BadName("a name cannot be empty")
     if len(name) > NAME_LENGTH:
         raise BadName(f"a name has at most {NAME_LENGTH} characters")
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co") and c not in _ALLOWED_FORMATS for c in name):
-        raise BadName("a name cannot hold control characters")
+    problem = invisible_problem(name)
+    if problem is not None:
+        raise BadName(problem)
+    if len(skeleton(name)) > SKELETON_LENGTH:
+        raise BadName("a name cannot be made of so many ligatures")
     return name
 
 
@@ -240,8 +240,8 @@ class Players:
     def rename(self, player_id: str, name: str, per_week: int) -> bool:
         """Give ``player_id`` the display name ``name`` (already :func:`display_name`'s); whether it changed (the
         same name, in the same case, is no change and is not counted). :class:`NameTaken` when another account
-        holds it in any case; :class:`TooManyRenames` past ``per_week`` changes in seven days (the first change
-        of all, away from a guest's random name, is free). Each change is kept (``name_changes``)."""
+        holds it or one that looks like it; :class:`TooManyRenames` past ``per_week`` changes in seven days (the
+        first change of all, away from a guest's random name, is free). Each change is kept (``name_changes``)."""
         try:
             with Session(self.engine) as session, session.begin():
                 query = select(PlayerRow).where(PlayerRow.id == player_id)
@@ -266,16 +266,16 @@ class Players:
                 session.add(NameChangeRow(player_id=player_id, old_name=player.name, new_name=name, changed_at=now()))
                 player.name = name
                 if player.username is not None:
-                    player.account_name = name.lower()
+                    player.name_skeleton = skeleton(name)
                 return True
         except IntegrityError:  # another account took it at the same moment
             raise NameTaken from None
 
     @staticmethod
     def _check_free(session: Session, player_id: str, name: str) -> None:
-        """:class:`NameTaken` when an account other than ``player_id`` holds ``name`` in any case."""
+        """:class:`NameTaken` when an account other than ``player_id`` holds ``name`` or one that looks like it."""
         taken = session.scalar(
-            select(func.count()).where(PlayerRow.account_name == name.lower(), PlayerRow.id != player_id)
+            select(func.count()).where(PlayerRow.name_skeleton == skeleton(name), PlayerRow.id != player_id)
         )
         if taken:
             raise NameTaken
@@ -300,7 +300,7 @@ class Players:
                     raise KeyError(username)
                 self._check_free(session, player_id, player.name)
                 player.username, player.password_hash = username.lower(), password_hash
-                player.account_name = player.name.lower()
+                player.name_skeleton = skeleton(player.name)
         except IntegrityError:  # registered (or the name taken) by another request at the same moment
             with Session(self.engine) as session:
                 if session.scalar(select(func.count()).where(PlayerRow.username == username.lower())):

@@ -98,6 +98,17 @@ class SharedRateLimit:
             return None
         return _seconds_to(stats.reset_time)
 
+    async def wait(self, key: str) -> int | None:
+        """Without counting a hit: ``None`` if one would be allowed now, else the whole seconds to wait."""
+        try:
+            if await self.limiter.test(self.rate, key):
+                return None
+            stats = await self.limiter.get_window_stats(self.rate, key)
+        except StorageError as error:
+            log.warning("rate limit not checked, its storage failed: %s", type(error.storage_error).__name__)
+            return None
+        return _seconds_to(stats.reset_time)
+
 
 def _seconds_to(reset: float) -> int:
     return max(1, math.ceil(reset - time.time()))  # the time of the ``limits`` library's windows

@@ -4,10 +4,14 @@ the bot processes, stored once in the database and served from there.
 A review is a few seconds of search. It runs in the bot processes as one computation per batch of worlds of a
 decision (``luz.bots.review.BATCH``: tens of milliseconds), each under a fair share of its own for the client that
 asked (``review:`` and the client): between two of them, the bot moves of tables that have used the processes less
-go first, so that a review delays a search bot's move by one batch at most. One identity has at most one
-review being computed, one client (address) ``Settings.reviews_per_client`` (its free guests share them), and the
-process at most ``Settings.review_queue``; beyond, :class:`ReviewRefused` (429). A
-review never changes the game's record: it reads it.
+go first, so that a review delays a search bot's move by one batch at most.
+
+The process computes ``Settings.review_queue`` reviews at once; the others wait their turn in a queue shared fairly
+among clients (addresses): each time one ends, the next starts from the client after the last one served, round
+the clients in turn, so that clients asking again as soon as theirs end cannot keep another's waiting. One
+identity has at most one review waiting or computed, one client ``Settings.reviews_per_client`` (its free guests
+share them), and at most ``Settings.review_waiting`` wait in all; beyond, :class:`ReviewRefused` (429). A review
+never changes the game's record: it reads it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -49,6 +54,7 @@ class ReviewsUnavailable(Exception):
 class _Pending:
     identity: str
     client: str
+    record: dict[str, Any] = field(repr=False)
     done: int = 0
     total: int | None = None
     task: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -60,24 +66,42 @@ class _Pending:
 
 
 class Reviews:
-    """The reviews this process is computing, and the stored ones."""
+    """The reviews this process is computing or has queued, and the stored ones."""
 
     def __init__(self, store: Store, pool: BotPool | None, settings: Settings) -> None:
         self.store = store
         self.pool = pool
         self.settings = settings
         self._pending: dict[Key, _Pending] = {}
+        self._waiting: dict[str, deque[Key]] = {}
+        """Each client's reviews waiting to start, the clients in the order they are served next (a dict keeps
+        the order its keys were put in: a client served goes to the end)."""
 
     def status(self, key: Key) -> dict[str, Any] | None:
-        """``{"status": "queued"}`` or ``{"status": "running", "done", "total"}`` while it is computed here."""
+        """``{"status": "queued", "position"}`` (1: the next to start) or ``{"status": "running", "done",
+        "total"}`` while it is computed here."""
         pending = self._pending.get(key)
-        return None if pending is None else pending.status()
+        if pending is None:
+            return None
+        if pending.task is None:
+            return {"status": "queued", "position": self._order().index(key) + 1}
+        return pending.status()
+
+    def _order(self) -> list[Key]:
+        """The waiting reviews in the order they will start: one of each client in turn."""
+        queues = [list(waiting) for waiting in self._waiting.values()]
+        order: list[Key] = []
+        for turn in range(max((len(q) for q in queues), default=0)):
+            order += [q[turn] for q in queues if turn < len(q)]
+        return order
 
     def ask(self, key: Key, identity: str, share: str, record: dict[str, Any]) -> dict[str, Any]:
-        """Start computing the review of ``key`` for ``identity`` (its bot-process time charged to ``share``) from
-        the finished game's ``record``, unless it is being computed already; its status."""
+        """Queue the review of ``key`` for ``identity`` (its bot-process time charged to ``share``, its client)
+        from the finished game's ``record``, unless it is queued or computed already; its status."""
         if key in self._pending:
-            return self._pending[key].status()
+            status = self.status(key)
+            assert status is not None
+            return status
         if self.pool is None:
             raise ReviewsUnavailable("this server computes no reviews (it runs no bot processes)")
         busy = "one review at a time: yours is being computed, ask again once it is ready"
@@ -85,13 +109,30 @@ class Reviews:
             raise ReviewRefused(busy, "reviews_per_identity")
         if sum(p.client == share for p in self._pending.values()) >= self.settings.reviews_per_client:
             raise ReviewRefused(busy, "reviews_per_client")
-        if len(self._pending) >= self.settings.review_queue:
-            raise ReviewRefused(
-                "the server is computing as many reviews as it can: try again in a minute", "review_queue"
+        if sum(len(q) for q in self._waiting.values()) >= self.settings.review_waiting:
+            raise ReviewRefused("the server's review queue is full: try again in a minute", "review_waiting")
+        self._pending[key] = _Pending(identity, share, record)
+        self._waiting.setdefault(share, deque()).append(key)
+        self._start_next()
+        status = self.status(key)
+        assert status is not None
+        return status
+
+    def _start_next(self) -> None:
+        """Start waiting reviews while fewer than ``review_queue`` are computed: the first client's first, that
+        client then going to the end of the turn."""
+        running = sum(p.task is not None for p in self._pending.values())
+        while running < self.settings.review_queue and self._waiting:
+            client = next(iter(self._waiting))
+            waiting = self._waiting.pop(client)
+            key = waiting.popleft()
+            if waiting:
+                self._waiting[client] = waiting
+            pending = self._pending[key]
+            pending.task = asyncio.create_task(
+                self._compute(key, pending.client, pending.record, pending), name=f"review {key}"
             )
-        pending = self._pending[key] = _Pending(identity, share)
-        pending.task = asyncio.create_task(self._compute(key, share, record, pending), name=f"review {key}")
-        return pending.status()
+            running += 1
 
     async def _compute(self, key: Key, share: str, record: dict[str, Any], pending: _Pending) -> None:
         from luz.bots.review import (
@@ -131,6 +172,7 @@ class Reviews:
             log.exception("the review of %s failed", key)
         finally:
             self._pending.pop(key, None)
+            self._start_next()
 
     async def _in_pool(self, share: str, jobs: list[tuple[Any, ...]]) -> list[Any]:
         """Each ``(fn, *args)`` of ``jobs`` computed in the bot processes under ``share``, their results in order;
@@ -150,6 +192,7 @@ class Reviews:
 
     async def close(self) -> None:
         """Stop the reviews being computed (what they computed is lost; they may be asked again)."""
+        self._waiting.clear()
         tasks = [p.task for p in self._pending.values() if p.task is not None]
         for task in tasks:
             task.cancel()

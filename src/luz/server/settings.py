@@ -35,9 +35,12 @@ class Settings:
     review_worlds: int = 400
     """Worlds per decision of a game's review (``LUZ_REVIEW_WORLDS``; luz.bots.review.DEFAULT_WORLDS)."""
     review_queue: int = 4
-    """Reviews this process computes at once (``LUZ_REVIEW_QUEUE``); more are refused with 429 until one is done."""
+    """Reviews this process computes at once (``LUZ_REVIEW_QUEUE``); more wait their turn, the clients served in
+    turn (server/reviews.py)."""
+    review_waiting: int = 100
+    """Reviews that may wait their turn in this process (``LUZ_REVIEW_WAITING``); more are refused with 429."""
     reviews_per_client: int = 1_000_000
-    """Reviews one client address may have computed at once, all its identities together
+    """Reviews one client address may have waiting or computed at once, all its identities together
     (``LUZ_REVIEWS_PER_CLIENT``; ``luz serve``: 2): guests are free, so one address cannot hold the whole queue."""
     max_message_bytes: int = 4096
     messages_per_second: float = 20.0
@@ -69,7 +72,8 @@ class Settings:
     header_timeout: float = 10.0
     """Seconds a client has to send a request's headers once connected (slow clients hold sockets)."""
     public_url: str = ""
-    """Prefix of invite links (e.g. ``https://luz.example``); empty: relative links."""
+    """Prefix of invite links and of every email's links (e.g. ``https://luz.example``); empty: relative invite
+    links, and no email at all (a link is never made from a request's ``Host``)."""
     secret_key: str = ""
     """Signs the session cookies (``LUZ_SECRET_KEY``); empty: a key stored once in the database for every process."""
     max_turn_based_games: int = 50
@@ -85,6 +89,8 @@ class Settings:
     """The mail server of the email digest (``smtp://user:pass@host:587``, ``smtps://`` for TLS); empty: no email."""
     mail_from: str = ""
     """The digest's sender address (and the VAPID contact); empty: ``luz@localhost``."""
+    verification_mails_per_day: int = 3
+    """Verification emails one account may have sent in a UTC day (and an address gets one a day at most)."""
     vapid_private_key: str = ""
     """The Web Push signing key (PEM, or base64url raw or DER); empty: one stored once in the database for every
     process."""
@@ -116,6 +122,9 @@ class Settings:
     """Pages of ``/api/export`` one client may get (a ``limits`` rate, ``LUZ_EXPORTS_PER_MINUTE``; ``luz serve``:
     ``"10/minute"``: each page replays up to 100 games); more are refused with 429 and ``Retry-After``. ``None``: no
     limit."""
+    invitations_per_invitee: str = "2/minute;6/hour"
+    """Invitations one player may send to one other (every rate of the ``;``-separated list holds), beside the 10
+    a minute each player may send in all: no player floods another (``LUZ_INVITATIONS_PER_INVITEE``)."""
     guest_days: float = 0.0
     """Days after which a guest nothing uses (no seat, no game, no follow, block or subscription) and not seen
     since is deleted (``LUZ_GUEST_DAYS``; ``luz serve``: 30); 0: guests are kept."""
@@ -138,6 +147,7 @@ class Settings:
             bot_pace=float(os.environ.get("LUZ_BOT_PACE", "0.5")),
             review_worlds=int(os.environ.get("LUZ_REVIEW_WORLDS", "400")),
             review_queue=int(os.environ.get("LUZ_REVIEW_QUEUE", "4")),
+            review_waiting=int(os.environ.get("LUZ_REVIEW_WAITING", "100")),
             reviews_per_client=int(os.environ.get("LUZ_REVIEWS_PER_CLIENT", "2")),
             tables_per_minute=os.environ.get("LUZ_TABLES_PER_MINUTE", "10/minute") or None,
             guests_per_minute=os.environ.get("LUZ_GUESTS_PER_MINUTE", "30/minute") or None,
@@ -154,6 +164,7 @@ class Settings:
             deadline_scan_seconds=float(os.environ.get("LUZ_DEADLINE_SCAN_SECONDS", "1")),
             smtp_url=os.environ.get("LUZ_SMTP_URL", ""),
             mail_from=os.environ.get("LUZ_MAIL_FROM", ""),
+            verification_mails_per_day=int(os.environ.get("LUZ_VERIFICATION_MAILS_PER_DAY", "3")),
             vapid_private_key=os.environ.get("LUZ_VAPID_PRIVATE_KEY", ""),
             notify_seconds=float(os.environ.get("LUZ_NOTIFY_SECONDS", "2")),
             push_allow_local=os.environ.get("LUZ_PUSH_ALLOW_LOCAL", "") == "1",
@@ -164,6 +175,7 @@ class Settings:
             renames_per_week=int(os.environ.get("LUZ_RENAMES_PER_WEEK", "3")),
             rematch_seconds=float(os.environ.get("LUZ_REMATCH_SECONDS", "120")),
             exports_per_minute=os.environ.get("LUZ_EXPORTS_PER_MINUTE", "10/minute") or None,
+            invitations_per_invitee=os.environ.get("LUZ_INVITATIONS_PER_INVITEE", "2/minute;6/hour"),
             guest_days=float(os.environ.get("LUZ_GUEST_DAYS", "30")),
             chat_per_address=os.environ.get("LUZ_CHAT_PER_ADDRESS", "15/10 seconds") or None,
             metrics_token=os.environ.get("LUZ_METRICS_TOKEN", ""),

@@ -119,7 +119,8 @@ async def relation(request: Request, player_id: PlayerId) -> dict[str, Any]:
 
 @router.get("/api/me/friends")
 async def my_friends(request: Request, response: Response) -> Any:
-    """Those you follow (``online``, the public table each sits at), your followers (``followed``: whether you
+    """Those you follow (``mutual``: they follow you back; then only, ``online``, ``seen_at`` to the quarter hour
+    and the public table each sits at), your followers (``followed``: whether you
     follow them back), those you blocked, and the open seats of your waiting tables (where to invite a friend).
     Accounts only."""
     try:
@@ -155,12 +156,13 @@ async def invite(request: Request, response: Response, table_id: TableId, seat: 
     """Invite a friend you follow to an open seat of a table you sit at: they may take it without its token
     (``POST .../join`` with no token). Refused: a guest (403 ``account_required``), not seated (403
     ``not_seated``), a seat taken (409 ``seat_taken``), not followed (403 ``not_following``), a block between you
-    (403 ``blocked``); at most 10 a minute (429)."""
+    (403 ``blocked``); at most 10 a minute, and ``Settings.invitations_per_invitee`` to one player (429)."""
     try:
         identity = await account(request, response, changes=True)
     except AccountNeeded:
         return account_needed()
-    wait = await guards_of(request).invitation_rate.hit("invite:" + identity.player_id)
+    guards = guards_of(request)
+    wait = await guards.invitation_wait(identity.player_id, body.player)
     if wait is not None:
         raise OverLimit("invitations_per_minute", "too many invitations: wait a minute", wait)
     friends = friends_of(request)
@@ -168,6 +170,7 @@ async def invite(request: Request, response: Response, table_id: TableId, seat: 
         invitation = await asyncio.to_thread(friends.invite, identity.player_id, table_id, seat, body.player)
     except Refusal as refusal:
         return refused(refusal)
+    await guards.invitation_sent(identity.player_id, body.player)
     await tables_of(request).watchers.changed([body.player])  # their open pages show it (/api/me/events)
     task = asyncio.create_task(push_invitation(request, body.player, invitation))
     pushing.add(task)

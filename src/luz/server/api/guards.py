@@ -38,6 +38,8 @@ class Guards:
     """Pages of ``/api/export`` per client (``Settings.exports_per_minute``)."""
     invitation_rate: SharedRateLimit
     """Invitations per player (:data:`INVITATIONS_RATE`)."""
+    invitee_rates: list[SharedRateLimit]
+    """Invitations from one player to one other (``Settings.invitations_per_invitee``)."""
     bot_tables_creating: dict[str, int] = field(default_factory=dict)
     """Tables of bots only being created, per client (not yet counted by ``Registry.bot_tables_of``)."""
 
@@ -54,7 +56,27 @@ class Guards:
             Counter(settings.max_connections_per_client),
             SharedRateLimit(exports, settings.redis_url, scope) if exports else None,
             SharedRateLimit(INVITATIONS_RATE, settings.redis_url, scope),
+            [
+                SharedRateLimit(rate, settings.redis_url, scope)
+                for rate in settings.invitations_per_invitee.split(";")
+                if rate.strip()
+            ],
         )
+
+    async def invitation_wait(self, inviter: str, invitee: str) -> int | None:
+        """Count one invitation ``inviter`` asks for; ``None`` if it may be sent to ``invitee``, else the seconds
+        to wait: past the inviter's rate in all, or past a rate of its invitations to ``invitee`` (which count
+        only those sent: :meth:`invitation_sent`)."""
+        wait = await self.invitation_rate.hit("invite:" + inviter)
+        for rate in self.invitee_rates:
+            if wait is not None:
+                break
+            wait = await rate.wait(f"invite-to:{inviter}:{invitee}")
+        return wait
+
+    async def invitation_sent(self, inviter: str, invitee: str) -> None:
+        for rate in self.invitee_rates:
+            await rate.hit(f"invite-to:{inviter}:{invitee}")
 
     async def check_creation_rate(self, client: str) -> None:
         """Count one table created by ``client`` (every way of creating one: a table, the tutorial's); 429 with

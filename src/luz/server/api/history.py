@@ -49,9 +49,10 @@ async def export(
     ] = None,
     limit: Annotated[int, Query(ge=1, le=EXPORT_PAGE, description="the most games of this page")] = EXPORT_PAGE,
 ) -> StreamingResponse:
-    """The games finished since ``since`` (after the game ``after``), oldest first, at most ``limit``: one record
-    (docs/RECORD.md) per line (``application/x-ndjson``). When there are more, the ``Link`` header's
-    ``rel="next"`` is the next page. 429 with ``Retry-After`` past ``exports_per_minute`` pages from one client."""
+    """The games of listed tables finished since ``since`` (after the game ``after``), oldest first, at most
+    ``limit``: one record (docs/RECORD.md) per line (``application/x-ndjson``). When there are more, the ``Link``
+    header's ``rel="next"`` is the next page. 429 with ``Retry-After`` past ``exports_per_minute`` pages
+    from one client."""
     rate = guards_of(request).export_rate
     wait = await rate.hit("export:" + client_of(request)) if rate is not None else None
     if wait is not None:
@@ -62,7 +63,7 @@ async def export(
         cursor = (table_id, int(game_no))
     start, engine = datetime.combine(since, time(), tzinfo=UTC), engine_of(request)
     try:
-        keys = await asyncio.to_thread(finished_keys, engine, start, cursor, limit + 1)
+        keys = await asyncio.to_thread(finished_keys, engine, start, cursor, limit + 1, True)
     except LookupError:
         raise HTTPException(422, "after: no finished game has that site (TABLE:GAME of an exported game)") from None
     headers = {}

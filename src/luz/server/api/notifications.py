@@ -22,7 +22,7 @@ from ..notify import (
     build_channels,
     vapid_key,
 )
-from ..notify.mail import DEFAULT_FROM
+from ..notify.mail import DEFAULT_FROM, Verifications
 from ..notify.push import public_key
 from ..settings import Settings
 from ..tables import Registry
@@ -41,9 +41,8 @@ class Notifications:
     """The VAPID public key (base64url)."""
     notifier: Notifier
     clock: Clock
+    verifications: Verifications
     sending: set[asyncio.Task[bool]] = field(default_factory=set)
-    verification_sent: dict[str, float] = field(default_factory=dict)
-    """When each player was last sent a verification email (the clock's monotonic seconds)."""
 
     @classmethod
     async def start(cls, engine: Engine, registry: Registry, settings: Settings, clock: Clock) -> Notifications:
@@ -51,7 +50,7 @@ class Notifications:
         knows)."""
         vapid = await asyncio.to_thread(vapid_key, engine, settings.vapid_private_key)
         tokens = Tokens(await asyncio.to_thread(Players(engine).signing_key, settings.secret_key))
-        mailer = Mailer(settings.smtp_url, settings.mail_from)
+        mailer = Mailer(settings.smtp_url, settings.mail_from, settings.public_url)
         context = ChannelContext(
             engine,
             clock,
@@ -71,7 +70,10 @@ class Notifications:
         )
         await notifier.start()
         subscriptions, preferences = Subscriptions(engine), Preferences(engine)
-        return cls(settings, subscriptions, preferences, mailer, tokens, public_key(vapid), notifier, clock)
+        verifications = Verifications(engine, settings.verification_mails_per_day)
+        return cls(
+            settings, subscriptions, preferences, mailer, tokens, public_key(vapid), notifier, clock, verifications
+        )
 
     async def close(self) -> None:
         await self.notifier.stop()
@@ -86,7 +88,7 @@ class Notifications:
             self.sending.add(task)
             task.add_done_callback(self.sending.discard)
 
-    def send_in_background(self, message: Any) -> None:
-        task = asyncio.create_task(self.mailer.send(message))
+    def send_in_background(self, message: Any, to: str) -> None:
+        task = asyncio.create_task(self.mailer.send(message, to))
         self.sending.add(task)
         task.add_done_callback(self.sending.discard)

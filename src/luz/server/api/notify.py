@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import html
 import zoneinfo
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ..notify.mail import verification_email
+from ..notify.mail import VerificationRefused, mail_address, verification_email
 from ..notify.preferences import Recipient
 from ..notify.push import Subscription, endpoint_problem, keys_problem
 from .deps import identities_of, notify_of
@@ -21,10 +22,7 @@ from .guards import OverLimit
 
 B64URL = r"^[A-Za-z0-9_-]+={0,2}$"
 HH_MM = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
-EMAIL = r"^[^@\s\x00]{1,64}@[^@\s\x00]+\.[^@\s\x00]+$"
 TIMEZONE = r"^[A-Za-z0-9_+\-/]{1,64}$"
-VERIFICATION_EVERY = 60.0
-"""Seconds between two verification emails of one player (per process)."""
 
 
 class PushKeys(BaseModel):
@@ -54,10 +52,16 @@ class NotificationChange(BaseModel):
     model_config = ConfigDict(extra="forbid")
     push: bool | None = None
     email: bool | None = None
-    email_address: str | None = Field(None, max_length=254, pattern=EMAIL)
+    email_address: str | None = Field(None, max_length=254)
     quiet_hours: QuietHours | None = None
     timezone: str | None = Field(None, pattern=TIMEZONE)
     language: Literal["en", "fr", "ja"] | None = None
+
+    @field_validator("email_address")
+    @classmethod
+    def one_address(cls, raw: str | None) -> str | None:
+        """Exactly one mailbox, normalised by email-validator."""
+        return None if raw is None else mail_address(raw.strip())
 
 
 def minute_of(hh_mm: str) -> int:
@@ -149,15 +153,21 @@ async def change_notifications(request: Request, response: Response, body: Notif
             raise HTTPException(422, "timezone is not an IANA time zone (e.g. Europe/Paris)") from None
     current = await asyncio.to_thread(preferences.of, identity.player_id)
     assert current is not None
-    address = body.email_address.strip() if body.email_address is not None else None
+    address = body.email_address
     new_address = "email_address" in given and address != current.email
     verify = address is not None and (new_address or not current.email_verified) and notifications.mailer.configured
-    if verify:
-        last = notifications.verification_sent.get(identity.player_id, -VERIFICATION_EVERY)
-        if notifications.clock.monotonic() - last < VERIFICATION_EVERY:
-            raise OverLimit("verification_emails", "a verification email was just sent: wait a minute", 60)
     if body.email and not (address if "email_address" in given else current.email):
         raise HTTPException(409, "give an email address first")
+    if verify and address is not None:
+        try:
+            await asyncio.to_thread(
+                notifications.verifications.claim,
+                identity.player_id,
+                address,
+                datetime.fromtimestamp(notifications.clock.now(), UTC),
+            )
+        except VerificationRefused as refused:
+            raise OverLimit("verification_mails_per_day", str(refused), refused.retry_after) from None
     changes: dict[str, Any] = {}
     if body.push is not None:
         changes["push_on"] = body.push
@@ -177,12 +187,11 @@ async def change_notifications(request: Request, response: Response, body: Notif
     changed = await asyncio.to_thread(preferences.of, identity.player_id)
     assert changed is not None
     if verify and address is not None:
-        base = notifications.settings.public_url or str(request.base_url)
-        notifications.verification_sent[identity.player_id] = notifications.clock.monotonic()
         notifications.send_in_background(
             verification_email(
-                notifications.mailer, notifications.tokens, base, identity.player_id, address, changed.language
-            )
+                notifications.mailer, notifications.tokens, identity.player_id, address, changed.language
+            ),
+            address,
         )
     return described(changed, notifications.mailer.configured)
 

@@ -61,7 +61,7 @@ class DigestChannel:
             message = digest_email(
                 self.mailer, self.tokens, self.base_url, recipient.id, recipient.email, recipient.language, games, now
             )
-            if await self.mailer.send(message):
+            if await self.mailer.send(message, recipient.email):
                 outcome["digest"] += 1
             else:
                 outcome["failed"] += 1

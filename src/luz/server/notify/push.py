@@ -4,7 +4,8 @@ a time).
 
 A subscription's endpoint is a URL the server posts to, so it is checked as an outside address (SSRF): https on a
 public host when stored, and again, with the addresses its name resolves to, when posted to; redirects are not
-followed. ``push_allow_local`` (tests) lets loopback and private addresses through.
+followed. A host written as a number in any form a resolver accepts (``127.1``, ``2130706433``, ``0x7f000001``) is
+read as the address it means. ``push_allow_local`` (tests) lets loopback and private addresses through.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 import base64
 import ipaddress
 import logging
+import re
 import socket
 import time
 from dataclasses import dataclass
@@ -89,11 +91,33 @@ def public_key(vapid: Any) -> str:
 # -- what may be stored -------------------------------------------------------------------------------------------
 
 
+LEGACY_IPV4 = re.compile(r"[0-9a-fx.]+", re.IGNORECASE)
+"""What may be an IPv4 address in a legacy form (``127.1``, ``2130706433``, ``0x7f000001``, ``0177.0.0.1``)."""
+
+
+def host_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The address ``host`` means, whatever the form it is written in (``None``: it is a name). The legacy IPv4 forms
+    that resolvers and HTTP clients accept are read as ``inet_aton`` reads them, so none passes for a name."""
+    host = host.removesuffix(".")
+    try:
+        return ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        pass
+    if LEGACY_IPV4.fullmatch(host):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:  # hexadecimal-looking but not a number, as a name can be ("cafe.face")
+            return None
+    return None
+
+
 def _local_address(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%")[0])
+    ip = host_address(address)
+    if ip is None:
+        raise ValueError(f"{address} is a name, not an address")
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    return not ip.is_global or ip.is_multicast
+    return not ip.is_global or ip.is_multicast or ip.is_reserved or ip.is_unspecified
 
 
 def endpoint_problem(endpoint: str, allow_local: bool) -> str | None:
@@ -111,7 +135,7 @@ def endpoint_problem(endpoint: str, allow_local: bool) -> str | None:
     try:
         local = _local_address(host)
     except ValueError:  # a name: its addresses are checked when it is posted to
-        local = host == "localhost" or host.endswith(".localhost")
+        local = host.removesuffix(".") == "localhost" or host.removesuffix(".").endswith(".localhost")
     if local and not allow_local:
         return "the endpoint's host is a local or private address"
     if url.scheme != "https" and not (url.scheme == "http" and local and allow_local):

@@ -1,6 +1,7 @@
 // Friends (GET /api/me/friends): those you follow, online first, each with the public table they sit at (Watch)
-// and, when you sit at a table with an open seat, Invite; those following you (Follow back); those you blocked;
-// your invitations (Join, Decline). Kept current by the identity's event stream and a refresh each minute.
+// once they follow you back, and, when you sit at a table with an open seat, Invite; those following you (Follow
+// back); those you blocked; your invitations (Join, Decline). Kept current by the identity's event stream and a
+// refresh each minute.
 
 import { initials } from "./board.js";
 import { $, ApiError, announce, api, el } from "./common.js";
@@ -30,8 +31,9 @@ function who(player, detail) {
   );
 }
 
-/** Where a friend is: "Online", "Playing at <table>" or "Offline". */
+/** Where a friend is: "Online", "Playing at <table>" or "Offline"; only once they follow you back. */
 function whereabouts(friend) {
+  if (!friend.mutual) return [el("span", { class: "friend-status" }, t("friends.presence_hidden"))];
   const mutual = state.followers.has(friend.id) ? el("span", { class: "friend-status" }, ` · ${t("friends.follows_you")}`) : null;
   if (friend.table) {
     const key = friend.table.status === "playing" ? "friends.playing_at" : "friends.waiting_at";
@@ -90,7 +92,7 @@ function friendRow(friend) {
   return el(
     "li",
     { class: `friend${friend.online ? " is-online" : ""}`, dataset: { player: friend.id } },
-    avatar(friend, friend.online),
+    avatar(friend, friend.mutual ? friend.online : undefined),
     who(friend, whereabouts(friend)),
     el("span", { class: "friend-actions" }, watch, ...inviteButtons(friend)),
   );
@@ -159,7 +161,8 @@ function draw() {
   state.followers = new Set(friends.followers.map((f) => f.id));
   const following = [...friends.following].sort((a, b) => Number(Boolean(b.table || b.online)) - Number(Boolean(a.table || a.online)));
   const online = following.filter((f) => f.online).length;
-  $("#friends-summary").textContent = following.length ? t("friends.summary", { n: online, count: following.length }) : "";
+  const shown = following.filter((f) => f.mutual).length; // presence is shown for those who follow back
+  $("#friends-summary").textContent = shown ? t("friends.summary", { n: online, count: shown }) : "";
   const seat = friends.open_seats[0];
   $("#friends-seat").hidden = !seat;
   if (seat) $("#friends-seat").textContent = t("friends.open_seat", { table: seat.name, n: seat.seat + 1 });
