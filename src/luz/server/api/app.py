@@ -102,6 +102,7 @@ def create_app(
             settings.redis_url or "memory://",
             secure_cookies=settings.public_url.startswith("https://"),
             trusted_proxies=settings.trusted_proxies,
+            ipv6_prefix=settings.ipv6_prefix,
             guests_per_minute=settings.guests_per_minute,
             accounts_per_address=settings.accounts_per_address,
             scope=deployment_scope(settings.database_url),

@@ -31,7 +31,7 @@ from ..identity import (
     Identity,
     Players,
 )
-from ..ratelimit import client_key
+from ..ratelimit import DEFAULT_IPV6_PREFIX, client_key
 from .guards import OverLimit
 
 DEVICE_PATH = "/api/account"
@@ -64,6 +64,7 @@ class Identities:
         limiter_storage: str,
         secure_cookies: bool,
         trusted_proxies: tuple[str, ...] = (),
+        ipv6_prefix: int = DEFAULT_IPV6_PREFIX,
         guests_per_minute: str | None = None,
         accounts_per_address: str | None = None,
         scope: str = "",
@@ -77,6 +78,7 @@ class Identities:
         self.account_rate = parse(accounts_per_address) if accounts_per_address else None
         self._address_key = hashlib.sha256(b"luz-client-address:" + signing_key.encode()).digest()
         self.trusted_proxies = trusted_proxies
+        self.ipv6_prefix = ipv6_prefix
         self.guest_rate = parse(guests_per_minute) if guests_per_minute else None
         self.signer = URLSafeSerializer(signing_key, salt="luz-session")
         self.devices = URLSafeSerializer(signing_key, salt="luz-device")
@@ -135,8 +137,10 @@ class Identities:
         return identity
 
     def client(self, request: HTTPConnection) -> str:
-        """The client's key for the limits: its address (the forwarded one only from a trusted proxy)."""
-        return client_key(request.client.host if request.client else None, request.headers, self.trusted_proxies)
+        """The client's key for every limit and seat rule: its address (the forwarded one only from a trusted
+        proxy), an IPv6 one by its network of ``ipv6_prefix`` bits (``ratelimit.client_key``)."""
+        peer = request.client.host if request.client else None
+        return client_key(peer, request.headers, self.trusted_proxies, self.ipv6_prefix)
 
     def address_hash(self, request: HTTPConnection) -> str:
         """A keyed hash of the client's address (HMAC with a key derived from the cookie-signing key), kept on the
