@@ -20,7 +20,7 @@ from luz.web import install as install_web_client
 from .. import checkpoints, collector
 from ..clock import SYSTEM_CLOCK, Clock
 from ..db import make_engine, migrate
-from ..domain import AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames
+from ..domain import AccountRequired, AccountTooNew, Expired, OneSeatPerAddress, TooManyGames, TooManyWaiting
 from ..friends import Blocked, Friends
 from ..health import DatabaseHealth
 from ..identity import Players
@@ -203,6 +203,15 @@ def create_app(
     async def seat_per_address(request: Request, error: OneSeatPerAddress) -> JSONResponse:
         metrics.refused("seats_per_address")
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=409)
+
+    @app.exception_handler(Expired)
+    async def expired(request: Request, error: Expired) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=409)
+
+    @app.exception_handler(TooManyWaiting)
+    async def waiting_tables(request: Request, error: TooManyWaiting) -> JSONResponse:
+        metrics.refused(error.code)
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=429)
 
     @app.exception_handler(OverLimit)
     async def over_limit(request: Request, error: OverLimit) -> Response:

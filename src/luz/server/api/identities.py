@@ -35,7 +35,10 @@ from ..ratelimit import DEFAULT_IPV6_PREFIX, client_key
 from .guards import OverLimit
 
 DEVICE_PATH = "/api/account"
-"""Where the device cookie is sent: the account's routes only (the login reads it, it and the register renew it)."""
+"""Where the device cookie is sent: the account's routes (the login reads it, it and the register renew it)..."""
+WATCH_PATH = "/ws"
+"""... and the live connections (a spectator whose browser signed in to a seat's account never sees that table's
+hands face up: fanout.py)."""
 
 
 def from_this_site(connection: HTTPConnection, public_url: str) -> bool:
@@ -246,12 +249,13 @@ class Identities:
         the newest others the cookie remembers (``DEVICE_ACCOUNTS`` in all)."""
         others = [(u, n) for u, n in self.devices_of(request).items() if u != username]
         accounts = dict([*others[-(DEVICE_ACCOUNTS - 1) :], (username, secrets.token_urlsafe(16))])
-        response.set_cookie(
-            DEVICE_COOKIE,
-            self.devices.dumps(accounts),
-            max_age=COOKIE_SECONDS,
-            httponly=True,
-            samesite="strict",
-            secure=self.secure_cookies,
-            path=DEVICE_PATH,
-        )
+        for path in (DEVICE_PATH, WATCH_PATH):
+            response.set_cookie(
+                DEVICE_COOKIE,
+                self.devices.dumps(accounts),
+                max_age=COOKIE_SECONDS,
+                httponly=True,
+                samesite="strict",
+                secure=self.secure_cookies,
+                path=path,
+            )
