@@ -250,7 +250,7 @@ class Checker:
         seen = message["view"]
         self.states.append(message)
         if seen is None:
-            assert message["table"]["status"] == "waiting"
+            assert message["table"]["status"] in ("waiting", "expired")  # no game yet, or never
             return
         assert seen["seat"] == self.seat
         if seen["current_player"] != self.seat or self.seat is None:
