@@ -35,10 +35,10 @@ from ..ratelimit import DEFAULT_IPV6_PREFIX, client_key
 from .guards import OverLimit
 
 DEVICE_PATH = "/api/account"
-"""Where the device cookie is sent: the account's routes (the login reads it, it and the register renew it)..."""
-WATCH_PATH = "/ws"
-"""... and the live connections (a spectator whose browser signed in to a seat's account never sees that table's
-hands face up: fanout.py)."""
+"""Where the device cookie is sent: the account's routes (the login reads it, it and the register renew it)."""
+WATCH_COOKIE, WATCH_PATH = "luz_device_ws", "/ws"
+"""The device cookie's copy sent to the live connections: a spectator whose browser signed in to a seat's account
+never sees that table's hands face up (fanout.py)."""
 
 
 def from_this_site(connection: HTTPConnection, public_url: str) -> bool:
@@ -232,8 +232,8 @@ class Identities:
 
     def devices_of(self, request: HTTPConnection) -> dict[str, str]:
         """The accounts the request's device cookie says this browser logged in to: each username's nonce (none for
-        no cookie, or one the server did not sign)."""
-        signed = request.cookies.get(DEVICE_COOKIE)
+        no cookie, or one the server did not sign); a live connection gets the cookie's copy (``WATCH_COOKIE``)."""
+        signed = request.cookies.get(DEVICE_COOKIE) or request.cookies.get(WATCH_COOKIE)
         if not signed:
             return {}
         try:
@@ -249,9 +249,9 @@ class Identities:
         the newest others the cookie remembers (``DEVICE_ACCOUNTS`` in all)."""
         others = [(u, n) for u, n in self.devices_of(request).items() if u != username]
         accounts = dict([*others[-(DEVICE_ACCOUNTS - 1) :], (username, secrets.token_urlsafe(16))])
-        for path in (DEVICE_PATH, WATCH_PATH):
+        for name, path in ((DEVICE_COOKIE, DEVICE_PATH), (WATCH_COOKIE, WATCH_PATH)):
             response.set_cookie(
-                DEVICE_COOKIE,
+                name,
                 self.devices.dumps(accounts),
                 max_age=COOKIE_SECONDS,
                 httponly=True,
