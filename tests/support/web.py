@@ -76,10 +76,16 @@ def console_error(player: Player, message: Any) -> None:
 
 
 def open_player(
-    browser: Any, url: str, viewport: dict[str, int] = LAPTOP, locale: str = "en-GB", timezone: str | None = None
+    browser: Any,
+    url: str,
+    viewport: dict[str, int] = LAPTOP,
+    locale: str = "en-GB",
+    timezone: str | None = None,
+    headers: dict[str, str] | None = None,
 ) -> Player:
-    """A page in a browser context of its own (its own storage: another player's browser)."""
-    context = browser.new_context(viewport=viewport, locale=locale, timezone_id=timezone)
+    """A page in a browser context of its own (its own storage: another player's browser); ``headers`` sent with
+    each of its requests (``X-Forwarded-For``: another client's, behind a server trusting the loopback)."""
+    context = browser.new_context(viewport=viewport, locale=locale, timezone_id=timezone, extra_http_headers=headers)
     page = context.new_page()
     player = Player(page)
     page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))
