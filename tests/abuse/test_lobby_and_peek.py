@@ -17,7 +17,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from support.server import ServerProcess
+from support.server import ServerProcess, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -92,6 +92,29 @@ def test_thirty_addresses_cannot_push_a_real_table_off_the_lobby(serve: Any) -> 
         listed = [t["id"] for t in http.get("/api/tables").json()]
         assert len(listed) == 100  # the first page: before, 100 of 100 the attacker's
         assert real.json()["table"]["id"] in listed
+
+
+def test_a_table_nobody_joined_leaves_the_lobby(serve: Any) -> None:
+    """Waiting tables were never deleted. Now one nobody filled expires (here after a second; ``luz serve``: an
+    hour) and leaves the lobby; a table whose game started stays."""
+    server = serve(LUZ_WAITING_LIVE_SECONDS="1")
+    with httpx.Client(base_url=server.http, timeout=30) as http:
+        left = post(http, "/api/tables", {"players": 3, "seats": [{"kind": "human"}] * 3}, "203.0.113.1")
+        playing = post(
+            http, "/api/tables", {"players": 3, "seats": [{"kind": "human"}] + [{"kind": "bot"}] * 2}, "203.0.113.2"
+        )
+        token = playing.json()["invites"][0]["token"]
+        assert (
+            post(
+                http, f"/api/tables/{playing.json()['table']['id']}/seats/0/join", {"token": token}, "203.0.113.2"
+            ).status_code
+            == 200
+        )
+        table_id = left.json()["table"]["id"]
+        assert [t["id"] for t in http.get("/api/tables").json()] == [table_id]
+        wait_for(lambda: http.get(f"/api/tables/{table_id}").json()["status"] == "expired", timeout=60, step=0.1)
+        assert http.get("/api/tables").json() == []
+        assert http.get(f"/api/tables/{playing.json()['table']['id']}").json()["status"] == "playing"
 
 
 async def first_view(url: str, headers: dict[str, str]) -> dict[str, Any]:
