@@ -1,6 +1,6 @@
 """Watching across two processes: the lobby's "Playing now" adds up the spectators of both processes, whichever
 answers; at a ``show_hands`` table, a spectator on the other process sees every hand, unless its identity holds a
-seat (taken through the first process)."""
+seat (taken through the first process, its player having agreed)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,11 @@ def started(http: httpx.Client, server: ServerProcess, **spec: Any) -> tuple[str
     me = {HEADER: http.post(f"{server.url}/api/me/guest").json()["session"]}
     joined = http.post(f"{server.url}/api/tables/{table_id}/seats/0/join", json={"token": token}, headers=me)
     assert joined.status_code == 200, joined.text
+    if spec.get("show_hands"):  # its game starts once the player agreed that anyone watching sees the cards
+        agreed = http.post(
+            f"{server.url}/api/tables/{table_id}/show-hand", headers={"Authorization": f"Bearer {token}"}
+        )
+        assert agreed.json()["status"] == "playing", agreed.text
     return table_id, me
 
 
@@ -85,7 +90,11 @@ def test_a_spectator_on_the_other_process_sees_every_hand_unless_it_holds_a_seat
 
         async def views() -> tuple[dict[str, Any], dict[str, Any]]:
             url = f"{two.ws_url}/ws/tables/{table_id}"
-            async with connect(url) as friend, connect(url, additional_headers=player) as seated:
+            # The friend from another address: one of the player's would be refused the hands (its client's).
+            async with (
+                connect(url, local_addr=("127.0.0.3", 0)) as friend,
+                connect(url, additional_headers=player) as seated,
+            ):
                 return (await first_state(friend))["view"], (await first_state(seated))["view"]
 
         friend, seated = asyncio.run(views())

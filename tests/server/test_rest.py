@@ -174,7 +174,8 @@ def test_table_info_has_no_secrets(client: Any) -> None:
     }
     assert info["rematch"] is None, "no rematch offer while a game is played"
     assert all(
-        set(s) == {"seat", "kind", "bot", "name", "joined", "player", "guest", "replaced"} for s in info["seats"]
+        set(s) == {"seat", "kind", "bot", "name", "joined", "player", "guest", "replaced", "shows_hand"}
+        for s in info["seats"]
     )
     text = response.text
     assert not any(token in text for token in tokens.values())

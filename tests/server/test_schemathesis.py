@@ -80,6 +80,7 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/tables/{table_id}",
             "/api/tables/{table_id}/seats/{seat}/join",
             "/api/tables/{table_id}/leave",
+            "/api/tables/{table_id}/show-hand",
             "/api/tables/{table_id}/record",
             "/api/tables/{table_id}/notes",
             "/api/tables/{table_id}/chat",

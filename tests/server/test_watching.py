@@ -21,6 +21,7 @@ from luz.server import Settings, app_services, create_app
 from luz.server.api.tables import PLAYING_LISTED
 from luz.server.domain import SeatKind, Status, TableState
 from luz.server.tables.fanout import sees_hands
+from luz.server.tables.model import Watcher
 from luz.server.tables.table import Table
 from support.server import Peer, Truth, create_table, guest, join_all, play, seats, wait_for
 
@@ -123,9 +124,30 @@ def hidden_checked(peer: Peer) -> int:
     return peer.check.checked_hidden
 
 
+STRANGER = "198.51.100.7"
+"""Another client's address (the test client, 127.0.0.1, is a trusted proxy: ``X-Forwarded-For`` names it)."""
+
+
+def proxied_app(database_url: str) -> TestClient:
+    """The app, its test client at 127.0.0.1, a trusted proxy: a request with ``X-Forwarded-For`` is another
+    client's."""
+    settings = Settings(
+        database_url=database_url, bot_workers=0, messages_per_second=10_000, trusted_proxies=("127.0.0.1",)
+    )
+    return TestClient(create_app(settings), client=("127.0.0.1", 50000))
+
+
+def agree(client: Any, table_id: str, token: str) -> dict[str, Any]:
+    answer = client.post(f"/api/tables/{table_id}/show-hand", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
 def test_spectators_of_a_show_hands_table_see_every_hand_but_its_players_never_do(database_url: str) -> None:
-    settings = Settings(database_url=database_url, bot_workers=0, messages_per_second=10_000)
-    with TestClient(create_app(settings)) as test_client:
+    """The game starts once both seated humans agreed that anyone watching sees their cards; then strangers see
+    every hand, while the players' own connections without their seat (their identity, their address with no
+    cookie, another guest of their address) never do."""
+    with proxied_app(database_url) as test_client:
         client: Any = test_client
         table_id, tokens, _ = create_table(
             client,
@@ -142,22 +164,40 @@ def test_spectators_of_a_show_hands_table_see_every_hand_but_its_players_never_d
             )
             assert joined.status_code == 200, joined.text
             assert joined.json()["table"]["show_hands"] is True
+        assert client.get(f"/api/tables/{table_id}").json()["status"] == "waiting"  # nobody agreed yet
+        assert client.post(f"/api/tables/{table_id}/show-hand").status_code == 401  # a seat's token is needed
+        first_agreed = agree(client, table_id, tokens[0])
+        assert first_agreed["status"] == "waiting" and [s["shows_hand"] for s in first_agreed["seats"]][:2] == [
+            True,
+            False,
+        ]
+        assert agree(client, table_id, tokens[1])["status"] == "playing"  # the bots need no agreement
         truth = Truth(app_services(client.app).tables.store)
+        elsewhere = {"X-Forwarded-For": STRANGER}
         with (
             Peer(client, table_id, tokens[0], 0, truth) as first,
             Peer(client, table_id, None, 1, truth, query="me=1", headers=players[1]) as second,
             Peer(client, table_id, None, None, truth, headers=players[0]) as player_watching,  # holds seat 0
-            Peer(client, table_id, None, None, None) as anonymous,
-            Peer(client, table_id, None, None, None, headers=guest(client)) as friend,
+            Peer(client, table_id, None, None, truth) as from_their_address,  # no cookie, a player's address
+            Peer(client, table_id, None, None, truth, headers=guest(client)) as their_other_guest,
+            Peer(client, table_id, None, None, None, headers=elsewhere) as anonymous,
+            Peer(client, table_id, None, None, None, headers={**guest(client), **elsewhere}) as friend,
         ):
             last = play([first, second], until=lambda s: s["view"]["deal_number"] == 2, timeout=120)
-            for peer in (player_watching, anonymous, friend):
+            tied = (player_watching, from_their_address, their_other_guest)
+            for peer in (*tied, anonymous, friend):
                 peer.wait_state(lambda s: s["version"] >= last["version"])
-            # The seats and a spectator holding a seat: nothing they may not see (checked on every state).
-            assert min(hidden_checked(p) for p in (first, second, player_watching)) > 10
-            # The other spectators: every hand face up, as it really is, in every state.
+            # The seats and the spectators tied to a seat: nothing they may not see (checked on every state).
+            assert min(hidden_checked(p) for p in (first, second, *tied)) > 10
+            # The strangers: every hand face up, as it really is, in every state.
             assert min(face_up_checked(p, truth) for p in (anonymous, friend)) > 10
             assert all(s["table"]["show_hands"] for s in first.check.states)
+
+
+def test_agreeing_to_show_hands_only_at_a_show_hands_table_waiting(client: Any) -> None:
+    table_id, tokens, _ = create_table(client, public=False, players=3, seats=seats("human", "random", "random"))
+    refused = client.post(f"/api/tables/{table_id}/show-hand", headers={"Authorization": f"Bearer {tokens[0]}"})
+    assert refused.status_code == 409 and "not waiting to show every hand" in refused.json()["detail"]
 
 
 def test_a_spectator_of_a_listed_or_rated_table_never_sees_the_hands(client: Any) -> None:
@@ -190,6 +230,7 @@ def test_a_spectator_of_a_listed_or_rated_table_never_sees_the_hands(client: Any
             headers = guest(client)
         joined = client.post(f"/api/tables/{table_id}/seats/0/join", json={"token": tokens[0]}, headers=headers)
         assert joined.status_code == 200, joined.text
+        agree(client, table_id, tokens[0])  # the game starts once the player agreed
         truth = Truth(store)
         with Peer(client, table_id, None, None, truth) as spectator:
             spectator.wait_state(lambda s: s["view"] is not None and s["view"]["phase"] == "bid")
@@ -215,17 +256,22 @@ def table_of(**state: Any) -> Table:
 
 
 def test_who_sees_the_hands() -> None:
-    connection: Any = object()
-    other: Any = object()
-    seat = server_store.SeatState(0, SeatKind.HUMAN, None, "Ann", True, player="ann")
+    ann, from_ann, anns_browser, bob, unknown = (object() for _ in range(5))
+    seat = server_store.SeatState(0, SeatKind.HUMAN, None, "Ann", True, player="ann", client="ann's address")
     table = table_of(seats=[seat])
-    table.spectator_players[connection] = "ann"
-    assert not sees_hands(table, connection)  # Ann holds a seat
-    assert sees_hands(table, other)
-    table.spectator_players[other] = "bob"
-    assert sees_hands(table, other)
+    table.watchers[ann] = Watcher("ann", "elsewhere")  # Ann holds a seat
+    table.watchers[from_ann] = Watcher(None, "ann's address")  # no identity, from the seat's client
+    table.watchers[anns_browser] = Watcher("guest", "elsewhere", frozenset({"ann"}))  # its device cookie names Ann
+    table.watchers[bob] = Watcher("bob", "bob's address")
+    assert [sees_hands(table, c) for c in (ann, from_ann, anns_browser, bob, unknown)] == [
+        False,
+        False,
+        False,
+        True,
+        False,  # who it is unknown: no
+    ]
     for refused in ({"public": True}, {"rated": True}, {"show_hands": False}):
-        assert not sees_hands(table_of(seats=[seat], **refused), other)
+        assert not sees_hands(table_of(seats=[seat], **refused), bob)
 
 
 def test_a_spectator_joining_mid_deal_sees_the_bids_and_the_tricks_won(database_url: str) -> None:
@@ -278,6 +324,9 @@ def twin(client: Any, show_hands: bool) -> tuple[str, dict[int, str]]:
     )
     assert table_id == TABLE_ID
     join_all(client, table_id, tokens)
+    if show_hands:  # the game starts once everyone agreed (a version each: masked)
+        for token in tokens.values():
+            agree(client, table_id, token)
     return table_id, tokens
 
 
@@ -286,11 +335,10 @@ def at_least(version: int, state: dict[str, Any]) -> bool:
 
 
 def masked(peer: Peer) -> list[str]:
-    """What ``peer`` was sent, but the players' ids (random per database) and the option's own flag."""
-    return [
-        re.sub(r'"show_hands": ?(true|false)', "", re.sub(r'"player": ?"[0-9a-f]+"', "", text))
-        for text in peer.check.raw
-    ]
+    """What ``peer`` was sent, but the players' ids (random per database), the option's own flags (the table's,
+    each seat's agreement) and the versions (each agreement one more)."""
+    option = r'"(show_hands|shows_hand)": ?(true|false)|"version": ?\d+|"player": ?"[0-9a-f]+"'
+    return [re.sub(option, "", text) for text in peer.check.raw]
 
 
 def test_the_seats_receive_the_same_bytes_whether_spectators_see_the_hands_or_not(
@@ -304,14 +352,14 @@ def test_the_seats_receive_the_same_bytes_whether_spectators_see_the_hands_or_no
     )
     sent: list[dict[Any, list[str]]] = []
     for show_hands in (True, False):
-        settings = Settings(f"sqlite:///{tmp_path}/{show_hands}.db", bot_workers=0, messages_per_second=10_000)
-        with TestClient(create_app(settings)) as test_client:
+        with proxied_app(f"sqlite:///{tmp_path}/{show_hands}.db") as test_client:
             client: Any = test_client
             table_id, tokens = twin(client, show_hands)
             truth = Truth(app_services(client.app).tables.store)
             assert app_services(client.app).tables.store.load(table_id).seed == SEED
+            stranger = {"X-Forwarded-For": STRANGER}
             with (
-                Peer(client, table_id, None, None, None if show_hands else truth) as spectator,
+                Peer(client, table_id, None, None, None if show_hands else truth, headers=stranger) as spectator,
                 Peer(client, table_id, tokens[0], 0, truth) as a,
                 Peer(client, table_id, tokens[1], 1, truth) as b,
                 Peer(client, table_id, tokens[2], 2, truth) as c,

@@ -250,7 +250,7 @@ class Checker:
         seen = message["view"]
         self.states.append(message)
         if seen is None:
-            assert message["table"]["status"] == "waiting"
+            assert message["table"]["status"] in ("waiting", "expired")  # no game yet, or never
             return
         assert seen["seat"] == self.seat
         if seen["current_player"] != self.seat or self.seat is None:
@@ -697,6 +697,7 @@ class ServerProcess:
         env["LUZ_SEAT_CONNECTIONS_PER_MINUTE"] = ""
         # Every test client comes from 127.0.0.1: the policies per address are on only where a test says so.
         env["LUZ_SEATS_PER_ADDRESS"] = "0"
+        env["LUZ_WAITING_TABLES_PER_CLIENT"] = "1000000"
         env["LUZ_RATED_MIN_ACCOUNT_HOURS"] = "0"
         env["LUZ_RATED_MIN_GAMES"] = "0"
         env["LUZ_ACCOUNTS_PER_ADDRESS"] = ""

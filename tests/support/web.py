@@ -88,16 +88,18 @@ def open_player(
     timezone: str | None = None,
     address: str | None = None,
     touch: bool = False,
+    headers: dict[str, str] | None = None,
 ) -> Player:
     """A page in a browser context of its own (its own storage: another player's browser), from ``address`` (by
-    default one of its own: another home); ``touch``: a phone's touch screen."""
+    default one of its own: another home); ``touch``: a phone's touch screen; ``headers`` sent with each of its
+    requests (an ``X-Forwarded-For`` there replaces the address)."""
     home = next(HOMES)
     forwarded = address or f"198.18.{home // 250}.{home % 250 + 1}"
     context = browser.new_context(
         viewport=viewport,
         locale=locale,
         timezone_id=timezone,
-        extra_http_headers={"X-Forwarded-For": forwarded},
+        extra_http_headers={"X-Forwarded-For": forwarded, **(headers or {})},
         has_touch=touch,
         is_mobile=touch,
     )

@@ -6,6 +6,8 @@ its own cards. Screenshots at phone and laptop sizes; axe on the lobby with "Pla
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -17,6 +19,18 @@ from support.web import LAPTOP, create_table, move_once, next_move, open_player,
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 375, "height": 667}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[ServerProcess]:
+    """``luz serve`` trusting the loopback as a proxy: a page sending ``X-Forwarded-For`` is another client."""
+    folder: Path = tmp_path_factory.mktemp("watching")
+    env = {"LUZ_TRUSTED_PROXIES": "127.0.0.1"}
+    process = ServerProcess(f"sqlite:///{folder}/luz.sqlite3", folder / "server.log", env=env).start()
+    yield process
+    process.stop()
+
+
 SIZES = {"phone": PHONE, "laptop": {"width": 1280, "height": 800}}
 
 
@@ -114,6 +128,10 @@ def test_spectators_see_every_hand_at_an_unlisted_table_its_players_see_the_badg
     table_id = page.url.split("/t/")[1].split("?")[0]
     summary = httpx.get(f"{server.http}/api/tables/{table_id}", timeout=10).json()
     assert summary["show_hands"] is True and summary["public"] is False
+    # The game starts once Ana agreed that anyone watching sees her cards.
+    page.locator("#show-hand-consent").wait_for()
+    assert summary["status"] == "waiting"
+    page.click("#show-hand-button")
     badge = page.locator("#show-hands-badge .badge")
     badge.wait_for()
     assert badge.inner_text() == "Spectators see every hand"
@@ -122,7 +140,8 @@ def test_spectators_see_every_hand_at_an_unlisted_table_its_players_see_the_badg
     assert badge.inner_text() == "Les spectateurs voient toutes les mains"
     page.click(".lang button[data-lang='en']")
 
-    friend = open_player(browser, f"{server.http}/t/{table_id}", PHONE)
+    # The friend from another address (one of Ana's would be refused the hands: its client holds her seat).
+    friend = open_player(browser, f"{server.http}/t/{table_id}", PHONE, headers={"X-Forwarded-For": "198.51.100.5"})
     friend.page.wait_for_selector("#game:not([hidden])")
     # The friend watching sees every card of every hand (the seats' unplayed ones too).
     friend.page.wait_for_function("document.querySelectorAll('.seat [data-card]').length >= 30")

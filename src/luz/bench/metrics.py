@@ -30,6 +30,7 @@ def start_server(folder: Path, token: str) -> ServerProcess:
         "LUZ_TABLES_PER_MINUTE": "",
         "LUZ_GUESTS_PER_MINUTE": "",
         "LUZ_SEATS_PER_ADDRESS": "0",
+        "LUZ_WAITING_TABLES_PER_CLIENT": "1000000",
         "LUZ_CONNECTIONS_PER_SECOND": "100000/second",
     }
     log_path = folder / "server.log"

@@ -142,6 +142,7 @@ class ServerProcess:
         # Every player of the bench comes from one address, the attacker's too: the seat and account policies per
         # address (fair play, not load) are off even where the per-client limits are measured.
         env.setdefault("LUZ_SEATS_PER_ADDRESS", "0")
+        env.setdefault("LUZ_WAITING_TABLES_PER_CLIENT", "1000000")
         env.setdefault("LUZ_RATED_MIN_ACCOUNT_HOURS", "0")
         env.setdefault("LUZ_RATED_MIN_GAMES", "0")
         env.setdefault("LUZ_ACCOUNTS_PER_ADDRESS", "")

@@ -48,6 +48,8 @@ def serve(
     # table 0.8 s). LUZ_GC=auto: CPython's collector alone.
     os.environ.setdefault("LUZ_GC", "freeze")
     gc.set_threshold(50_000, 20, 10)
+    if not 32 <= settings.ipv6_prefix <= 128:
+        fail(f"LUZ_IPV6_PREFIX must be 32 to 128 (an IPv6 network's length: 64, or 56), not {settings.ipv6_prefix}")
     if settings.metrics_token and len(settings.metrics_token) < MIN_TOKEN_LENGTH:
         fail(f"LUZ_METRICS_TOKEN is too short: give it at least {MIN_TOKEN_LENGTH} characters (openssl rand -hex 32)")
     try:

@@ -85,6 +85,12 @@ class TableRow(Base):
     """Whether it is a tutorial's table (``POST /api/tutorial``): one unfinished per identity."""
     rematch: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """The rematch offered at game over: who offered, each human seat's answer, when it expires; ``None``: none."""
+    creator: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    """A keyed hash of the client that created it (as ``SeatRow.client``): its waiting public tables are capped,
+    and the lobby interleaves the creators; ``None``: unknown (a table from before)."""
+    expires_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    """When it expires if it is still waiting for players then (epoch ms, tables/commands.py ``Expire``);
+    ``None``: never."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
@@ -106,6 +112,9 @@ class SeatRow(Base):
     client: Mapped[str | None] = mapped_column(String(64), nullable=True)
     """A keyed hash of the client address the seat was taken from (one seat per address at public and rated
     tables); never the address itself."""
+    shows_hand: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Whether its player agreed that anyone watching sees its cards (a ``show_hands`` table starts once every
+    seated human has)."""
 
 
 class GameRow(Base):

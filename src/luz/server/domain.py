@@ -25,11 +25,13 @@ def replaced(clock: dict[str, Any] | None) -> set[int]:
 
 
 class Status(StrEnum):
-    """Where a table is: waiting for players, playing a game, or between games (its last one over)."""
+    """Where a table is: waiting for players, playing a game, between games (its last one over), or expired
+    (nobody came in time: tables/commands.py ``Expire``)."""
 
     WAITING = "waiting"
     PLAYING = "playing"
     OVER = "over"
+    EXPIRED = "expired"
 
 
 class SeatKind(StrEnum):
@@ -50,6 +52,11 @@ class SeatState:
     """The id of the identity that took the seat (public: it links to the player's profile)."""
     guest: bool = False
     """Whether that identity is a guest (shown as a "guest" mark beside its name)."""
+    shows_hand: bool = False
+    """Whether its player agreed that anyone watching sees its cards (at a ``show_hands`` table)."""
+    client: str | None = field(default=None, repr=False)
+    """The keyed hash of the client it was taken from (never sent: fanout.py refuses that client the face-up
+    view)."""
 
     def public(self) -> dict[str, Any]:
         return {
@@ -60,6 +67,7 @@ class SeatState:
             "joined": self.joined,
             "player": self.player,
             "guest": self.guest,
+            "shows_hand": self.shows_hand,
         }
 
 
@@ -150,6 +158,13 @@ def unrated_at_end(state: TableState, results: list[dict[str, Any]] | None) -> t
     return ("alone", left[0])
 
 
+def agreed(state: TableState) -> bool:
+    """Whether the table may start as far as showing hands goes: at a ``show_hands`` table every seated human
+    agreed that anyone watching sees its cards (bots need not)."""
+    humans = [seat for seat in state.seats if seat.kind == SeatKind.HUMAN]
+    return not state.show_hands or all(seat.shows_hand for seat in humans)
+
+
 def build_game(state: TableState) -> Game | None:
     """The current game of a stored table, replayed through the rules from its seed and actions."""
     if state.seed is None:
@@ -210,6 +225,27 @@ class SeatPolicy:
     seats_per_address: int = 0
     rated_min_account_hours: float = 0.0
     rated_min_games: int = 0
+
+
+class TooManyWaiting(PermissionError):
+    """The client already has as many public tables waiting for players as one may (the lobby is for all)."""
+
+    code = "waiting_tables_per_client"
+
+    def __init__(self, cap: int) -> None:
+        super().__init__(
+            f"you already have {cap} public tables waiting for players, the most at once: play one, or wait until"
+            " one expires"
+        )
+
+
+class Expired(PermissionError):
+    """A seat of a table that expired, nobody having joined in time."""
+
+    code = "expired"
+
+    def __init__(self) -> None:
+        super().__init__("this table expired: nobody joined it in time; create another")
 
 
 class TooManyGames(PermissionError):

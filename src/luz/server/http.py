@@ -1,9 +1,9 @@
 """The HTTP protocol of ``luz serve``: uvicorn's, guarded against two cheap attacks on the sockets themselves.
 
-- A client opening sockets faster than ``connections_per_second`` (from its own address, not a trusted proxy's)
-  has them closed as they open, before any of its bytes are read: a flood of connections costs the server
-  microseconds each, not a request's handling (refusing each at the WebSocket handshake cost a millisecond, and
-  a burst of them held every other table up).
+- A client opening sockets faster than ``connections_per_second`` (from its own address, an IPv6 one by its
+  network, not a trusted proxy's) has them closed as they open, before any of its bytes are read: a flood of
+  connections costs the server microseconds each, not a request's handling (refusing each at the WebSocket
+  handshake cost a millisecond, and a burst of them held every other table up).
 - A request whose headers take over ``header_timeout`` to arrive is cut off (a client sending them a byte at a
   time would otherwise hold its socket for ever).
 
@@ -21,7 +21,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from .metrics import Metrics
-from .ratelimit import RateLimit, is_trusted
+from .ratelimit import RateLimit, address_key, is_trusted
 from .settings import Settings
 
 
@@ -38,7 +38,8 @@ def guarded_http(settings: Settings, metrics: Metrics) -> type[HttpToolsProtocol
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             peer = transport.get_extra_info("peername")
             address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
-            if address and not is_trusted(address, settings.trusted_proxies) and opening.hit("open:" + address):
+            trusted = is_trusted(address, settings.trusted_proxies)
+            if address and not trusted and opening.hit("open:" + address_key(address, settings.ipv6_prefix)):
                 self._refused = True
                 metrics.refused("connections_per_second")
                 transport.abort()

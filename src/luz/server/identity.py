@@ -288,6 +288,12 @@ class Players:
             ).one_or_none()
         return None if row is None or row.password_hash is None else (row.id, row.password_hash)
 
+    def account_ids(self, usernames: list[str]) -> list[str]:
+        """The ids of the accounts of ``usernames`` (any case; unknown ones left out)."""
+        with Session(self.engine) as session:
+            lowered = [name.lower() for name in usernames]
+            return list(session.scalars(select(PlayerRow.id).where(PlayerRow.username.in_(lowered))))
+
     def register(self, player_id: str, username: str, password_hash: str) -> None:
         """Make a guest an account (its games stay its own), its display name now unique among accounts.
         :class:`KeyError` when the username is taken, :class:`NameTaken` when another account has the name."""

@@ -1,8 +1,9 @@
 """Who a client is, for limits (its address, or its forwarded one from a trusted proxy), and rate limits on the
 ``limits`` library (shared by the server processes through Redis when they have it).
 
-A key is ``addr:<address>`` today; an identity (once clients have them) is another key, ``id:<name>``, for the
-same limits.
+A key is ``addr:<address>``: an IPv4 address (an IPv4-mapped IPv6 one counts as its IPv4 address), or an IPv6
+address's network of ``ipv6_prefix`` bits (``addr:2001:db8:1:2::/64``): a home's IPv6 provider gives it a whole /64
+or /56, so each of its addresses is not another client.
 """
 
 from __future__ import annotations
@@ -24,17 +25,41 @@ from .clock import SYSTEM_CLOCK, Clock
 log = logging.getLogger("luz.server")
 
 
-def client_key(peer: str | None, headers: Mapping[str, str], trusted_proxies: Iterable[str]) -> str:
+DEFAULT_IPV6_PREFIX = 64
+"""The IPv6 network one client is counted by (``Settings.ipv6_prefix``)."""
+
+
+def client_key(
+    peer: str | None,
+    headers: Mapping[str, str],
+    trusted_proxies: Iterable[str],
+    ipv6_prefix: int = DEFAULT_IPV6_PREFIX,
+) -> str:
     """The key of the client behind a connection from ``peer``: the peer itself, or, when the peer is a trusted
     proxy, the last address in ``X-Forwarded-For`` that is not one of the trusted proxies (the earlier ones are
-    whatever the client wrote)."""
+    whatever the client wrote); an IPv6 address by its network of ``ipv6_prefix`` bits (``address_key``)."""
     trusted = _networks(trusted_proxies)
     address = peer or "unknown"
     if _in(address, trusted):
         forwarded = [a.strip() for a in headers.get("x-forwarded-for", "").split(",") if a.strip()]
         while forwarded and _in(address, trusted):
             address = forwarded.pop()
-    return f"addr:{address[:64]}"
+    return "addr:" + address_key(address, ipv6_prefix)
+
+
+def address_key(address: str, ipv6_prefix: int = DEFAULT_IPV6_PREFIX) -> str:
+    """What one client's ``address`` is counted as: an IPv4 address itself (an IPv4-mapped IPv6 one, or one in a
+    zone, as its plain IPv4 address), an IPv6 one as its network of ``ipv6_prefix`` bits; anything else (no
+    address) as its first 64 characters."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:64]
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(ip), ipv6_prefix), strict=False))
+    return str(ip)
 
 
 def is_trusted(address: str, trusted_proxies: Iterable[str]) -> bool:

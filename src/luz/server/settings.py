@@ -69,6 +69,18 @@ class Settings:
     refused with 429. ``None``: no limit."""
     trusted_proxies: tuple[str, ...] = ()
     """Addresses of reverse proxies whose ``X-Forwarded-For`` names the client; from anyone else it is ignored."""
+    ipv6_prefix: int = 64
+    """The IPv6 network counted as one client by every limit and seat rule (``LUZ_IPV6_PREFIX``, 32 to 128: an
+    IPv6 provider gives a home a /64, some a /56); an IPv4 address is one client (ratelimit.address_key)."""
+    waiting_tables_per_client: int = 1_000_000
+    """Public tables one client may have waiting for players at once (``LUZ_WAITING_TABLES_PER_CLIENT``; ``luz
+    serve``: 3); one more is refused (429, ``waiting_tables_per_client``): one client cannot fill the lobby."""
+    waiting_live_seconds: float = 0.0
+    """Seconds a real-time table nobody joined waits before it expires (``LUZ_WAITING_LIVE_SECONDS``; ``luz
+    serve``: 3600); 0: never."""
+    waiting_turn_based_seconds: float = 0.0
+    """Seconds a turn-based table nobody joined waits before it expires (``LUZ_WAITING_TURN_BASED_SECONDS``; ``luz
+    serve``: 604800, a week); 0: never."""
     header_timeout: float = 10.0
     """Seconds a client has to send a request's headers once connected (slow clients hold sockets)."""
     public_url: str = ""
@@ -156,6 +168,10 @@ class Settings:
             connections_per_second=os.environ.get("LUZ_CONNECTIONS_PER_SECOND", "30/second"),
             seat_connections_per_minute=os.environ.get("LUZ_SEAT_CONNECTIONS_PER_MINUTE", "30/minute") or None,
             header_timeout=float(os.environ.get("LUZ_HEADER_TIMEOUT", "10")),
+            ipv6_prefix=int(os.environ.get("LUZ_IPV6_PREFIX", "64")),
+            waiting_tables_per_client=int(os.environ.get("LUZ_WAITING_TABLES_PER_CLIENT", "3")),
+            waiting_live_seconds=float(os.environ.get("LUZ_WAITING_LIVE_SECONDS", "3600")),
+            waiting_turn_based_seconds=float(os.environ.get("LUZ_WAITING_TURN_BASED_SECONDS", "604800")),
             trusted_proxies=tuple(p for p in os.environ.get("LUZ_TRUSTED_PROXIES", "").replace(",", " ").split() if p),
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
             secret_key=os.environ.get("LUZ_SECRET_KEY", ""),

@@ -26,6 +26,7 @@ from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, ReviewRow, Se
 from .domain import (
     AccountRequired,
     AccountTooNew,
+    Expired,
     OneSeatPerAddress,
     SeatKind,
     SeatPolicy,
@@ -34,6 +35,7 @@ from .domain import (
     Status,
     TableState,
     TooManyGames,
+    TooManyWaiting,
     build_game,
     is_turn_based,
     replaced,
@@ -173,11 +175,18 @@ class Store:
         time_control: dict[str, int] | None = None,
         show_hands: bool = False,
         tutorial: bool = False,
+        creator: str | None = None,
+        expires_at: int | None = None,
+        most_waiting: int | None = None,
     ) -> tuple[str, dict[int, str]]:
-        """Store a new table; returns its id and the secret token of each human seat."""
+        """Store a new table; returns its id and the secret token of each human seat. ``creator``: the keyed hash
+        of its client; a public one is refused (:class:`TooManyWaiting`) when that client has ``most_waiting``
+        public tables waiting already. ``expires_at``: when it expires if still waiting (epoch ms)."""
         table_id = secrets.token_hex(8)
         tokens = {}
         with Session(self.engine) as session, session.begin():
+            if public and creator is not None and most_waiting is not None:
+                self._check_waiting(session, creator, most_waiting)
             session.add(
                 TableRow(
                     id=table_id,
@@ -196,6 +205,8 @@ class Store:
                     status=Status.WAITING,
                     game_no=0,
                     version=1,
+                    creator=creator,
+                    expires_at=expires_at,
                 )
             )
             session.flush()
@@ -215,6 +226,19 @@ class Store:
                     )
                 )
         return table_id, tokens
+
+    def _check_waiting(self, session: Session, creator: str, most: int) -> None:
+        """:class:`TooManyWaiting` when ``creator`` has ``most`` public tables waiting for players (the count and
+        the new table in one transaction: SQLite's are serialised, PostgreSQL's take a lock on the creator)."""
+        if self.engine.dialect.name == "postgresql":
+            session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:creator))"), {"creator": creator})
+        waiting = session.scalar(
+            select(func.count())
+            .select_from(TableRow)
+            .where(TableRow.creator == creator, TableRow.public.is_(True), TableRow.status == Status.WAITING)
+        )
+        if (waiting or 0) >= most:
+            raise TooManyWaiting(most)
 
     def load(self, table_id: str) -> TableState | None:
         """The table as stored now, with its current game's actions."""
@@ -244,7 +268,15 @@ class Store:
             version=row.version,
             seats=[
                 SeatState(
-                    s.seat, SeatKind(s.kind), s.bot, s.name, s.joined, s.player_id, person is not None and not username
+                    s.seat,
+                    SeatKind(s.kind),
+                    s.bot,
+                    s.name,
+                    s.joined,
+                    s.player_id,
+                    person is not None and not username,
+                    s.shows_hand,
+                    s.client,
                 )
                 for s, username, person in seats
             ],
@@ -279,15 +311,54 @@ class Store:
             ).one_or_none()
 
     def lobby(self, limit: int = 100) -> list[TableState]:
-        """Public tables still waiting for players, newest first."""
+        """Public tables still waiting for players, the creators interleaved: each creator's newest table first
+        (newest first), then each one's second newest, and so on; so that one client cannot fill the lobby."""
+        waiting = (TableRow.public.is_(True), TableRow.status == Status.WAITING)
+        rank = (
+            func.row_number()
+            .over(partition_by=func.coalesce(TableRow.creator, TableRow.id), order_by=TableRow.created_at.desc())
+            .label("rank")
+        )
+        ranked = select(TableRow.id, TableRow.created_at, rank).where(*waiting).subquery()
         with Session(self._reader) as session:
             rows = session.scalars(
                 select(TableRow)
-                .where(TableRow.public.is_(True), TableRow.status == Status.WAITING)
-                .order_by(TableRow.created_at.desc())
+                .join(ranked, ranked.c.id == TableRow.id)
+                .order_by(ranked.c.rank, ranked.c.created_at.desc(), TableRow.id)
                 .limit(limit)
             ).all()
             return [self._state(session, row) for row in rows]
+
+    def expiring(self, at: int, limit: int = 200) -> list[str]:
+        """Tables still waiting for players whose time to wait is up at ``at`` (epoch ms), earliest first."""
+        with Session(self.engine) as session:
+            return list(
+                session.scalars(
+                    select(TableRow.id)
+                    .where(TableRow.status == Status.WAITING, TableRow.expires_at <= at)
+                    .order_by(TableRow.expires_at)
+                    .limit(limit)
+                )
+            )
+
+    def expire(self, table_id: str, at: int) -> TableState | None:
+        """Mark the table expired if it still waits for players and its time to wait is up at ``at`` (epoch ms);
+        ``None`` if it does not (started, expired already, or not yet due)."""
+        with self._locked(table_id) as (session, row):
+            if row.status != Status.WAITING or row.expires_at is None or row.expires_at > at:
+                return None
+            row.status, row.expires_at = Status.EXPIRED, None
+            self._bump(session, row)
+            return self._state(session, row)
+
+    def show_hand(self, table_id: str, seat: int) -> TableState:
+        """Store that ``seat``'s player agreed that anyone watching sees its cards."""
+        with self._locked(table_id) as (session, row):
+            seat_row = session.get(SeatRow, (table_id, seat))
+            assert seat_row is not None
+            seat_row.shows_hand = True
+            self._bump(session, row)
+            return self._state(session, row)
 
     def playing(self, limit: int = 50) -> list[TableState]:
         """Public tables with a game being played, the newest game first (without their actions: the lobby's
@@ -338,7 +409,7 @@ class Store:
                 for table_id, seat in session.execute(
                     select(SeatRow.table_id, SeatRow.seat)
                     .join(TableRow, TableRow.id == SeatRow.table_id)
-                    .where(SeatRow.player_id == player_id, TableRow.status != Status.OVER)
+                    .where(SeatRow.player_id == player_id, TableRow.status.in_((Status.WAITING, Status.PLAYING)))
                 )
             }
             if not mine:
@@ -435,6 +506,8 @@ class Store:
             seat_row = session.get(SeatRow, (table_id, seat))
             if seat_row is None or seat_row.kind != SeatKind.HUMAN:
                 raise PermissionError("there is no human seat with that number")
+            if row.status == Status.EXPIRED:
+                raise Expired
             # A friend's invitation (friends.py) opens the seat without its token, at a private table too.
             invited = token is None and player_id is not None and friends.invited(session, table_id, seat, player_id)
             if invited and policy is not None and row.rated and self._address_full(session, row, seat, client, policy):
@@ -478,6 +551,8 @@ class Store:
                 token = new_token()
                 seat_row.token_hash = token_hash(token)
             friends.seat_taken(session, table_id, seat)
+            if seat_row.player_id != player_id:  # another player: the agreement to show its cards is not theirs
+                seat_row.shows_hand = False
             seat_row.name, seat_row.joined = name, True
             if player_id is not None:
                 seat_row.player_id = player_id
@@ -556,7 +631,7 @@ class Store:
             assert seat_row is not None
             if row.status == Status.WAITING:
                 seat_row.joined, seat_row.name, seat_row.token_hash, seat_row.player_id = False, None, None, None
-                seat_row.client = None
+                seat_row.client, seat_row.shows_hand = None, False
             else:
                 seat_row.joined = False
                 if unrates:

@@ -21,7 +21,7 @@ from .. import checkpoints, collector
 from ..clock import SYSTEM_CLOCK, Clock
 from ..daily_records import DailyRecords
 from ..db import make_engine, migrate
-from ..domain import AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames
+from ..domain import AccountRequired, AccountTooNew, Expired, OneSeatPerAddress, TooManyGames, TooManyWaiting
 from ..friends import Blocked, Friends
 from ..health import DatabaseHealth
 from ..identity import Players
@@ -107,6 +107,7 @@ def create_app(
             settings.redis_url or "memory://",
             secure_cookies=settings.public_url.startswith("https://"),
             trusted_proxies=settings.trusted_proxies,
+            ipv6_prefix=settings.ipv6_prefix,
             guests_per_minute=settings.guests_per_minute,
             accounts_per_address=settings.accounts_per_address,
             scope=deployment_scope(settings.database_url),
@@ -219,6 +220,15 @@ def create_app(
     async def seat_per_address(request: Request, error: OneSeatPerAddress) -> JSONResponse:
         metrics.refused("seats_per_address")
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=409)
+
+    @app.exception_handler(Expired)
+    async def expired(request: Request, error: Expired) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=409)
+
+    @app.exception_handler(TooManyWaiting)
+    async def waiting_tables(request: Request, error: TooManyWaiting) -> JSONResponse:
+        metrics.refused(error.code)
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=429)
 
     @app.exception_handler(OverLimit)
     async def over_limit(request: Request, error: OverLimit) -> Response:

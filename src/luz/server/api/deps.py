@@ -18,7 +18,6 @@ from ..domain import build_game
 from ..friends import Friends
 from ..logs import on_table
 from ..metrics import Metrics
-from ..ratelimit import client_key
 from ..reviews import Reviews
 from ..settings import Settings
 from ..tables import Registry, Table
@@ -76,9 +75,9 @@ def engine_of(connection: HTTPConnection) -> Engine:
 
 
 def client_of(request: Request | WebSocket) -> str:
-    """The client a request comes from (its address, or the one a trusted proxy forwarded)."""
-    peer = request.client.host if request.client else None
-    return client_key(peer, request.headers, settings_of(request).trusted_proxies)
+    """The client a request comes from (its address, or the one a trusted proxy forwarded; an IPv6 one by its
+    network): the one key of every limit per client (``Identities.client``)."""
+    return identities_of(request).client(request)
 
 
 async def table_or_404(request: Request, table_id: str) -> Table:

@@ -32,11 +32,14 @@ from ..identity import (
     Identity,
     Players,
 )
-from ..ratelimit import client_key
+from ..ratelimit import DEFAULT_IPV6_PREFIX, client_key
 from .guards import OverLimit
 
 DEVICE_PATH = "/api/account"
-"""Where the device cookie is sent: the account's routes only (the login reads it, it and the register renew it)."""
+"""Where the device cookie is sent: the account's routes (the login reads it, it and the register renew it)."""
+WATCH_COOKIE, WATCH_PATH = "luz_device_ws", "/ws"
+"""The device cookie's copy sent to the live connections: a spectator whose browser signed in to a seat's account
+never sees that table's hands face up (fanout.py)."""
 
 
 def from_this_site(connection: HTTPConnection, public_url: str) -> bool:
@@ -65,6 +68,7 @@ class Identities:
         limiter_storage: str,
         secure_cookies: bool,
         trusted_proxies: tuple[str, ...] = (),
+        ipv6_prefix: int = DEFAULT_IPV6_PREFIX,
         guests_per_minute: str | None = None,
         accounts_per_address: str | None = None,
         scope: str = "",
@@ -78,6 +82,7 @@ class Identities:
         self.account_rate = parse(accounts_per_address) if accounts_per_address else None
         self._address_key = hashlib.sha256(b"luz-client-address:" + signing_key.encode()).digest()
         self.trusted_proxies = trusted_proxies
+        self.ipv6_prefix = ipv6_prefix
         self.guest_rate = parse(guests_per_minute) if guests_per_minute else None
         self.signer = URLSafeSerializer(signing_key, salt="luz-session")
         self.devices = URLSafeSerializer(signing_key, salt="luz-device")
@@ -136,8 +141,10 @@ class Identities:
         return identity
 
     def client(self, request: HTTPConnection) -> str:
-        """The client's key for the limits: its address (the forwarded one only from a trusted proxy)."""
-        return client_key(request.client.host if request.client else None, request.headers, self.trusted_proxies)
+        """The client's key for every limit and seat rule: its address (the forwarded one only from a trusted
+        proxy), an IPv6 one by its network of ``ipv6_prefix`` bits (``ratelimit.client_key``)."""
+        peer = request.client.host if request.client else None
+        return client_key(peer, request.headers, self.trusted_proxies, self.ipv6_prefix)
 
     def address_hash(self, request: HTTPConnection) -> str:
         """A keyed hash of the client's address (HMAC with a key derived from the cookie-signing key), kept on the
@@ -226,8 +233,8 @@ class Identities:
 
     def devices_of(self, request: HTTPConnection) -> dict[str, str]:
         """The accounts the request's device cookie says this browser logged in to: each username's nonce (none for
-        no cookie, or one the server did not sign)."""
-        signed = request.cookies.get(DEVICE_COOKIE)
+        no cookie, or one the server did not sign); a live connection gets the cookie's copy (``WATCH_COOKIE``)."""
+        signed = request.cookies.get(DEVICE_COOKIE) or request.cookies.get(WATCH_COOKIE)
         if not signed:
             return {}
         try:
@@ -244,15 +251,16 @@ class Identities:
         browser's accounts: links.py sees the account from each)."""
         others = [(u, n) for u, n in self.devices_of(request).items() if u != username]
         accounts = dict([*others[-(DEVICE_ACCOUNTS - 1) :], (username, secrets.token_urlsafe(16))])
-        response.set_cookie(
-            DEVICE_COOKIE,
-            self.devices.dumps(accounts),
-            max_age=COOKIE_SECONDS,
-            httponly=True,
-            samesite="strict",
-            secure=self.secure_cookies,
-            path=DEVICE_PATH,
-        )
+        for name, path in ((DEVICE_COOKIE, DEVICE_PATH), (WATCH_COOKIE, WATCH_PATH)):
+            response.set_cookie(
+                name,
+                self.devices.dumps(accounts),
+                max_age=COOKIE_SECONDS,
+                httponly=True,
+                samesite="strict",
+                secure=self.secure_cookies,
+                path=path,
+            )
         return list(accounts.values())
 
     def sighting_keys(self, request: HTTPConnection, nonces: list[str]) -> list[str]:

@@ -11,13 +11,13 @@ import logging
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from ..domain import SecondSeat
-from ..identity import COOKIE, HEADER
+from ..identity import COOKIE, HEADER, Identity
 from ..logs import on_table
 from ..ratelimit import TokenBucket
 from ..tables import Refused
 from ..tables.commands import Away, Return
 from ..tables.fanout import replay_message
-from ..tables.model import dumps
+from ..tables.model import Watcher, dumps
 from .deps import (
     client_of,
     close_all,
@@ -111,8 +111,9 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
     if watcher is not None and await playing_the_round(websocket, table_id, watcher.player_id):
         await websocket.close(code=4403, reason="a player of this tournament round may not watch its tables")
         return
+    ties = await watcher_of(websocket, watcher) if seat is None else None
     try:
-        arrived, evicted = tables.presence.attach(table, seat, websocket, watcher.player_id if watcher else None)
+        arrived, evicted = tables.presence.attach(table, seat, websocket, ties)
     except Refused as refused:
         if refused.limit is not None:
             metrics_of(websocket).refused(refused.limit)
@@ -141,6 +142,16 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
     finally:
         if tables.presence.detach(table, seat, websocket) and seat is not None:
             await tables.submit(table, Away(seat))
+
+
+async def watcher_of(websocket: WebSocket, identity: Identity | None) -> Watcher:
+    """What ties a spectator's connection to people: its ``identity``, its client (the keyed hash a seat keeps) and
+    the accounts its device cookie names (``Watcher``)."""
+    identities = identities_of(websocket)
+    usernames = list(identities.devices_of(websocket))
+    accounts = await asyncio.to_thread(identities.players.account_ids, usernames) if usernames else []
+    player = identity.player_id if identity is not None else None
+    return Watcher(player, identities.address_hash(websocket), frozenset(accounts))
 
 
 async def own_seat(websocket: WebSocket, table_id: str) -> int | None:

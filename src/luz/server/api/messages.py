@@ -19,14 +19,14 @@ from ..domain import Status
 from ..ratelimit import TokenBucket
 from ..tables import Refused, Registry, Table
 from ..tables.chat import Chat
-from ..tables.commands import Act, Note, RematchAnswer
+from ..tables.commands import Act, Note, RematchAnswer, ShowHand
 from ..tables.model import dumps
 from ..tables.notes import own_notes
 
 
 class ClientMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["action", "sync", "next_game", "rematch", "ping", "note", "chat"]
+    type: Literal["action", "sync", "next_game", "rematch", "ping", "note", "chat", "show_hand"]
     id: str | int | None = Field(None, description="Echoed in the reply.")
     slot: Any = Field(None, description="A note's card: a slot of your hand.")
     text: Any = Field(None, description="A note's text (empty: remove the note), or a chat message's.")
@@ -127,6 +127,13 @@ async def rematch(session: Session, message: ClientMessage) -> Reply:
     return ack(session, message)
 
 
+async def show_hand(session: Session, message: ClientMessage) -> Reply:
+    """The seat agrees that anyone watching this ``show_hands`` table sees its cards."""
+    assert session.seat is not None  # HANDLERS: a seat's message
+    await session.tables.submit(session.table, ShowHand(session.seat))
+    return ack(session, message)
+
+
 async def action(session: Session, message: ClientMessage) -> Reply:
     """Act; the time until the ack (sent at once) is the metrics' ``luz_ack_seconds``."""
     assert session.seat is not None  # HANDLERS: a seat's message
@@ -150,6 +157,7 @@ HANDLERS: dict[str, tuple[Handler, bool]] = {
     "note": (note, True),
     "next_game": (next_game, True),
     "rematch": (rematch, True),
+    "show_hand": (show_hand, True),
     "action": (action, True),
 }
 """Each message type's handler, and whether only a seat may send it (a spectator is refused)."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from luz.bots import BOTS
 from luz.engine import DEFAULT_EDITION, EDITIONS
@@ -16,6 +17,11 @@ NO_NUL = r"^[^\x00]*$"
 """Text without NUL characters (PostgreSQL cannot store them)."""
 DB_INT = 2**31
 """Whole numbers sent to the database fit its integer columns."""
+TABLE_NAME_LENGTH = 80
+"""The longest name of a table (``TableRow.name``)."""
+HIDDEN_CATEGORIES = ("Cc", "Cf", "Cs", "Co")
+"""Characters a table's name may not hold: controls (a new line), formats (a bidi override, a zero-width space),
+surrogates and private use (as a display name: identity.py)."""
 
 
 class SeatSpec(BaseModel):
@@ -33,7 +39,9 @@ class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     edition: str = Field(DEFAULT_EDITION, description="Edition key: " + ", ".join(EDITIONS))
     players: int = Field(4, ge=3, le=5)
-    name: str = Field("", max_length=80, pattern=NO_NUL)
+    name: str = Field(
+        "", max_length=TABLE_NAME_LENGTH, pattern=NO_NUL, description="Shown as typed, trimmed (empty: the edition's)."
+    )
     public: bool = Field(True, description="Listed in the lobby, where anyone may take an open seat.")
     grace_seconds: float = Field(
         30.0,
@@ -65,6 +73,18 @@ class TableCreate(BaseModel):
         description="Turn-based tables: after this many timeouts in a row, a bot plays the seat for the rest of the "
         "game (a rated game then ranks its player last).",
     )
+
+    @field_validator("name")
+    @classmethod
+    def plain_name(cls, name: str) -> str:
+        """The name as the lobby shows it: NFC, trimmed, inner whitespace one space, no control or format
+        character (the zero-width joiner of emoji sequences kept)."""
+        plain = " ".join(unicodedata.normalize("NFC", name).split())
+        if any(unicodedata.category(c) in HIDDEN_CATEGORIES and c != "\u200d" for c in plain):
+            raise ValueError("a table's name cannot hold control or format characters")
+        if len(plain) > TABLE_NAME_LENGTH:  # NFC lengthens a few characters
+            raise ValueError(f"a table's name has at most {TABLE_NAME_LENGTH} characters")
+        return plain
 
 
 class JoinRequest(BaseModel):

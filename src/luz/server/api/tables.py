@@ -15,17 +15,19 @@ from luz.engine import EDITIONS, LuzError, get_edition
 from ..domain import (
     AccountRequired,
     AccountTooNew,
+    Expired,
     OneSeatPerAddress,
     SeatKind,
     SeatPolicy,
     SecondSeat,
     Status,
     TooManyGames,
+    is_turn_based,
 )
 from ..friends import Blocked
-from ..tables import QUICK_BOT
+from ..tables import QUICK_BOT, Refused
 from ..tables.botpool import check_caps
-from ..tables.commands import Join, Leave, Start
+from ..tables.commands import Join, Leave, ShowHand, Start
 from ..timecontrol import stored_time_control
 from .deps import (
     check_round_over,
@@ -34,6 +36,7 @@ from .deps import (
     guards_of,
     identities_of,
     seat_of,
+    services_of,
     settings_of,
     table_or_404,
     tables_of,
@@ -65,7 +68,9 @@ async def bots(levels: bool = False) -> list[str] | list[dict[str, Any]]:
 @router.post("/api/tables", status_code=201)
 async def create_table(request: Request, spec: TableCreate) -> TableCreated:
     """Create a table; the answer holds each human seat's secret invite (keep them: they are shown once).
-    A client creates at most ``tables_per_minute`` (429 with ``Retry-After`` beyond)."""
+    A client creates at most ``tables_per_minute`` (429 with ``Retry-After`` beyond), and has at most
+    ``waiting_tables_per_client`` public tables waiting for players (429, ``waiting_tables_per_client``); a public
+    table nobody came to expires (``Expire``)."""
     client, guards, settings = client_of(request), guards_of(request), settings_of(request)
     await guards.check_creation_rate(client)
     try:
@@ -90,6 +95,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
             except LuzError as error:
                 raise HTTPException(422, str(error)) from None
     tables = tables_of(request)
+    time_control = stored_time_control(spec.time_control, spec.timeouts_before_bot)
     with guards.bot_table_place(tables, client, all(seat.kind == SeatKind.BOT for seat in seats)):
         table_id, tokens = await asyncio.to_thread(
             tables.store.create_table,
@@ -102,8 +108,11 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
             hints=spec.hints,
             rated=spec.rated,
             show_hands=spec.show_hands,
-            time_control=stored_time_control(spec.time_control, spec.timeouts_before_bot),
+            time_control=time_control,
             seats=[{**s.model_dump(), "bot": (s.bot or QUICK_BOT) if s.kind == SeatKind.BOT else None} for s in seats],
+            creator=identities_of(request).address_hash(request),
+            expires_at=expiry(request, spec.public, time_control),
+            most_waiting=settings.waiting_tables_per_client,
         )
         table = await table_or_404(request, table_id)
         table.creator = client  # its bots share the bot processes with the client's other tables
@@ -114,13 +123,23 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
     return TableCreated(table=table.summary(), invites=invites)
 
 
+def expiry(request: Request, public: bool, time_control: dict[str, int] | None) -> int | None:
+    """When a new table expires if nobody came (epoch ms on the server's clock): a public one only, after
+    ``waiting_live_seconds`` (real time) or ``waiting_turn_based_seconds``; ``None``: never."""
+    settings = settings_of(request)
+    wait = settings.waiting_turn_based_seconds if is_turn_based(time_control) else settings.waiting_live_seconds
+    if not public or wait <= 0:
+        return None
+    return services_of(request).clock.now_ms() + int(wait * 1000)
+
+
 @router.get("/api/tables")
 async def lobby(
     request: Request, status: Literal[Status.WAITING, Status.PLAYING] = Status.WAITING
 ) -> list[dict[str, Any]]:
-    """The lobby: public tables waiting for players; with ``?status=playing``, "Playing now": the public tables
-    playing a game (at most ``PLAYING_LISTED``, the newest game first), each with its ``spectators`` (connections
-    watching it, on every server process)."""
+    """The lobby: public tables waiting for players, their creators interleaved (``Store.lobby``); with
+    ``?status=playing``, "Playing now": the public tables playing a game (at most ``PLAYING_LISTED``, the newest
+    game first), each with its ``spectators`` (connections watching it, on every server process)."""
     tables = tables_of(request)
     if Status(status) is Status.WAITING:
         return [t.summary() for t in await asyncio.to_thread(tables.store.lobby)]
@@ -159,8 +178,9 @@ async def join(
         joined = await tables.submit(table, command)
     except SecondSeat as error:
         raise HTTPException(409, str(error)) from None
-    except (AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames, Blocked):
-        raise  # typed (account_required, account_too_new, too_many_games, blocked: 403; one_seat_per_address: 409)
+    except (AccountRequired, AccountTooNew, OneSeatPerAddress, TooManyGames, Blocked, Expired):
+        raise  # typed (account_required, account_too_new, too_many_games, blocked: 403; one_seat_per_address,
+        # expired: 409)
     except PermissionError as error:
         raise HTTPException(403, str(error)) from None
     await tables.submit(table, Start())
@@ -177,6 +197,21 @@ async def leave(
     table = await table_or_404(request, table_id)
     seat = await seat_of(request, table_id, authorization)
     await tables_of(request).submit(table, Leave(seat))
+    return table.summary()
+
+
+@router.post("/api/tables/{table_id}/show-hand")
+async def show_hand(
+    request: Request, table_id: str, authorization: Annotated[str | None, Header()] = None
+) -> dict[str, Any]:
+    """Agree, as the seat of ``Authorization: Bearer TOKEN``, that anyone watching this ``show_hands`` table sees
+    your cards: its game starts once every seated human has (409 ``no_show_hands`` at another table)."""
+    table = await table_or_404(request, table_id)
+    seat = await seat_of(request, table_id, authorization)
+    try:
+        await tables_of(request).submit(table, ShowHand(seat))
+    except Refused as refused:
+        raise HTTPException(409, str(refused)) from None
     return table.summary()
 
 

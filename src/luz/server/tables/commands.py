@@ -96,6 +96,19 @@ class ExpireRematch:
 
 
 @dataclass(frozen=True)
+class Expire:
+    """The table's time to wait for players is up: it expires if it is still waiting (``Store.expire``)."""
+
+
+@dataclass(frozen=True)
+class ShowHand:
+    """``seat``'s player agrees that anyone watching sees its cards (a ``show_hands`` table starts once every
+    seated human has)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class Note:
     """``seat``'s note ``text`` on its card ``slot`` (sent to that seat's connections only)."""
 
@@ -118,7 +131,20 @@ class Refresh:
 
 
 Command = (
-    Act | Start | Join | Leave | TakeOver | Return | Away | RematchAnswer | ExpireRematch | Note | Follow | Refresh
+    Act
+    | Start
+    | Join
+    | Leave
+    | TakeOver
+    | Return
+    | Away
+    | RematchAnswer
+    | ExpireRematch
+    | Expire
+    | ShowHand
+    | Note
+    | Follow
+    | Refresh
 )
 """Every change of a live table."""
 

@@ -2,8 +2,9 @@
 
 A seat's connections get the table and that seat's own view; spectators get the spectator's view (and the whole
 record once the game is over), or at a ``show_hands`` table (unlisted, unrated) every hand face up, unless the
-spectator's identity holds a seat there: then it gets the spectator's view, as without the option. A send that
-takes too long drops its connection, which can reconnect and resync.
+server can tie the spectator to a seat there (its identity, its client's address or IPv6 network, an account its
+device cookie names: ``Watcher``): then it gets the spectator's view, as without the option. A send that takes too
+long drops its connection, which can reconnect and resync.
 """
 
 from __future__ import annotations
@@ -175,12 +176,17 @@ FACE_UP = "face_up"
 
 def sees_hands(table: Table, spectator: Connection) -> bool:
     """Whether ``spectator`` (a connection without a seat) sees every hand face up: only at a ``show_hands``
-    table, never a listed or rated one, and never when its identity holds a seat there."""
+    table, never a listed or rated one, never when the server can tie it to a seat there (its identity holds the
+    seat, the seat was taken from its client, its device cookie names the seat's account) nor when it cannot tell
+    who it is (no ``Watcher``)."""
     state = table.state
-    if not state.show_hands or state.public or state.rated:
+    watcher = table.watchers.get(spectator)
+    if not state.show_hands or state.public or state.rated or watcher is None:
         return False
-    player = table.spectator_players.get(spectator)
-    return player is None or all(seat.player != player for seat in state.seats)
+    players = {watcher.player, *watcher.accounts} - {None}
+    return all(
+        seat.player not in players and (seat.client is None or seat.client != watcher.client) for seat in state.seats
+    )
 
 
 def face_up_json(table: Table) -> dict[str, Any] | None:

@@ -1,9 +1,10 @@
-"""The live tables' vocabulary: refusals, connections and what they are sent, a stored change, the quick bot."""
+"""The live tables' vocabulary: refusals, connections and what they are sent, who a spectator is, a stored change,
+the quick bot."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import orjson
@@ -11,6 +12,17 @@ import orjson
 QUICK_BOT = "heuristic"
 """The quick bot (a millisecond a move): a bot seat's default, and the one that moves at once for a seat whose
 player is away, whose time ran out, or whose own bot went over its time."""
+
+
+@dataclass(frozen=True)
+class Watcher:
+    """What ties a spectator's connection to people: its identity (if it has one), its client (the keyed hash of
+    its address, an IPv6 one's network: as a seat's ``client``) and the accounts its device cookie says this
+    browser signed in to. At a ``show_hands`` table, a spectator tied to a seat never sees the hands (fanout.py)."""
+
+    player: str | None = None
+    client: str | None = None
+    accounts: frozenset[str] = field(default_factory=frozenset)
 
 
 class Refused(Exception):

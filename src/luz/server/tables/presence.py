@@ -11,7 +11,7 @@ from ..domain import SeatKind, is_turn_based
 from ..settings import Settings
 from .broker import Broker
 from .commands import Door, Return, TakeOver
-from .model import Connection, Refused
+from .model import Connection, Refused, Watcher
 from .table import Table
 from .tasks import Tasks
 
@@ -31,9 +31,9 @@ class Presence:
         self._opened = itertools.count()
 
     def attach(
-        self, table: Table, seat: int | None, connection: Connection, player: str | None = None
+        self, table: Table, seat: int | None, connection: Connection, watcher: Watcher | None = None
     ) -> tuple[bool, list[Connection]]:
-        """Add a connection of ``seat`` (``None``: a spectator, of identity ``player`` if it has one). Returns
+        """Add a connection of ``seat`` (``None``: a spectator, tied to people by ``watcher``). Returns
         whether the seat has just become connected (the others are told: a presence change costs one message per
         connection of the table, never more) and the connections to close: a seat's oldest beyond
         ``max_connections_per_seat``. :class:`Refused` (``full``) for a spectator beyond
@@ -44,8 +44,8 @@ class Presence:
                 del table.opened[connection]
                 raise Refused("full", "this table has as many spectators as it takes", "max_spectators_per_table")
             table.spectators.add(connection)
-            if player is not None:
-                table.spectator_players[connection] = player
+            if watcher is not None:
+                table.watchers[connection] = watcher
             self.tasks.spawn(self.broker.spectators(table.id, len(table.spectators)))
             return False, []
         arrived = not table.connected(seat)
@@ -69,7 +69,7 @@ class Presence:
             if connection in table.spectators:
                 table.spectators.discard(connection)
                 self.tasks.spawn(self.broker.spectators(table.id, len(table.spectators)))
-            table.spectator_players.pop(connection, None)
+            table.watchers.pop(connection, None)
             return False
         connections = table.seats.get(seat, set())
         if connection not in connections:

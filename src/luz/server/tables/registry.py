@@ -1,7 +1,8 @@
 """The registry of this process's live tables: the one door of every change (``submit``: a command, processed by
 the writer, then published), ``publish`` (every side effect of a change, in one place), loading a table and
 resuming it (every way a table comes into memory: ``resume``), and its background work (the deadlines found in the
-database, idle tables leaving memory, the unused guests pruned: identity.py)."""
+database, the tables nobody joined in time expired, idle tables leaving memory, the unused guests pruned:
+identity.py)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from .botmoves import BotMoves
 from .botpool import BotPool
 from .broker import Broker
 from .clocks import Clocks, public
-from .commands import Command, Follow, Outcome, Refresh
+from .commands import Command, Expire, Follow, Outcome, Refresh
 from .fanout import Fanout
 from .model import Change, Refused
 from .presence import Presence
@@ -137,6 +138,7 @@ class Registry:
         while True:
             try:
                 await self.fire_due()
+                await self.expire_due()
             except Exception:  # the database unreachable for a moment: look again at the next round
                 log.exception("deadline watch failed")
             await asyncio.sleep(self.settings.deadline_scan_seconds)
@@ -156,6 +158,17 @@ class Registry:
                 fired += 1
         self.fired += fired
         return fired
+
+    async def expire_due(self) -> int:
+        """Expire the tables still waiting for players whose time to wait is up on this registry's clock (each an
+        ``Expire`` through the door: stored once, whichever process stores it first). Returns how many expired."""
+        expired = 0
+        for table_id in await asyncio.to_thread(self.store.expiring, self.clock.now_ms()):
+            table = await self.get(table_id)
+            if table is not None:
+                outcome = await self.submit(table, Expire())
+                expired += outcome.tell
+        return expired
 
     def idle(self, table: Table, now: float) -> bool:
         """Whether ``table`` may leave memory: nobody connected, nothing running, not used for a while, and no

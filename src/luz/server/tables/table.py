@@ -17,7 +17,7 @@ from luz.engine.game import drawn_first_player
 from ..clock import Timer
 from ..domain import SeatKind, Status, TableState, build_game, replaced
 from ..timecontrol import deadline, now_ms
-from .model import Connection
+from .model import Connection, Watcher
 
 
 @dataclass(eq=False)
@@ -30,9 +30,9 @@ class Table:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     seats: dict[int, set[Connection]] = field(default_factory=dict)
     spectators: set[Connection] = field(default_factory=set)
-    spectator_players: dict[Connection, str] = field(default_factory=dict)
-    """The identity of each spectator connection that has one (at a ``show_hands`` table, a spectator whose
-    identity holds a seat sees the hands as any spectator does: fanout.py)."""
+    watchers: dict[Connection, Watcher] = field(default_factory=dict)
+    """What ties each spectator connection to people (at a ``show_hands`` table, a spectator tied to a seat sees
+    the hands as any spectator does: fanout.py)."""
     away: dict[int, Timer] = field(default_factory=dict)
     """Human seats with no connection, counting down their grace period (presence.py)."""
     taken_over: set[int] = field(default_factory=set)

@@ -18,7 +18,7 @@ from luz.engine import Game, IllegalAction, LuzError, Phase, parse_action
 
 from ..appends import ActionWriter
 from ..clock import Clock
-from ..domain import Status, replaced, unrated_at_end, unrates
+from ..domain import Status, TableState, agreed, replaced, unrated_at_end, unrates
 from ..history import results_of
 from ..settings import Settings
 from ..store import AppendedAction, StaleVersion, Store
@@ -28,6 +28,7 @@ from .commands import (
     Act,
     Away,
     Command,
+    Expire,
     ExpireRematch,
     Follow,
     Join,
@@ -37,6 +38,7 @@ from .commands import (
     Refresh,
     RematchAnswer,
     Return,
+    ShowHand,
     Start,
     TakeOver,
 )
@@ -110,6 +112,12 @@ class Writer:
                 await self._offer(table, offer, out)
             case ExpireRematch():
                 await self._expire(table, out)
+            case Expire():
+                expired = await asyncio.to_thread(self.store.expire, table.id, self.clock.now_ms())
+                if expired is not None:
+                    self._stored(table, expired, out)
+            case ShowHand():
+                await self._show_hand(table, command, out)
             case TakeOver():
                 if command.seat in table.taken_over or table.connected(command.seat):
                     return
@@ -188,7 +196,7 @@ class Writer:
 
     async def _start(self, table: Table, command: Start, out: Outcome) -> None:
         state = table.state
-        ready = state.status == Status.WAITING and all(s.joined for s in state.seats)
+        ready = state.status == Status.WAITING and all(s.joined for s in state.seats) and agreed(state)
         if not (ready or (command.next_game and state.status == Status.OVER)):
             return
         seed = command.seed if command.seed is not None else next_seed(table.game)
@@ -217,6 +225,22 @@ class Writer:
         if command.token is None:  # an open seat taken gets a new token: connections opened with the old one go
             out.revoked |= table.seats.pop(command.seat, set())
         out.token, out.tell = token, True
+        out.send.append(self.render(table))
+
+    async def _show_hand(self, table: Table, command: ShowHand, out: Outcome) -> None:
+        """Store the seat's agreement to show its cards (at a ``show_hands`` table waiting for players), then start
+        the game if everyone is seated and agreed."""
+        state = table.state
+        if not state.show_hands or state.status != Status.WAITING:
+            raise Refused("no_show_hands", "this table is not waiting to show every hand to its spectators")
+        if not state.seats[command.seat].shows_hand:
+            self._stored(table, await asyncio.to_thread(self.store.show_hand, table.id, command.seat), out)
+        await self._start(table, Start(), out)
+
+    def _stored(self, table: Table, state: TableState, out: Outcome) -> None:
+        """Take ``state``, just stored by a change of the table's settings or seats: told to everyone."""
+        table.reload(state)
+        out.tell = True
         out.send.append(self.render(table))
 
     async def _leave(self, table: Table, command: Leave, out: Outcome) -> None:

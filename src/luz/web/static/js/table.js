@@ -245,7 +245,8 @@ function draw(state) {
   $("#game").hidden = !view;
   if (!view) {
     drawWaiting(state, table);
-    setStatus(state, t("status.waiting"), false);
+    drawConsent(state, table);
+    setStatus(state, t(table.status === "expired" ? "status.expired" : "status.waiting"), false);
     turnAlert(false, tableName(table, edition));
     return;
   }
@@ -344,8 +345,27 @@ function drawTurnNote(table, view) {
   );
 }
 
+/** A "show all hands" table waiting for players: each seated player agrees that anyone watching sees their cards
+ * before the game starts. */
+function drawConsent(state, table) {
+  const mine = state.me ? table.seats[state.me.seat] : null;
+  const box = $("#show-hand-consent");
+  box.hidden = !(table.show_hands && table.status === "waiting" && mine?.joined);
+  if (box.hidden) return;
+  const others = table.seats.filter((seat) => seat.kind === "human" && !seat.shows_hand).length;
+  $("#show-hand-text").textContent = mine.shows_hand ? t("consent.agreed", { n: others }) : t("consent.explain");
+  $("#show-hand-button").hidden = mine.shows_hand;
+}
+
+function agreeToShowHand() {
+  if (!send({ type: "show_hand", id: "show-hand" })) refuse(t("conn.not_connected"));
+}
+
 function drawWaiting(state, table) {
-  const canTake = !state.me && !state.invite && table.public;
+  const expired = table.status === "expired";
+  $("#expired-note").hidden = !expired;
+  $("#waiting-explain").hidden = expired;
+  const canTake = !state.me && !state.invite && table.public && !expired;
   $("#take-name-row").hidden = !canTake;
   if (canTake && !$("#take-name").value) $("#take-name").value = saved.get("name", "");
   // One row a seat, keyed by it: a kept row, its button and its focus stay (render.js).
@@ -627,6 +647,7 @@ async function start() {
     $("#summary-close").focus();
   });
   $("#help-button").addEventListener("click", () => openHelp(state));
+  $("#show-hand-button").addEventListener("click", agreeToShowHand);
   $("#help-close").addEventListener("click", () => $("#help").close());
   startControls(state);
   alertsStart();
