@@ -85,6 +85,12 @@ class TableRow(Base):
     """Whether it is a tutorial's table (``POST /api/tutorial``): one unfinished per identity."""
     rematch: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
     """The rematch offered at game over: who offered, each human seat's answer, when it expires; ``None``: none."""
+    deal_seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    """The seed of the finished game whose deal its first game plays again ("Play this deal"); never shown while
+    that game runs; ``None``: a random deal."""
+    deal_table: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    deal_game: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The finished game (table and number) whose deal it plays again, when ``deal_seed`` is set."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
@@ -112,7 +118,8 @@ class GameRow(Base):
     __tablename__ = "games"
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
     game_no: Mapped[int] = mapped_column(Integer, primary_key=True)
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(BigInteger, index=True)
+    """Its deal: every game on one seed (and the same edition, players and options) is dealt the same cards."""
     unrated: Mapped[str | None] = mapped_column(String(16), nullable=True)
     """Why a rated table's game no longer counts for the ratings (``left``, ``timeout``: in the first deal);
     ``None``: it counts (when the table is rated)."""

@@ -94,6 +94,8 @@ class TableState:
     unrated: dict[str, Any] | None = None
     """Why the current game of a rated table no longer counts (``{"reason": "left" | "timeout", "seat": n}``:
     in its first deal); ``None``: it counts, or the table is unrated."""
+    deal_seed: int | None = None
+    """The finished game's seed its first game plays again ("Play this deal"); never in the summary."""
 
     def summary(self) -> dict[str, Any]:
         gone = replaced(self.clock)
@@ -109,6 +111,7 @@ class TableState:
             "rated": self.rated,
             "show_hands": self.show_hands,
             "tutorial": self.tutorial,
+            "shared_deal": self.deal_seed is not None,
             "unrated": self.unrated,
             "time_control": self.time_control,
             "turn_based": is_turn_based(self.time_control),

@@ -265,3 +265,74 @@ def records_of(engine: Engine, keys: Iterable[GameKey]) -> Iterator[dict[str, An
         record = to_record(game, names)
         record["site"] = {"table": table_id, "game": game_no, "finished_at": finished_at.isoformat()}
         yield record
+
+
+SAME_DEAL_LISTED = 100
+"""The most other games on one deal listed (the first finished first)."""
+
+
+def same_deal(engine: Engine, table_id: str, game_no: int, viewer: str | None) -> list[dict[str, Any]] | None:
+    """The other finished games dealt the same cards as game ``game_no`` of ``table_id`` (the same seed, edition,
+    players and options), each with its seats' results and its replay; ``None`` when that game is not finished.
+
+    A game is listed when its table is public, when it was itself made to play the deal again (its players were
+    told that its results are compared), when it is the game the deal of ``table_id`` was taken from (whoever
+    made the table had its link), or when ``viewer`` played in it: an unlisted table's game is shown to nobody
+    else, as its players chose."""
+    with Session(engine) as session:
+        table = session.get(TableRow, table_id)
+        game = session.get(GameRow, (table_id, game_no))
+        if table is None or game is None:
+            return None
+        finished = session.scalar(
+            select(func.count())
+            .select_from(ResultRow)
+            .where(ResultRow.table_id == table_id, ResultRow.game_no == game_no)
+        )
+        if not finished:
+            return None
+        rows = session.execute(
+            select(GameRow.table_id, GameRow.game_no, TableRow.options, TableRow.public, TableRow.deal_seed)
+            .join(TableRow, TableRow.id == GameRow.table_id)
+            .where(
+                GameRow.seed == game.seed,
+                TableRow.edition == table.edition,
+                TableRow.players == table.players,
+                or_(GameRow.table_id != table_id, GameRow.game_no != game_no),
+            )
+        ).all()
+        source = (table.deal_table, table.deal_game)
+        candidates = {
+            (row.table_id, row.game_no): bool(row.public or row.deal_seed is not None)
+            or (row.table_id, row.game_no) == source
+            for row in rows
+            if dict(row.options) == dict(table.options)
+        }
+        if not candidates:
+            return []
+        results: dict[tuple[str, int], list[ResultRow]] = {}
+        for result in session.scalars(
+            select(ResultRow)
+            .where(ResultRow.table_id.in_({key[0] for key in candidates}))
+            .order_by(ResultRow.finished_at, ResultRow.table_id, ResultRow.game_no, ResultRow.seat)
+        ):
+            key = (result.table_id, result.game_no)
+            if key in candidates:
+                results.setdefault(key, []).append(result)
+    listed = [
+        (key, seats)
+        for key, seats in results.items()
+        if candidates[key] or (viewer is not None and any(seat.player_id == viewer for seat in seats))
+    ]
+    return [
+        {
+            "table": table_key,
+            "game": number,
+            "finished_at": seats[0].finished_at.isoformat(),
+            "players": [
+                {"seat": s.seat, "name": s.name, "kind": s.kind, "rank": s.rank, "points": s.points} for s in seats
+            ],
+            "replay": f"/replay/{table_key}?game={number}",
+        }
+        for (table_key, number), seats in listed[:SAME_DEAL_LISTED]
+    ]

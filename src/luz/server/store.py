@@ -63,6 +63,20 @@ APPEND = text(
 
 
 @dataclass(frozen=True)
+class DealSource:
+    """A stored game as the deal of a new table ("Play this deal"): its seed and rules, and whether it is over
+    (only a finished game's deal may be played again: its cards are already in its replay)."""
+
+    table: str
+    game: int
+    seed: int
+    edition: str
+    players: int
+    options: dict[str, Any]
+    finished: bool
+
+
+@dataclass(frozen=True)
 class DriverStatement:
     """A statement as the database driver takes it: its SQL in the driver's parameter style, and the order of its
     parameters when they are positional (SQLite's ``?``)."""
@@ -173,8 +187,10 @@ class Store:
         time_control: dict[str, int] | None = None,
         show_hands: bool = False,
         tutorial: bool = False,
+        deal: DealSource | None = None,
     ) -> tuple[str, dict[int, str]]:
-        """Store a new table; returns its id and the secret token of each human seat."""
+        """Store a new table (its first game on ``deal``'s when given); returns its id and the secret token of each
+        human seat."""
         table_id = secrets.token_hex(8)
         tokens = {}
         with Session(self.engine) as session, session.begin():
@@ -191,6 +207,9 @@ class Store:
                     rated=rated,
                     show_hands=show_hands,
                     tutorial=tutorial,
+                    deal_seed=deal.seed if deal else None,
+                    deal_table=deal.table if deal else None,
+                    deal_game=deal.game if deal else None,
                     time_control=time_control,
                     turn_based=is_turn_based(time_control),
                     status=Status.WAITING,
@@ -255,6 +274,7 @@ class Store:
             rematch=row.rematch,
             show_hands=row.show_hands,
             tutorial=row.tutorial,
+            deal_seed=row.deal_seed,
         )
         if row.game_no and actions:
             game = session.get(GameRow, (row.id, row.game_no))
@@ -655,6 +675,24 @@ class Store:
         finally:
             cursor.close()
         return outcomes
+
+    def deal_source(self, table_id: str, game_no: int) -> DealSource | None:
+        """Game ``game_no`` of ``table_id`` as a deal to play again (``None``: no such game)."""
+        with Session(self.engine) as session:
+            found = session.execute(
+                select(GameRow.seed, TableRow.edition, TableRow.players, TableRow.options)
+                .join(TableRow, TableRow.id == GameRow.table_id)
+                .where(GameRow.table_id == table_id, GameRow.game_no == game_no)
+            ).one_or_none()
+            if found is None:
+                return None
+            finished = session.scalar(
+                select(func.count())
+                .select_from(ResultRow)
+                .where(ResultRow.table_id == table_id, ResultRow.game_no == game_no)
+            )
+            seed, edition, players, options = found
+            return DealSource(table_id, game_no, seed, edition, players, dict(options), bool(finished))
 
     def record_of(self, table_id: str, game_no: int) -> tuple[int, list[str]] | None:
         """A game's seed and actions."""

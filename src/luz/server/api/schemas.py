@@ -29,6 +29,12 @@ class SeatSpec(BaseModel):
     name: str | None = Field(None, max_length=40, pattern=NO_NUL)
 
 
+class DealRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    table: str = Field(..., max_length=32, pattern=r"^[0-9A-Za-z_-]+$")
+    game: int = Field(..., ge=1, lt=DB_INT)
+
+
 class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     edition: str = Field(DEFAULT_EDITION, description="Edition key: " + ", ".join(EDITIONS))
@@ -57,6 +63,11 @@ class TableCreate(BaseModel):
         description="A clock: a preset (minutes + seconds per move: 1+5, 3+10, 5+15) or {reserve_seconds, "
         "increment_seconds}; or turn-based, days per move: 1d, 2d, 3d, 7d or {days_per_move} (1 to 14). Default "
         "none. When a player's time runs out the heuristic bot plays that move for them.",
+    )
+    deal: DealRef | None = Field(
+        None,
+        description="Play a finished game's deal again (its table and game number): the same cards at every deal, "
+        "the same first player; its edition, players and options are that game's (leave them out). Unrated.",
     )
     timeouts_before_bot: int = Field(
         TIMEOUTS_BEFORE_BOT,

@@ -23,12 +23,15 @@ from ..domain import (
     TooManyGames,
 )
 from ..friends import Blocked
+from ..history import same_deal
+from ..store import DealSource, Store
 from ..tables import QUICK_BOT
 from ..tables.botpool import check_caps
 from ..tables.commands import Join, Leave, Start
 from ..timecontrol import stored_time_control
 from .deps import (
     client_of,
+    engine_of,
     finished_record,
     guards_of,
     identities_of,
@@ -67,9 +70,12 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
     A client creates at most ``tables_per_minute`` (429 with ``Retry-After`` beyond)."""
     client, guards, settings = client_of(request), guards_of(request), settings_of(request)
     await guards.check_creation_rate(client)
+    tables = tables_of(request)
+    deal = await deal_source(tables.store, spec) if spec.deal is not None else None
+    players = deal.players if deal is not None else spec.players
     try:
-        edition = get_edition(spec.edition)
-        options = edition.options(spec.players, **spec.options).to_json()
+        edition = get_edition(deal.edition if deal is not None else spec.edition)
+        options = deal.options if deal is not None else edition.options(spec.players, **spec.options).to_json()
     except LuzError as error:
         raise HTTPException(422, str(error)) from None
     except TypeError:
@@ -78,9 +84,9 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
         raise HTTPException(
             422, "spectators may see every hand only at an unlisted, unrated table: set public and rated to false"
         )
-    seats = spec.seats or [SeatSpec(bot=None, name=None) for _ in range(spec.players)]
-    if len(seats) != spec.players:
-        raise HTTPException(422, f"give one seat per player ({spec.players}), not {len(seats)}")
+    seats = spec.seats or [SeatSpec(bot=None, name=None) for _ in range(players)]
+    if len(seats) != players:
+        raise HTTPException(422, f"give one seat per player ({players}), not {len(seats)}")
     for seat in seats:
         if seat.kind == SeatKind.BOT:
             try:
@@ -88,13 +94,12 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
                 check_caps(seat.bot or QUICK_BOT, settings)
             except LuzError as error:
                 raise HTTPException(422, str(error)) from None
-    tables = tables_of(request)
     with guards.bot_table_place(tables, client, all(seat.kind == SeatKind.BOT for seat in seats)):
         table_id, tokens = await asyncio.to_thread(
             tables.store.create_table,
             name=spec.name or f"{edition.name} table",
             edition=edition.key,
-            players=spec.players,
+            players=players,
             options=options,
             public=spec.public,
             grace_seconds=spec.grace_seconds,
@@ -103,6 +108,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
             show_hands=spec.show_hands,
             time_control=stored_time_control(spec.time_control, spec.timeouts_before_bot),
             seats=[{**s.model_dump(), "bot": (s.bot or QUICK_BOT) if s.kind == SeatKind.BOT else None} for s in seats],
+            deal=deal,
         )
         table = await table_or_404(request, table_id)
         table.creator = client  # its bots share the bot processes with the client's other tables
@@ -111,6 +117,23 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
         Invite(seat=n, token=t, url=f"{settings.public_url}/t/{table_id}?seat={n}&token={t}") for n, t in tokens.items()
     ]
     return TableCreated(table=table.summary(), invites=invites)
+
+
+async def deal_source(store: Store, spec: TableCreate) -> DealSource:
+    """The finished game whose deal ``spec`` plays again. Only a finished game's: its cards are already in its
+    replay, while a game being played keeps its deal secret (409). The seed is the server's, never the client's."""
+    assert spec.deal is not None
+    if spec.rated:
+        raise HTTPException(422, "a shared deal's cards are in its replay: a table playing it again is unrated")
+    given = {"edition", "players", "options"} & spec.model_fields_set
+    if given:
+        raise HTTPException(422, f"a shared deal's {', '.join(sorted(given))} are its game's: leave them out")
+    found = await asyncio.to_thread(store.deal_source, spec.deal.table, spec.deal.game)
+    if found is None:
+        raise HTTPException(404, "no such game")
+    if not found.finished:
+        raise HTTPException(409, "the game is not over: only a finished game's deal may be played again")
+    return found
 
 
 @router.get("/api/tables")
@@ -189,3 +212,19 @@ async def record(request: Request, table_id: str, game: int | None = Query(None,
     if number == table.state.game_no and (table.game is None or table.game.outcome() is None):
         raise HTTPException(409, "the game is not over: its record is shown once it is")
     return await finished_record(request, table, number)
+
+
+@router.get("/api/tables/{table_id}/deal")
+async def same_deal_games(
+    request: Request, table_id: str, game: int | None = Query(None, ge=1, lt=DB_INT)
+) -> dict[str, Any]:
+    """The other finished games on the deal of a finished game ("other scores"), each with its results and
+    replay; an unlisted table's game only as ``history.same_deal`` says. 409 while the game is being played."""
+    table = await table_or_404(request, table_id)
+    number = game or table.state.game_no
+    identity, _ = await identities_of(request).current(request)
+    viewer = identity.player_id if identity is not None else None
+    found = await asyncio.to_thread(same_deal, engine_of(request), table.id, number, viewer)
+    if found is None:
+        raise HTTPException(409, "no finished game of that number: its deal's other games are shown once it is over")
+    return {"table": table.id, "game": number, "others": found}

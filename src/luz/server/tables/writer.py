@@ -190,7 +190,11 @@ class Writer:
         ready = state.status == Status.WAITING and all(s.joined for s in state.seats)
         if not (ready or (command.next_game and state.status == Status.OVER)):
             return
-        seed = command.seed if command.seed is not None else next_seed(table.game)
+        seed = command.seed
+        if seed is None and state.deal_seed is not None and state.game_no == 0:
+            seed = state.deal_seed  # "Play this deal": the first game on the finished game's deal
+        if seed is None:
+            seed = next_seed(table.game)
         await self._started(table, seed, out)
 
     async def _started(self, table: Table, seed: int, out: Outcome) -> None:
