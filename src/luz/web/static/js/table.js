@@ -22,6 +22,7 @@ import {
   trickOnTable,
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
+import { showOtherScores } from "./deal.js";
 import { drawClocks, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
 import {
   $,
@@ -233,9 +234,11 @@ function draw(state) {
   if (table.options?.trick_history) info.push(t("table.opt_history"));
   if (table.hints) info.push(t("table.opt_hints"));
   if (table.rated) info.push(t(table.unrated ? "fair.friendly" : "rating.rated"));
+  if (table.shared_deal) info.push(t("deal.shared"));
   if (table.time_control) info.push(timeControlText(table.time_control));
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
   $("#show-hands-badge").hidden = !table.show_hands;
+  $("#shared-deal-note").hidden = !table.shared_deal || Boolean(view?.outcome);
   $("#main").classList.toggle("turn-based", Boolean(table.turn_based));
   drawDeadline(state);
   drawJoin(state, table);
@@ -505,6 +508,7 @@ function drawOver(state, view) {
   drawRematch(state);
   drawRatingChanges(state, outcome);
   const game = state.table.game_no;
+  showOtherScores(state.tableId, game, $("#other-scores"), state.table.shared_deal && game === 1);
   $("#replay-link").href = `/replay/${encodeURIComponent(state.tableId)}?game=${game}`;
   const record = $("#record-link");
   record.href = `/api/tables/${encodeURIComponent(state.tableId)}/record?game=${game}`;
