@@ -171,6 +171,7 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "deadline",
         "rematch",
         "tutorial",
+        "shared_deal",
     }
     assert info["rematch"] is None, "no rematch offer while a game is played"
     assert all(

@@ -35,9 +35,11 @@ def test_play_this_deal_deals_every_deal_again(client: Any) -> None:
     assert made.status_code == 201, made.text
     summary = made.json()["table"]
     assert summary["shared_deal"] is True and summary["players"] == 4 and summary["options"]["bid_cap"] is None
-    assert "seed" not in str(summary), "a live table never shows its deal's seed"
+    seed = str(client.get(f"/api/tables/{original}/record").json()["seed"])
+    assert seed not in made.text, "a table never shows its deal's seed"
     again = made.json()["table"]["id"]
     wait_for(lambda: client.get(f"/api/tables/{again}").json()["status"] == "over", timeout=60, step=0.05)
+    assert seed not in client.get(f"/api/tables/{again}").text
     first, second = (client.get(f"/api/tables/{t}/record").json() for t in (original, again))
     assert second["seed"] == first["seed"] and second["options"] == first["options"]
     assert second["first_player"] == first["first_player"]
