@@ -172,6 +172,7 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "rematch",
         "tutorial",
         "shared_deal",
+        "deal_set",
     }
     assert info["rematch"] is None, "no rematch offer while a game is played"
     assert all(

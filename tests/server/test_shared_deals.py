@@ -117,3 +117,79 @@ def test_an_unlisted_game_is_listed_only_with_its_players_leave(client: Any, tru
     client.cookies.clear()
     assert listed(client, third) == {second}, "an unlisted game's, only with its players' leave"
     assert listed(client, third, **me) == {original, second}, "a player of it sees it"
+
+
+def set_table(client: Any, set_id: str, **spec: Any) -> str:
+    """A table of random bots on deal set ``set_id``, played to its end; its id."""
+    made = client.post("/api/tables", json={"deal_set": set_id, "seats": seats("random", "random", "random"), **spec})
+    assert made.status_code == 201, made.text
+    table_id: str = made.json()["table"]["id"]
+    wait_for(lambda: client.get(f"/api/tables/{table_id}").json()["status"] == "over", timeout=60, step=0.05)
+    return table_id
+
+
+def test_a_named_deal_set_is_played_by_several_tables_then_compared(client: Any) -> None:
+    owner, other = guest(client), guest(client)
+    named = client.post("/api/deal-sets", json={"name": "Thursday club, week 12", "players": 3}, headers=owner)
+    assert named.status_code == 201, named.text
+    summary = named.json()
+    set_id = summary["id"]
+    assert summary["name"] == "Thursday club, week 12" and summary["url"] == f"/deals/{set_id}"
+    assert summary["closed"] is False and summary["owner"] == client.get("/api/me", headers=owner).json()["id"]
+    assert "seed" not in summary
+    first = set_table(client, set_id, public=True)
+    table = client.get(f"/api/tables/{first}").json()
+    assert table["public"] is False and table["deal_set"] == set_id and table["shared_deal"] is True
+    second = set_table(client, set_id)
+
+    # While the set is open, no finished table of it shows its cards: another may still be playing them.
+    for path in ("record", "chat", "notes", "deal"):
+        withheld = client.get(f"/api/tables/{first}/{path}")
+        assert withheld.status_code == 409 and "deal set is still open" in withheld.json()["detail"], path
+    again = client.post("/api/tables", json={"deal": {"table": first, "game": 1}, "seats": seats(*["random"] * 3)})
+    assert again.status_code == 409 and "still open" in again.json()["detail"]
+    exported = client.get("/api/export", params={"since": "2000-01-01"}).text
+    assert first not in exported and second not in exported
+    page = client.get(f"/api/deal-sets/{set_id}").json()
+    assert page["unfinished"] == 0 and len(page["games"]) == 2
+    assert all("table" not in game and "replay" not in game for game in page["games"])
+    assert first not in str(page) and second not in str(page)
+
+    # Its namer closes it: no new table, every replay shown, the same cards at both.
+    assert client.post(f"/api/deal-sets/{set_id}/close", headers=other).status_code == 403
+    assert client.post(f"/api/deal-sets/{set_id}/close", headers=owner).json()["closed"] is True
+    late = client.post("/api/tables", json={"deal_set": set_id, "seats": seats(*["random"] * 3)})
+    assert late.status_code == 409 and "closed" in late.json()["detail"]
+    page = client.get(f"/api/deal-sets/{set_id}").json()
+    assert {game["replay"] for game in page["games"]} == {f"/replay/{t}?game=1" for t in (first, second)}
+    records = [client.get(f"/api/tables/{t}/record").json() for t in (first, second)]
+    assert records[0]["seed"] == records[1]["seed"]
+    assert deals_of(records[0])[:3] == deals_of(records[1])[:3]
+    assert [d["hands"] for d in records[0]["deals"]] == [d["hands"] for d in records[1]["deals"]]
+    assert first in client.get("/api/export", params={"since": "2000-01-01"}).text
+
+
+def test_deal_sets_refuse_bad_input(client: Any) -> None:
+    me = guest(client)
+    for body, status in (
+        ({"name": ""}, 422),
+        ({"name": "x", "players": 7}, 422),
+        ({"name": "x", "edition": "nope"}, 422),
+        ({"name": "x", "options": {"bid_cap": "many"}}, 422),
+        ({"name": "x", "seed": 3}, 422),
+    ):
+        assert client.post("/api/deal-sets", json=body, headers=me).status_code == status, body
+    assert client.get("/api/deal-sets/0123456789abcdef").status_code == 404
+    assert client.get("/api/deal-sets/NOT-HEX").status_code == 422
+    assert client.post("/api/deal-sets/0123456789abcdef/close", headers=me).status_code == 404
+    assert client.post("/api/deal-sets/0123456789abcdef/close").status_code == 401
+    set_id = client.post("/api/deal-sets", json={"name": "x", "players": 3}, headers=me).json()["id"]
+    bots = seats("random", "random", "random")
+    for body, status in (
+        ({"deal_set": set_id, "seats": bots, "rated": True}, 422),
+        ({"deal_set": set_id, "seats": bots, "players": 4}, 422),
+        ({"deal_set": set_id, "deal": {"table": "a", "game": 1}, "seats": bots}, 422),
+        ({"deal_set": "0123456789abcdef", "seats": bots}, 404),
+    ):
+        answer = client.post("/api/tables", json=body)
+        assert answer.status_code == status, (body, answer.text)

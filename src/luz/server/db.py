@@ -91,6 +91,8 @@ class TableRow(Base):
     deal_table: Mapped[str | None] = mapped_column(String(32), nullable=True)
     deal_game: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The finished game (table and number) whose deal it plays again, when ``deal_seed`` is set."""
+    deal_set: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    """The named deal set whose deal its first game plays (``deal_seed`` is the set's), if any."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
@@ -126,6 +128,25 @@ class GameRow(Base):
     unrated_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The seat whose player left or ran out of time, when ``unrated`` is set (the table is told who)."""
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class DealSetRow(Base):
+    """A named deal ("Thursday club, week 12"): one secret seed that several tables play at different times, then
+    compare. Its games' records stay hidden until its owner closes it (no table helped by another's replay)."""
+
+    __tablename__ = "deal_sets"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    """Its link's key (random: knowing it is being invited)."""
+    name: Mapped[str] = mapped_column(String(80))
+    edition: Mapped[str] = mapped_column(String(40))
+    players: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    owner: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The identity that named it (who may close it)."""
+    closed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Closed: no new table on it, and its games' replays are shown."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 class ActionRow(Base):

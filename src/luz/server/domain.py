@@ -96,6 +96,8 @@ class TableState:
     in its first deal); ``None``: it counts, or the table is unrated."""
     deal_seed: int | None = None
     """The finished game's seed its first game plays again ("Play this deal"); never in the summary."""
+    deal_set: str | None = None
+    """The named deal set its first game plays (then ``deal_seed`` is the set's)."""
 
     def summary(self) -> dict[str, Any]:
         gone = replaced(self.clock)
@@ -112,6 +114,7 @@ class TableState:
             "show_hands": self.show_hands,
             "tutorial": self.tutorial,
             "shared_deal": self.deal_seed is not None,
+            "deal_set": self.deal_set,
             "unrated": self.unrated,
             "time_control": self.time_control,
             "turn_based": is_turn_based(self.time_control),

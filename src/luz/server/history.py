@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from luz.engine import Game
 from luz.engine.record import to_record
 
-from .db import ActionRow, GameRow, NameChangeRow, PlayerRow, ResultRow, TableRow
+from .db import ActionRow, DealSetRow, GameRow, NameChangeRow, PlayerRow, ResultRow, TableRow
 from .domain import SeatKind, Status, TableState, build_game
 from .ratings import changes_of, ratings_of
 
@@ -228,6 +228,10 @@ def records_of(engine: Engine, keys: Iterable[GameKey]) -> Iterator[dict[str, An
             game_row = session.get(GameRow, (table_id, game_no))
             if table is None or game_row is None:
                 continue
+            if game_no == 1 and table.deal_set is not None:
+                named = session.get(DealSetRow, table.deal_set)
+                if named is not None and not named.closed:
+                    continue  # its deal set is open: another of its tables may still be playing these cards
             names = list(
                 session.scalars(
                     select(ResultRow.name)
@@ -336,3 +340,31 @@ def same_deal(engine: Engine, table_id: str, game_no: int, viewer: str | None) -
         }
         for (table_key, number), seats in listed[:SAME_DEAL_LISTED]
     ]
+
+
+def deal_set_results(engine: Engine, set_id: str, closed: bool) -> dict[str, Any]:
+    """The tables of a deal set: the results of each finished first game (every table made on the set agreed to
+    be compared on its page), the first finished first; the tables and their replays named only once the set is
+    ``closed`` (until then another table may still be playing its cards); and how many have not finished yet."""
+    with Session(engine) as session:
+        tables = session.scalars(select(TableRow.id).where(TableRow.deal_set == set_id)).all()
+        results: dict[str, list[ResultRow]] = {}
+        if tables:
+            for row in session.scalars(
+                select(ResultRow)
+                .where(ResultRow.table_id.in_(tables), ResultRow.game_no == 1)
+                .order_by(ResultRow.finished_at, ResultRow.table_id, ResultRow.seat)
+            ):
+                results.setdefault(row.table_id, []).append(row)
+    games = []
+    for table_id, seats in results.items():
+        game: dict[str, Any] = {
+            "finished_at": seats[0].finished_at.isoformat(),
+            "players": [
+                {"seat": s.seat, "name": s.name, "kind": s.kind, "rank": s.rank, "points": s.points} for s in seats
+            ],
+        }
+        if closed:
+            game |= {"table": table_id, "game": 1, "replay": f"/replay/{table_id}?game=1"}
+        games.append(game)
+    return {"games": games, "unfinished": len(tables) - len(results)}

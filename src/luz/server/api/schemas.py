@@ -69,6 +69,13 @@ class TableCreate(BaseModel):
         description="Play a finished game's deal again (its table and game number): the same cards at every deal, "
         "the same first player; its edition, players and options are that game's (leave them out). Unrated.",
     )
+    deal_set: str | None = Field(
+        None,
+        max_length=32,
+        pattern=r"^[0-9a-f]+$",
+        description="Play a named deal set's deal (its id, from its link) while the set is open; its edition, "
+        "players and options are the set's (leave them out). Unrated.",
+    )
     timeouts_before_bot: int = Field(
         TIMEOUTS_BEFORE_BOT,
         ge=1,
@@ -88,6 +95,14 @@ class JoinRequest(BaseModel):
         description="Your display name (default: as it is); a new one renames your identity, as POST /api/me/name.",
     )
     token: str | None = Field(None, max_length=100, description="The seat's invite token (needed for a private table).")
+
+
+class DealSetCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(..., min_length=1, max_length=80, pattern=NO_NUL, description='"Thursday club, week 12"')
+    edition: str = Field(DEFAULT_EDITION, description="Edition key: " + ", ".join(EDITIONS))
+    players: int = Field(4, ge=3, le=5)
+    options: dict[str, Any] = Field(default_factory=dict, description="Table options (bid_cap, trick_history, ...)")
 
 
 class Invite(BaseModel):

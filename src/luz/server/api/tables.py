@@ -71,7 +71,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
     client, guards, settings = client_of(request), guards_of(request), settings_of(request)
     await guards.check_creation_rate(client)
     tables = tables_of(request)
-    deal = await deal_source(tables.store, spec) if spec.deal is not None else None
+    deal = await deal_source(tables.store, spec) if spec.deal is not None or spec.deal_set is not None else None
     players = deal.players if deal is not None else spec.players
     try:
         edition = get_edition(deal.edition if deal is not None else spec.edition)
@@ -101,7 +101,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
             edition=edition.key,
             players=players,
             options=options,
-            public=spec.public,
+            public=spec.public and (deal is None or deal.deal_set is None),  # a deal set's tables: unlisted
             grace_seconds=spec.grace_seconds,
             hints=spec.hints,
             rated=spec.rated,
@@ -120,19 +120,31 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
 
 
 async def deal_source(store: Store, spec: TableCreate) -> DealSource:
-    """The finished game whose deal ``spec`` plays again. Only a finished game's: its cards are already in its
-    replay, while a game being played keeps its deal secret (409). The seed is the server's, never the client's."""
-    assert spec.deal is not None
+    """The finished game whose deal ``spec`` plays again, or the open deal set whose deal it plays. Only a finished
+    game's: its cards are already in its replay, while a game being played (or a deal set's game while the set is
+    open) keeps its deal secret (409). The seed is the server's, never the client's."""
+    if spec.deal is not None and spec.deal_set is not None:
+        raise HTTPException(422, "give a deal or a deal set, not both")
     if spec.rated:
         raise HTTPException(422, "a shared deal's cards are in its replay: a table playing it again is unrated")
     given = {"edition", "players", "options"} & spec.model_fields_set
     if given:
         raise HTTPException(422, f"a shared deal's {', '.join(sorted(given))} are its game's: leave them out")
+    if spec.deal_set is not None:
+        named = await asyncio.to_thread(store.deal_set, spec.deal_set)
+        if named is None:
+            raise HTTPException(404, "no such deal set")
+        if not named.finished:
+            raise HTTPException(409, "the deal set is closed: play one of its games' deals again from its replay")
+        return named
+    assert spec.deal is not None
     found = await asyncio.to_thread(store.deal_source, spec.deal.table, spec.deal.game)
     if found is None:
         raise HTTPException(404, "no such game")
     if not found.finished:
         raise HTTPException(409, "the game is not over: only a finished game's deal may be played again")
+    if found.set_open:
+        raise HTTPException(409, "its deal set is still open: its deal is secret until the set is closed")
     return found
 
 
@@ -224,6 +236,10 @@ async def same_deal_games(
     number = game or table.state.game_no
     identity, _ = await identities_of(request).current(request)
     viewer = identity.player_id if identity is not None else None
+    if table.state.deal_set is not None and await asyncio.to_thread(
+        tables_of(request).store.set_open_game, table.id, number
+    ):
+        raise HTTPException(409, "its deal set is still open: compare its tables on the deal set's page")
     found = await asyncio.to_thread(same_deal, engine_of(request), table.id, number, viewer)
     if found is None:
         raise HTTPException(409, "no finished game of that number: its deal's other games are shown once it is over")
