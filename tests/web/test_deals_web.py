@@ -125,3 +125,54 @@ def test_the_deal_panel_in_three_languages_and_with_friends(
     shoot(bea, f"deals-friends-{size}-ja")
     assert not bea.errors, bea.errors
     bea.page.context.close()
+
+
+def test_a_deal_set_named_played_compared_and_closed(browser: Any, server: ServerProcess) -> None:
+    """Named at /deals (a phone, by touch), played from its page with bots, its results without replays while it
+    is open; closed by its namer, the replays linked. Its page in three languages at both sizes."""
+    cleo = open_page(browser, f"{server.http}/deals", "phone")
+    page = cleo.page
+    page.wait_for_selector("#set-new:not([hidden])")
+    page.fill("#set-name", "Club Rivoli, semaine 12")
+    page.select_option("#set-players", "3")
+    shoot(cleo, "deals-set-new-phone-en", full_page=False)
+    page.tap("#set-create")
+    page.wait_for_url(f"{server.http}/deals/*")
+    set_id = page.url.split("/deals/")[1]
+    page.wait_for_selector("#set-panel:not([hidden])")
+    assert page.locator("#set-title").inner_text() == "Club Rivoli, semaine 12"
+    assert page.locator("#set-link").input_value() == f"{server.http}/deals/{set_id}"
+    assert page.locator("#set-games li").inner_text() == "No table has finished this deal yet."
+    assert page.locator("#set-close").is_visible()
+    # Another table of the group plays it meanwhile (bots only: it ends by itself).
+    bots = [{"kind": "bot", "bot": "random"}] * 3
+    finished, _ = create_table(server, deal_set=set_id, seats=bots)
+    deadline = time.monotonic() + 60
+    while httpx.get(f"{server.http}/api/tables/{finished}", timeout=10).json()["status"] != "over":
+        assert time.monotonic() < deadline, "the bots' game did not end"
+        time.sleep(0.05)
+    page.tap("#set-bots")
+    page.wait_for_url(f"{server.http}/t/*")
+    mine = page.url.split("/t/")[1].split("?")[0].split("#")[0]
+    assert httpx.get(f"{server.http}/api/tables/{mine}", timeout=10).json()["deal_set"] == set_id
+    page.goto(f"{server.http}/deals/{set_id}")
+    page.wait_for_selector("#set-games .other-game")
+    assert page.locator("#set-games .other-game a").count() == 0, "no replay while the set is open"
+    assert page.locator("#set-unfinished").inner_text() == "1 table still playing or waiting."
+    for size in SIZES:
+        viewer = open_page(browser, f"{server.http}/deals/{set_id}", size)
+        viewer.page.wait_for_selector("#set-results:not([hidden]) .other-game")
+        assert viewer.page.locator("#set-close").is_hidden(), "only its namer closes it"
+        for lang in LANGUAGES:
+            speak(viewer.page, lang)
+            shoot(viewer, f"deals-set-{size}-{lang}")
+        assert english_left(viewer.page) == [], size
+        assert not viewer.errors, viewer.errors
+        viewer.page.context.close()
+    page.tap("#set-close")
+    page.wait_for_selector("#set-play[hidden]", state="attached")
+    link = page.locator("#set-games .other-game a")
+    assert link.get_attribute("href") == f"/replay/{finished}?game=1"
+    shoot(cleo, "deals-set-closed-phone-en")
+    assert not cleo.errors, cleo.errors
+    cleo.page.context.close()

@@ -25,6 +25,8 @@ PAGES = {
     "/games": "games.html",
     "/friends": "friends.html",
     "/offline": "offline.html",
+    "/deals": "deals.html",
+    "/deals/{set_id}": "deals.html",
 }
 
 

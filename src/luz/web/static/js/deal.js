@@ -5,18 +5,18 @@ import { $, ApiError, api, botName, el, saved } from "./common.js";
 import { t } from "./i18n.js";
 
 /**
- * Make an unlisted table on the deal of game ``game`` of ``tableId`` (the server looks its seed up: only a
- * finished game's), sit at its first seat and open it: the other seats bots (the level Play now uses) or, for
+ * Make an unlisted table on ``deal`` (``{deal: {table, game}}``, a finished game's, whose seed the server looks
+ * up, or ``{deal_set}``), sit at its first seat and open it: the other seats bots (the level Play now uses) or, for
  * ``friends``, open seats whose invitations the table shows. The refusal in ``errorBox`` when the server refused.
  */
-export async function playThisDeal(tableId, game, players, { friends, button, errorBox }) {
+export async function playDeal(deal, players, { friends, button, errorBox }) {
   const bot = saved.get("quick", {})?.bot || "heuristic";
   const others = Array.from({ length: players - 1 }, () => (friends ? { kind: "human" } : { kind: "bot", bot }));
   button.disabled = true;
   button.setAttribute("aria-busy", "true");
   errorBox.textContent = "";
   try {
-    const body = { deal: { table: tableId, game: Number(game) }, public: false, seats: [{ kind: "human" }, ...others] };
+    const body = { ...deal, public: false, seats: [{ kind: "human" }, ...others] };
     const answer = await api("/api/tables", { method: "POST", body });
     const id = answer.table.id;
     saved.set(`invites.${id}`, answer.invites);
@@ -46,7 +46,7 @@ function seatLabel(seat) {
   return seat.kind === "bot" ? t("seat.bot_name", { bot: botName(seat.name), n: seat.seat + 1 }) : seat.name;
 }
 
-/** One other game: its date linked to its replay, then each seat's name and points, the winner first. */
+/** One other game: its date (linked to its replay when shown), then each seat's name and points, the winner first. */
 function otherGame(other) {
   const seats = [...other.players].sort((a, b) => a.rank - b.rank);
   const people = seats.map((seat) =>
@@ -55,16 +55,16 @@ function otherGame(other) {
   const when = new Date(other.finished_at).toLocaleDateString();
   return el(
     "li",
-    { class: "other-game", dataset: { table: other.table } },
-    el("a", { href: other.replay, title: t("deal.replay_of", { date: when }) }, when),
+    { class: "other-game", dataset: { table: other.table ?? "" } },
+    other.replay ? el("a", { href: other.replay, title: t("deal.replay_of", { date: when }) }, when) : el("span", {}, when),
     el("ol", { class: "plain other-seats" }, ...people),
   );
 }
 
-/** ``box`` (a list) filled with ``others``, or a line saying no other table has played the deal yet. */
-export function drawOtherScores(box, others) {
+/** ``box`` (a list) filled with ``others``, or a line (``none``) saying no other table has played the deal yet. */
+export function drawOtherScores(box, others, none = "deal.none") {
   const items = others.map(otherGame);
-  if (!items.length) items.push(el("li", { class: "muted" }, t("deal.none")));
+  if (!items.length) items.push(el("li", { class: "muted" }, t(none)));
   box.replaceChildren(...items);
 }
 

@@ -15,7 +15,7 @@ import {
 import { chatLine } from "./chat.js";
 import { $, ApiError, api, editions, el, seatName } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { drawOtherScores, otherScores, playThisDeal } from "./deal.js";
+import { drawOtherScores, otherScores, playDeal } from "./deal.js";
 import { mountReview } from "./review.js";
 import { startPage } from "./site.js";
 
@@ -156,7 +156,8 @@ async function showDeal() {
   const number = Number(game) || replay.table.game_no;
   for (const [id, friends] of [["#deal-bots", false], ["#deal-friends", true]]) {
     const button = $(id);
-    button.onclick = () => playThisDeal(tableId, number, replay.players, { friends, button, errorBox: $("#deal-error") });
+    const deal = { deal: { table: tableId, game: number } };
+    button.onclick = () => playDeal(deal, replay.players, { friends, button, errorBox: $("#deal-error") });
   }
   replay.others = await otherScores(tableId, number);
   drawOtherScores($("#deal-others"), replay.others);
