@@ -118,6 +118,7 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/deal-sets",
             "/api/deal-sets/{set_id}",
             "/api/deal-sets/{set_id}/close",
+            "/api/me/play",
         }
     finally:
         asgi.shutdown_lifespans()

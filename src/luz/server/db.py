@@ -225,6 +225,8 @@ class PlayerRow(Base):
     quiet_end: Mapped[int | None] = mapped_column(Integer, nullable=True)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
     language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
+    forced_moves: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    """Whether their only legal card is played for them at turn-based tables (tables/forced.py)."""
     """The language of the player's notifications (``en``, ``fr``, ``ja``)."""
     email_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """A turn came since the last digest: the next one is due (at most one an hour)."""

@@ -49,6 +49,8 @@ class SeatState:
     """The id of the identity that took the seat (public: it links to the player's profile)."""
     guest: bool = False
     """Whether that identity is a guest (shown as a "guest" mark beside its name)."""
+    forced_moves: bool = True
+    """Whether its player's only legal card is played for them at a turn-based table (their setting; private)."""
 
     def public(self) -> dict[str, Any]:
         return {

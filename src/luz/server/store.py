@@ -250,7 +250,7 @@ class Store:
 
     def _state(self, session: Session, row: TableRow, actions: bool = True) -> TableState:
         seats = session.execute(
-            select(SeatRow, PlayerRow.username, PlayerRow.id)
+            select(SeatRow, PlayerRow.username, PlayerRow.id, PlayerRow.forced_moves)
             .outerjoin(PlayerRow, PlayerRow.id == SeatRow.player_id)
             .where(SeatRow.table_id == row.id)
             .order_by(SeatRow.seat)
@@ -268,9 +268,16 @@ class Store:
             version=row.version,
             seats=[
                 SeatState(
-                    s.seat, SeatKind(s.kind), s.bot, s.name, s.joined, s.player_id, person is not None and not username
+                    s.seat,
+                    SeatKind(s.kind),
+                    s.bot,
+                    s.name,
+                    s.joined,
+                    s.player_id,
+                    person is not None and not username,
+                    forced is not False,
                 )
-                for s, username, person in seats
+                for s, username, person, forced in seats
             ],
             hints=row.hints,
             rated=row.rated,
@@ -752,6 +759,16 @@ class Store:
                 return None
             options = dict(row.options)
             return DealSource(None, None, row.seed, row.edition, row.players, options, not row.closed, set_id)
+
+    def forced_moves(self, player_id: str) -> bool:
+        """Whether ``player_id``'s only legal card is played for them at turn-based tables."""
+        with Session(self.engine) as session:
+            return session.scalar(select(PlayerRow.forced_moves).where(PlayerRow.id == player_id)) is not False
+
+    def set_forced_moves(self, player_id: str, on: bool) -> None:
+        """Change that setting (tables read it when they next load: a table held in memory keeps the old one)."""
+        with Session(self.engine) as session, session.begin():
+            session.execute(update(PlayerRow).where(PlayerRow.id == player_id).values(forced_moves=on))
 
     def deal_set_summary(self, set_id: str) -> dict[str, Any] | None:
         """A deal set as anyone with its link sees it (``None``: no such set)."""

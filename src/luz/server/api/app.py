@@ -35,7 +35,7 @@ from ..tables import Registry
 from ..tables.botpool import BotPool, start_bots
 from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
-from . import dealsets, friends, games, history, identity, live, mygames, notify, ratings, reviews, tables
+from . import dealsets, friends, games, history, identity, live, mygames, notify, playsettings, ratings, reviews, tables
 from .deps import services_of, tables_of
 from .guards import Guards, OverLimit
 from .identities import Identities
@@ -240,7 +240,20 @@ def create_app(
             return Response("a metrics token is needed\n", 401, {"WWW-Authenticate": "Bearer"})
         return Response(await asyncio.to_thread(metrics.exposition), media_type=CONTENT_TYPE)
 
-    for module in (tables, live, games, reviews, identity, history, ratings, mygames, notify, friends, dealsets):
+    for module in (
+        tables,
+        live,
+        games,
+        reviews,
+        identity,
+        history,
+        ratings,
+        mygames,
+        notify,
+        friends,
+        dealsets,
+        playsettings,
+    ):
         app.include_router(module.router)
     install_web_client(app)  # the browser client: pages, static files (src/luz/web)
     return app

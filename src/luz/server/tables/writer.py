@@ -145,7 +145,7 @@ class Writer:
         trial = self._checked(table, command)
         unrated = unrates(table.state, table.game, seat, timeout, table.bot_seats())
         over = trial.phase is Phase.GAME_OVER
-        clock = after_move(table.state, seat, timeout)
+        clock = after_move(table.state, seat, timeout, command.forced)
         bots = table.bot_seats() | replaced(clock)
         results = results_of(trial, table.state, table.names(), bots) if over else None
         turn = self._turn(table, trial, clock, bots, seat, timeout)

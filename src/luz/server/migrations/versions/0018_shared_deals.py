@@ -1,5 +1,6 @@
 """Shared deals: a table may play its first game on a finished game's deal (its seed) or on a named deal set's, and
-the games on one deal are found by their seed.
+the games on one deal are found by their seed. Forced moves: a player's setting that plays their only legal card
+for them at turn-based tables (on by default).
 
 Existing tables and games are kept (a new table's deal is ``NULL``: a random one, as before).
 
@@ -23,6 +24,7 @@ def upgrade() -> None:
     op.add_column("tables", sa.Column("deal_set", sa.String(32), nullable=True))
     op.create_index("ix_tables_deal_set", "tables", ["deal_set"])
     op.create_index("ix_games_seed", "games", ["seed"])
+    op.add_column("players", sa.Column("forced_moves", sa.Boolean, nullable=False, server_default=sa.true()))
     op.create_table(
         "deal_sets",
         sa.Column("id", sa.String(32), primary_key=True),
@@ -39,6 +41,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("deal_sets")
+    op.drop_column("players", "forced_moves")
     op.drop_index("ix_games_seed", table_name="games")
     op.drop_index("ix_tables_deal_set", table_name="tables")
     op.drop_column("tables", "deal_set")

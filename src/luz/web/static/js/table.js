@@ -208,11 +208,14 @@ function statusText(state, view) {
   if (current === null || current === undefined) return "";
   const replaced = state.table.seats[current]?.replaced;
   const taken = state.table.seats[current]?.bot_playing || replaced;
+  const forced = state.table.seats[current]?.forced;
   if (state.me?.seat === current) {
+    if (forced) return t("forced.now_you");
     if (replaced) return t("status.bot_replaced_you");
     if (taken) return t("status.bot_for_you");
     return t(view.phase === "bid" ? "status.your_bid" : "status.your_play");
   }
+  if (forced) return t("forced.now", { name: nameOf(state, current) });
   const key = view.phase === "bid" ? "status.their_bid" : "status.their_play";
   const why = replaced ? t("status.bot_replaced") : taken ? t("status.bot_playing") : "";
   return t(key, { name: nameOf(state, current) }) + (why ? ` ${why}` : "");
@@ -244,6 +247,7 @@ function draw(state) {
   drawJoin(state, table);
   drawTurnNote(table, view);
   drawUnrated(state, table);
+  drawForced(state, table);
   $("#waiting").hidden = Boolean(view);
   $("#game").hidden = !view;
   if (!view) {
@@ -327,6 +331,16 @@ function drawUnrated(state, table) {
   const text = unratedText(state, table);
   $("#unrated-note").hidden = !text;
   $("#unrated-note").textContent = text;
+}
+
+/** A line for each seat whose last card, its only legal one, was played for it (the clock's ``forced``). */
+function drawForced(state, table) {
+  const seats = table.clock?.forced ?? [];
+  const note = $("#forced-note");
+  note.hidden = !seats.length;
+  note.textContent = seats
+    .map((seat) => (seat === state.me?.seat ? t("forced.done_you") : t("forced.done", { name: nameOf(state, seat) })))
+    .join(" ");
 }
 
 function drawTurnNote(table, view) {
