@@ -7,6 +7,7 @@ import itertools
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -18,8 +19,8 @@ from luz.cli.play import HUMAN, ask_human
 from luz.cli.render import render_own_hand, render_table
 from luz.engine import Bid, Game, Phase, view
 from luz.engine.beliefs import with_hints
-from luz.engine.record import replay
-from support.reference import twin_deals
+from luz.engine.record import dumps, replay
+from support.reference import random_steps, twin_deals
 
 NAMES = ["Zoe", "Ada", "Ben", "Cleo"]
 CANDIDATES = ["?", "abc", "11", "10", "3+", "", *map(str, range(10))]
@@ -171,3 +172,43 @@ def test_hints_show_each_slots_range_and_guess_from_the_view_alone() -> None:
 def test_no_hints_by_default() -> None:
     _, output = run("--seed", "5", input="quit\n")
     assert not any(line.split()[:1] == ["guess"] for line in output.splitlines())
+
+
+def deals_of(game: Game) -> list[tuple[Any, Any]]:
+    """Each deal as the engine dealt it: every hand, the aside (the first player of a 3-player game's last deal
+    follows the scores: the rules' last-deal rule)."""
+    return [(d.hands, d.aside) for d in game.deals]
+
+
+def test_play_this_deal_deals_every_deal_of_the_record_again(tmp_path: Path) -> None:
+    original = Game.new("iello-2024", 3, seed=11, bid_cap=None, trick_history=True)
+    random_steps(original, random.Random(3), None)
+    assert original.outcome() is not None
+    source, again = tmp_path / "original.json", tmp_path / "again.json"
+    source.write_text(dumps(original), encoding="utf-8")
+    shown = CliRunner().invoke(app, ["replay", str(source)])
+    assert shown.exit_code == 0 and f"Play this deal: luz play --deal {source}" in shown.output
+    code, output = run("--deal", str(source), "--record", str(again), "--bots", "random", input=keyboard())
+    assert code == 0, output
+    assert "Iello" in output or "IELLO" in output
+    assert f"Replay this game with: luz play --deal {source}" in output
+    played = replay(json.loads(again.read_text(encoding="utf-8")))
+    assert played.options == original.options and played.seed == original.seed
+    assert deals_of(played) == deals_of(original) and len(deals_of(original)) == 4
+    firsts = [[r.first_player for r in game.results[:3]] for game in (played, original)]
+    assert firsts[0] == firsts[1] and firsts[0][0] == json.loads(source.read_text(encoding="utf-8"))["first_player"]
+
+
+def test_play_this_deal_refuses_in_one_line(tmp_path: Path) -> None:
+    source, unseeded = tmp_path / "game.json", tmp_path / "unseeded.json"
+    source.write_text(dumps(Game.new("iello-2024", 3, seed=4)), encoding="utf-8")
+    unseeded.write_text(json.dumps({**json.loads(source.read_text(encoding="utf-8")), "seed": None}), encoding="utf-8")
+    for args, message in (
+        (["--deal", str(unseeded)], "has no seed: its deals cannot be dealt again"),
+        (["--deal", str(source), "--seed", "3"], "leave out --seed"),
+        (["--deal", str(source), "-p", "4", "-e", "standard-deck"], "leave out --edition, --players"),
+        (["--deal", str(tmp_path / "missing.json")], "cannot read"),
+    ):
+        code, output = run(*args, input="")
+        assert code == 2, (args, output)
+        assert message in output and output.count("\n") == 1, output

@@ -171,6 +171,8 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "deadline",
         "rematch",
         "tutorial",
+        "shared_deal",
+        "deal_set",
     }
     assert info["rematch"] is None, "no rematch offer while a game is played"
     assert all(

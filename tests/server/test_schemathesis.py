@@ -115,6 +115,11 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/me/invitations",
             "/api/me/invitations/{table_id}/{seat}",
             "/api/tables/{table_id}/seats/{seat}/invite",
+            "/api/tables/{table_id}/deal",
+            "/api/deal-sets",
+            "/api/deal-sets/{set_id}",
+            "/api/deal-sets/{set_id}/close",
+            "/api/me/play",
         }
     finally:
         asgi.shutdown_lifespans()

@@ -473,6 +473,7 @@ def my_turn(peer: Peer | WirePeer, newest: int) -> bool:
         and seen["current_player"] == peer.seat
         and state["version"] == newest
         and not state["table"]["seats"][peer.seat]["bot_playing"]
+        and not state["table"]["seats"][peer.seat].get("forced")
     )
 
 

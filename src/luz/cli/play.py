@@ -31,6 +31,7 @@ from luz.engine.beliefs import with_hints
 from luz.engine.record import dumps
 
 from .apps import app
+from .records import fail, load
 from .render import bid_text, card_text, render_outcome, render_sheet, render_table, render_trick
 
 HUMAN = 0
@@ -157,11 +158,35 @@ def run_game(
             announce_deal(console, game, names)
 
 
+def deal_again(path: str, edition: str | None, players: int | None, seed: int | None) -> Game:
+    """A new game on the deal of the record at ``path`` (its edition, players, options and seed); one line and
+    exit 2 for a record without a seed, or for --edition, --players or --seed given too."""
+    flags = (("--edition", edition), ("--players", players), ("--seed", seed))
+    given = [name for name, value in flags if value is not None]
+    if given:
+        fail(f"--deal takes the record's edition, players and seed: leave out {', '.join(given)}")
+    recorded, data = load(path)
+    if data.get("seed") is None:
+        fail(f"{path} has no seed: its deals cannot be dealt again")
+    return Game.new(recorded.edition, recorded.players, seed=recorded.seed, options=recorded.options)
+
+
 @app.command()
 def play(
-    edition: Annotated[str, typer.Option("--edition", "-e", help=f"One of {', '.join(EDITIONS)}.")] = DEFAULT_EDITION,
-    players: Annotated[int, typer.Option("--players", "-p", help="Players at the table, you included.")] = 4,
+    edition: Annotated[
+        str | None, typer.Option("--edition", "-e", help=f"One of {', '.join(EDITIONS)} (default {DEFAULT_EDITION}).")
+    ] = None,
+    players: Annotated[
+        int | None, typer.Option("--players", "-p", help="Players at the table, you included (default 4).")
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Seed of the deals and bots (random when omitted).")] = None,
+    deal: Annotated[
+        str | None,
+        typer.Option(
+            help="Play the deal of a game record again (a file, or - for standard input): its edition, players, "
+            "options and seed, so the same cards at every deal and the same first player; you sit at seat 0."
+        ),
+    ] = None,
     record: Annotated[Path | None, typer.Option(help="Save the game's record (JSON) to this file.")] = None,
     bots: Annotated[
         str,
@@ -178,10 +203,19 @@ def play(
 ) -> None:
     """Play a whole game of LUZ in the terminal against bots: you never see your own values."""
     console = Console(highlight=False, markup=False)
-    try:
-        game = Game.new(get_edition(edition), players, seed=seed if seed is not None else random.randrange(10**6))
-    except LuzError as error:
-        raise typer.BadParameter(str(error), param_hint="'--edition' / '--players'") from None
+    if deal is not None:
+        game = deal_again(deal, edition, players, seed)
+        players = game.players
+    else:
+        players = 4 if players is None else players
+        try:
+            game = Game.new(
+                get_edition(edition or DEFAULT_EDITION),
+                players,
+                seed=seed if seed is not None else random.randrange(10**6),
+            )
+        except LuzError as error:
+            raise typer.BadParameter(str(error), param_hint="'--edition' / '--players'") from None
     kinds = [k.strip() for k in bots.split(",")]
     if len(kinds) not in (1, players - 1):
         raise typer.BadParameter(
@@ -193,10 +227,10 @@ def play(
         raise typer.BadParameter(str(error), param_hint="'--bots'") from None
     names = [name.strip()[:12] or "You", *BOT_NAMES[: players - 1]]
     console.print(f"{game.edition.name}, {players} players, seed {game.seed}.", style="bold")
-    console.print(
-        f"Replay this game with: luz play --edition {game.edition.key} --players {players} --seed {game.seed}",
-        soft_wrap=True,
-    )
+    again = f"--edition {game.edition.key} --players {players} --seed {game.seed}"
+    if deal is not None:
+        again = f"--deal {deal}"
+    console.print(f"Replay this game with: luz play {again}", soft_wrap=True)
     console.print(", ".join(f"{names[s]} ({bot.name} bot)" for s, bot in seats.items()) + ". Type ? for help.")
     try:
         run_game(console, game, names, seats, random.Random(f"luz-play-bots:{game.seed}"), hints)

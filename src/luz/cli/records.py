@@ -105,6 +105,8 @@ def replay_command(
         console.print(f"Valid record of an unfinished game: deal {game.deal_number}, {played} actions so far.")
     else:
         console.print(f"Winner: {names[outcome.winner]}. {outcome.explain([str(n) for n in names])}")
+    if game.seed is not None and record != "-":
+        console.print(f"Play this deal: luz play --deal {record}", soft_wrap=True)
 
 
 @app.command("view")

@@ -91,6 +91,14 @@ class TableRow(Base):
     expires_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
     """When it expires if it is still waiting for players then (epoch ms, tables/commands.py ``Expire``);
     ``None``: never."""
+    deal_seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    """The seed of the finished game whose deal its first game plays again ("Play this deal"); never shown while
+    that game runs; ``None``: a random deal."""
+    deal_table: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    deal_game: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The finished game (table and number) whose deal it plays again, when ``deal_seed`` is set."""
+    deal_set: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
+    """The named deal set whose deal its first game plays (``deal_seed`` is the set's), if any."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
@@ -121,13 +129,33 @@ class GameRow(Base):
     __tablename__ = "games"
     table_id: Mapped[str] = mapped_column(ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True)
     game_no: Mapped[int] = mapped_column(Integer, primary_key=True)
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(BigInteger, index=True)
+    """Its deal: every game on one seed (and the same edition, players and options) is dealt the same cards."""
     unrated: Mapped[str | None] = mapped_column(String(16), nullable=True)
     """Why a rated table's game no longer counts for the ratings (``left``, ``timeout``: in the first deal);
     ``None``: it counts (when the table is rated)."""
     unrated_seat: Mapped[int | None] = mapped_column(Integer, nullable=True)
     """The seat whose player left or ran out of time, when ``unrated`` is set (the table is told who)."""
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class DealSetRow(Base):
+    """A named deal ("Thursday club, week 12"): one secret seed that several tables play at different times, then
+    compare. Its games' records stay hidden until its owner closes it (no table helped by another's replay)."""
+
+    __tablename__ = "deal_sets"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    """Its link's key (random: knowing it is being invited)."""
+    name: Mapped[str] = mapped_column(String(80))
+    edition: Mapped[str] = mapped_column(String(40))
+    players: Mapped[int] = mapped_column(Integer)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    owner: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The identity that named it (who may close it)."""
+    closed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """Closed: no new table on it, and its games' replays are shown."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 
 class ActionRow(Base):
@@ -207,6 +235,8 @@ class PlayerRow(Base):
     quiet_end: Mapped[int | None] = mapped_column(Integer, nullable=True)
     timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
     language: Mapped[str] = mapped_column(String(8), default="en", server_default="en")
+    forced_moves: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    """Whether their only legal card is played for them at turn-based tables (tables/forced.py)."""
     """The language of the player's notifications (``en``, ``fr``, ``ja``)."""
     email_pending: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """A turn came since the last digest: the next one is due (at most one an hour)."""

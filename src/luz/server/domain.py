@@ -57,6 +57,8 @@ class SeatState:
     client: str | None = field(default=None, repr=False)
     """The keyed hash of the client it was taken from (never sent: fanout.py refuses that client the face-up
     view)."""
+    forced_moves: bool = True
+    """Whether its player's only legal card is played for them at a turn-based table (their setting; private)."""
 
     def public(self) -> dict[str, Any]:
         return {
@@ -104,6 +106,10 @@ class TableState:
     """Why the current game of a rated table no longer counts (``{"reason": "left" | "timeout", "seat": n}``:
     in its first deal; ``"alone"``: it ended with fewer than two humans who finished it, ``"linked"``: its
     players share a client); ``None``: it counts, or the table is unrated."""
+    deal_seed: int | None = None
+    """The finished game's seed its first game plays again ("Play this deal"); never in the summary."""
+    deal_set: str | None = None
+    """The named deal set its first game plays (then ``deal_seed`` is the set's)."""
 
     def summary(self) -> dict[str, Any]:
         gone = replaced(self.clock)
@@ -119,6 +125,8 @@ class TableState:
             "rated": self.rated,
             "show_hands": self.show_hands,
             "tutorial": self.tutorial,
+            "shared_deal": self.deal_seed is not None,
+            "deal_set": self.deal_set,
             "unrated": self.unrated,
             "time_control": self.time_control,
             "turn_based": is_turn_based(self.time_control),

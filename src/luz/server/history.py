@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from luz.engine import Game
 from luz.engine.record import to_record
 
-from .db import ActionRow, DailyAttemptRow, GameRow, NameChangeRow, PlayerRow, ResultRow, TableRow
+from .db import ActionRow, DailyAttemptRow, DealSetRow, GameRow, NameChangeRow, PlayerRow, ResultRow, TableRow
 from .domain import SeatKind, Status, TableState, build_game
 from .ratings import changes_of, ratings_of
 
@@ -240,6 +240,10 @@ def records_of(engine: Engine, keys: Iterable[GameKey]) -> Iterator[dict[str, An
             game_row = session.get(GameRow, (table_id, game_no))
             if table is None or game_row is None:
                 continue
+            if game_no == 1 and table.deal_set is not None:
+                named = session.get(DealSetRow, table.deal_set)
+                if named is not None and not named.closed:
+                    continue  # its deal set is open: another of its tables may still be playing these cards
             names = list(
                 session.scalars(
                     select(ResultRow.name)
@@ -277,3 +281,102 @@ def records_of(engine: Engine, keys: Iterable[GameKey]) -> Iterator[dict[str, An
         record = to_record(game, names)
         record["site"] = {"table": table_id, "game": game_no, "finished_at": finished_at.isoformat()}
         yield record
+
+
+SAME_DEAL_LISTED = 100
+"""The most other games on one deal listed (the first finished first)."""
+
+
+def same_deal(engine: Engine, table_id: str, game_no: int, viewer: str | None) -> list[dict[str, Any]] | None:
+    """The other finished games dealt the same cards as game ``game_no`` of ``table_id`` (the same seed, edition,
+    players and options), each with its seats' results and its replay; ``None`` when that game is not finished.
+
+    A game is listed when its table is public, when it was itself made to play the deal again (its players were
+    told that its results are compared), when it is the game the deal of ``table_id`` was taken from (whoever
+    made the table had its link), or when ``viewer`` played in it: an unlisted table's game is shown to nobody
+    else, as its players chose."""
+    with Session(engine) as session:
+        table = session.get(TableRow, table_id)
+        game = session.get(GameRow, (table_id, game_no))
+        if table is None or game is None:
+            return None
+        finished = session.scalar(
+            select(func.count())
+            .select_from(ResultRow)
+            .where(ResultRow.table_id == table_id, ResultRow.game_no == game_no)
+        )
+        if not finished:
+            return None
+        rows = session.execute(
+            select(GameRow.table_id, GameRow.game_no, TableRow.options, TableRow.public, TableRow.deal_seed)
+            .join(TableRow, TableRow.id == GameRow.table_id)
+            .where(
+                GameRow.seed == game.seed,
+                TableRow.edition == table.edition,
+                TableRow.players == table.players,
+                or_(GameRow.table_id != table_id, GameRow.game_no != game_no),
+            )
+        ).all()
+        source = (table.deal_table, table.deal_game)
+        candidates = {
+            (row.table_id, row.game_no): bool(row.public or row.deal_seed is not None)
+            or (row.table_id, row.game_no) == source
+            for row in rows
+            if dict(row.options) == dict(table.options)
+        }
+        if not candidates:
+            return []
+        results: dict[tuple[str, int], list[ResultRow]] = {}
+        for result in session.scalars(
+            select(ResultRow)
+            .where(ResultRow.table_id.in_({key[0] for key in candidates}))
+            .order_by(ResultRow.finished_at, ResultRow.table_id, ResultRow.game_no, ResultRow.seat)
+        ):
+            key = (result.table_id, result.game_no)
+            if key in candidates:
+                results.setdefault(key, []).append(result)
+    listed = [
+        (key, seats)
+        for key, seats in results.items()
+        if candidates[key] or (viewer is not None and any(seat.player_id == viewer for seat in seats))
+    ]
+    return [
+        {
+            "table": table_key,
+            "game": number,
+            "finished_at": seats[0].finished_at.isoformat(),
+            "players": [
+                {"seat": s.seat, "name": s.name, "kind": s.kind, "rank": s.rank, "points": s.points} for s in seats
+            ],
+            "replay": f"/replay/{table_key}?game={number}",
+        }
+        for (table_key, number), seats in listed[:SAME_DEAL_LISTED]
+    ]
+
+
+def deal_set_results(engine: Engine, set_id: str, closed: bool) -> dict[str, Any]:
+    """The tables of a deal set: the results of each finished first game (every table made on the set agreed to
+    be compared on its page), the first finished first; the tables and their replays named only once the set is
+    ``closed`` (until then another table may still be playing its cards); and how many have not finished yet."""
+    with Session(engine) as session:
+        tables = session.scalars(select(TableRow.id).where(TableRow.deal_set == set_id)).all()
+        results: dict[str, list[ResultRow]] = {}
+        if tables:
+            for row in session.scalars(
+                select(ResultRow)
+                .where(ResultRow.table_id.in_(tables), ResultRow.game_no == 1)
+                .order_by(ResultRow.finished_at, ResultRow.table_id, ResultRow.seat)
+            ):
+                results.setdefault(row.table_id, []).append(row)
+    games = []
+    for table_id, seats in results.items():
+        game: dict[str, Any] = {
+            "finished_at": seats[0].finished_at.isoformat(),
+            "players": [
+                {"seat": s.seat, "name": s.name, "kind": s.kind, "rank": s.rank, "points": s.points} for s in seats
+            ],
+        }
+        if closed:
+            game |= {"table": table_id, "game": 1, "replay": f"/replay/{table_id}?game=1"}
+        games.append(game)
+    return {"games": games, "unfinished": len(tables) - len(results)}

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from . import friends, links
-from .db import ActionRow, GameRow, NoteRow, PlayerRow, ResultRow, ReviewRow, SeatRow, TableRow, now
+from .db import ActionRow, DealSetRow, GameRow, NoteRow, PlayerRow, ResultRow, ReviewRow, SeatRow, TableRow, now
 from .domain import (
     AccountRequired,
     AccountTooNew,
@@ -62,6 +62,24 @@ APPEND = text(
     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = :same_table AND game_no = :same_game),"
     " :seat, :action, :created_at)"
 ).bindparams(bindparam("created_at", type_=ActionRow.__table__.c.created_at.type))
+
+
+@dataclass(frozen=True)
+class DealSource:
+    """A stored game as the deal of a new table ("Play this deal"): its seed and rules, and whether it is over
+    (only a finished game's deal may be played again: its cards are already in its replay); or a deal set's."""
+
+    table: str | None
+    game: int | None
+    seed: int
+    edition: str
+    players: int
+    options: dict[str, Any]
+    finished: bool
+    deal_set: str | None = None
+    """The named deal set it is (then ``table`` and ``game`` are ``None``; ``finished``: the set is open)."""
+    set_open: bool = False
+    """Whether the game is a table's first game on a deal set still open (its deal still secret)."""
 
 
 @dataclass(frozen=True)
@@ -178,10 +196,12 @@ class Store:
         creator: str | None = None,
         expires_at: int | None = None,
         most_waiting: int | None = None,
+        deal: DealSource | None = None,
     ) -> tuple[str, dict[int, str]]:
-        """Store a new table; returns its id and the secret token of each human seat. ``creator``: the keyed hash
-        of its client; a public one is refused (:class:`TooManyWaiting`) when that client has ``most_waiting``
-        public tables waiting already. ``expires_at``: when it expires if still waiting (epoch ms)."""
+        """Store a new table (its first game on ``deal``'s when given); returns its id and the secret token of each
+        human seat. ``creator``: the keyed hash of its client; a public one is refused (:class:`TooManyWaiting`)
+        when that client has ``most_waiting`` public tables waiting already. ``expires_at``: when it expires if
+        still waiting (epoch ms)."""
         table_id = secrets.token_hex(8)
         tokens = {}
         with Session(self.engine) as session, session.begin():
@@ -200,6 +220,10 @@ class Store:
                     rated=rated,
                     show_hands=show_hands,
                     tutorial=tutorial,
+                    deal_seed=deal.seed if deal else None,
+                    deal_table=deal.table if deal else None,
+                    deal_game=deal.game if deal else None,
+                    deal_set=deal.deal_set if deal else None,
                     time_control=time_control,
                     turn_based=is_turn_based(time_control),
                     status=Status.WAITING,
@@ -250,7 +274,7 @@ class Store:
 
     def _state(self, session: Session, row: TableRow, actions: bool = True) -> TableState:
         seats = session.execute(
-            select(SeatRow, PlayerRow.username, PlayerRow.id)
+            select(SeatRow, PlayerRow.username, PlayerRow.id, PlayerRow.forced_moves)
             .outerjoin(PlayerRow, PlayerRow.id == SeatRow.player_id)
             .where(SeatRow.table_id == row.id)
             .order_by(SeatRow.seat)
@@ -277,8 +301,9 @@ class Store:
                     person is not None and not username,
                     s.shows_hand,
                     s.client,
+                    forced is not False,
                 )
-                for s, username, person in seats
+                for s, username, person, forced in seats
             ],
             hints=row.hints,
             rated=row.rated,
@@ -287,6 +312,8 @@ class Store:
             rematch=row.rematch,
             show_hands=row.show_hands,
             tutorial=row.tutorial,
+            deal_seed=row.deal_seed,
+            deal_set=row.deal_set,
         )
         if row.game_no and actions:
             game = session.get(GameRow, (row.id, row.game_no))
@@ -770,6 +797,105 @@ class Store:
             cursor.close()
         return outcomes
 
+    def deal_source(self, table_id: str, game_no: int) -> DealSource | None:
+        """Game ``game_no`` of ``table_id`` as a deal to play again (``None``: no such game)."""
+        with Session(self.engine) as session:
+            found = session.execute(
+                select(GameRow.seed, TableRow.edition, TableRow.players, TableRow.options)
+                .join(TableRow, TableRow.id == GameRow.table_id)
+                .where(GameRow.table_id == table_id, GameRow.game_no == game_no)
+            ).one_or_none()
+            if found is None:
+                return None
+            finished = session.scalar(
+                select(func.count())
+                .select_from(ResultRow)
+                .where(ResultRow.table_id == table_id, ResultRow.game_no == game_no)
+            )
+            seed, edition, players, options = found
+            return DealSource(
+                table_id,
+                game_no,
+                seed,
+                edition,
+                players,
+                dict(options),
+                bool(finished),
+                set_open=game_no == 1 and self._set_open(session, table_id),
+            )
+
+    @staticmethod
+    def _set_open(session: Session, table_id: str) -> bool:
+        """Whether ``table_id`` plays its first game on a deal set still open."""
+        found = session.execute(
+            select(DealSetRow.closed).join(TableRow, TableRow.deal_set == DealSetRow.id).where(TableRow.id == table_id)
+        ).one_or_none()
+        return found is not None and not found.closed
+
+    def set_open_game(self, table_id: str, game_no: int) -> bool:
+        """Whether game ``game_no`` of ``table_id`` is on a deal set still open: its record, chat and notes are
+        withheld (another table of the set may still be playing those cards)."""
+        if game_no != 1:
+            return False
+        with Session(self.engine) as session:
+            return self._set_open(session, table_id)
+
+    def create_deal_set(
+        self, name: str, edition: str, players: int, options: dict[str, Any], owner: str | None
+    ) -> dict[str, Any]:
+        """Name a new deal set on a secret random seed: its summary."""
+        row = DealSetRow(
+            id=secrets.token_hex(8),
+            name=name,
+            edition=edition,
+            players=players,
+            options=options,
+            seed=secrets.randbits(62),
+            owner=owner,
+            closed=False,
+        )
+        with Session(self.engine) as session, session.begin():
+            session.add(row)
+            session.flush()
+            return deal_set_summary(row)
+
+    def deal_set(self, set_id: str) -> DealSource | None:
+        """A deal set as the deal of a new table (``finished``: it is still open to new tables)."""
+        with Session(self.engine) as session:
+            row = session.get(DealSetRow, set_id)
+            if row is None:
+                return None
+            options = dict(row.options)
+            return DealSource(None, None, row.seed, row.edition, row.players, options, not row.closed, set_id)
+
+    def forced_moves(self, player_id: str) -> bool:
+        """Whether ``player_id``'s only legal card is played for them at turn-based tables."""
+        with Session(self.engine) as session:
+            return session.scalar(select(PlayerRow.forced_moves).where(PlayerRow.id == player_id)) is not False
+
+    def set_forced_moves(self, player_id: str, on: bool) -> None:
+        """Change that setting (tables read it when they next load: a table held in memory keeps the old one)."""
+        with Session(self.engine) as session, session.begin():
+            session.execute(update(PlayerRow).where(PlayerRow.id == player_id).values(forced_moves=on))
+
+    def deal_set_summary(self, set_id: str) -> dict[str, Any] | None:
+        """A deal set as anyone with its link sees it (``None``: no such set)."""
+        with Session(self.engine) as session:
+            row = session.get(DealSetRow, set_id)
+            return None if row is None else deal_set_summary(row)
+
+    def close_deal_set(self, set_id: str, owner: str) -> dict[str, Any] | None:
+        """Close a deal set (``None``: no such set); :class:`PermissionError` for anyone but its owner."""
+        with Session(self.engine) as session, session.begin():
+            row = session.get(DealSetRow, set_id, with_for_update=True)
+            if row is None:
+                return None
+            if row.owner != owner:
+                raise PermissionError("only who named the deal set may close it")
+            row.closed = True
+            session.flush()
+            return deal_set_summary(row)
+
     def record_of(self, table_id: str, game_no: int) -> tuple[int, list[str]] | None:
         """A game's seed and actions."""
         with Session(self.engine) as session:
@@ -821,6 +947,20 @@ class Store:
         with contextlib.suppress(IntegrityError), Session(self.engine) as session, session.begin():
             if session.get(ReviewRow, (table_id, game_no, seat)) is None:
                 session.add(ReviewRow(table_id=table_id, game_no=game_no, seat=seat, body=json.dumps(review)))
+
+
+def deal_set_summary(row: DealSetRow) -> dict[str, Any]:
+    """A deal set as anyone with its link sees it (never its seed)."""
+    return {
+        "id": row.id,
+        "name": row.name,
+        "edition": row.edition,
+        "players": row.players,
+        "options": dict(row.options),
+        "closed": row.closed,
+        "owner": row.owner,
+        "url": f"/deals/{row.id}",
+    }
 
 
 def unrate(table_id: str, game_no: int, reason: str, seat: int | None) -> Any:

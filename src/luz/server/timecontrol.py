@@ -100,13 +100,14 @@ def new_clock(time_control: dict[str, int] | None, kinds: list[str]) -> Clock | 
     reserves = [time_control["reserve_ms"] if kind == SeatKind.HUMAN else None for kind in kinds]
     clock: Clock = {"reserves": reserves, "since": now_ms(), "timeout": None}
     if is_turn_based(time_control):
-        clock["timeouts"], clock["replaced"] = [0] * len(kinds), []
+        clock["timeouts"], clock["replaced"], clock["forced"] = [0] * len(kinds), [], []
     return clock
 
 
-def after_move(state: Timed, seat: int, timeout: bool = False) -> Clock | None:
+def after_move(state: Timed, seat: int, timeout: bool = False, forced: bool = False) -> Clock | None:
     """The clock once the mover ``seat``'s move is stored (now): its reserve less the time it took, plus the
-    increment. A timeout's move counts as stored at the deadline."""
+    increment. A timeout's move counts as stored at the deadline. At a turn-based table, ``forced`` lists the
+    seats whose last move was their only legal card, played for them (until they next move)."""
     clock, control = state.clock, state.time_control
     if clock is None or control is None:
         return None
@@ -125,12 +126,14 @@ def after_move(state: Timed, seat: int, timeout: bool = False) -> Clock | None:
     if timeout and seat not in gone and timeouts[seat] >= control["timeouts_before_bot"]:
         gone.append(seat)
         reserves[seat] = None
+    played_for = [s for s in clock.get("forced", []) if s != seat] + ([seat] if forced else [])
     return {
         "reserves": reserves,
         "since": at,
         "timeout": seat if timeout else None,
         "timeouts": timeouts,
         "replaced": gone,
+        "forced": played_for,
     }
 
 

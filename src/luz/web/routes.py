@@ -28,6 +28,8 @@ PAGES = {
     "/tournaments": "tournaments.html",
     "/tournaments/{tournament_id}": "tournament.html",
     "/offline": "offline.html",
+    "/deals": "deals.html",
+    "/deals/{set_id}": "deals.html",
 }
 
 

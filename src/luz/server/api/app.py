@@ -39,7 +39,21 @@ from ..tables.chat import Chat
 from ..tables.rounds import Rounds
 from ..tournaments import Tournaments
 from . import daily as daily_routes
-from . import friends, games, history, identity, live, mygames, notify, ratings, reviews, tables, tournaments
+from . import (
+    dealsets,
+    friends,
+    games,
+    history,
+    identity,
+    live,
+    mygames,
+    notify,
+    playsettings,
+    ratings,
+    reviews,
+    tables,
+    tournaments,
+)
 from .dailies import Daily
 from .deps import services_of, tables_of
 from .guards import Guards, OverLimit
@@ -280,6 +294,8 @@ def create_app(
         friends,
         tournaments,
         daily_routes,
+        dealsets,
+        playsettings,
     )
     for module in routers:
         app.include_router(module.router)

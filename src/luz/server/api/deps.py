@@ -107,6 +107,7 @@ async def finished_game(request: Request, table_id: str, game: int | None, what:
     if number == table.state.game_no and (table.game is None or table.game.outcome() is None):
         raise HTTPException(409, f"the game is not over: its {what} shown once it is")
     await check_round_over(request, table_id)
+    await check_set_closed(request, table, number, what)
     return table, number
 
 
@@ -123,8 +124,18 @@ async def check_round_over(connection: HTTPConnection, table_id: str) -> None:
         raise HTTPException(409, "a tournament round's records open when the round ends")
 
 
+async def check_set_closed(request: Request, table: Table, number: int, what: str) -> None:
+    """409 when game ``number`` of ``table`` is on a deal set still open: another table of the set may still be
+    playing its cards, so its ``what`` shown once the set is closed."""
+    if table.state.deal_set is None:
+        return
+    if await asyncio.to_thread(tables_of(request).store.set_open_game, table.id, number):
+        raise HTTPException(409, f"its deal set is still open: its {what} shown once the set is closed")
+
+
 async def finished_record(request: Request, table: Table, number: int) -> dict[str, Any]:
     """The record of the table's game ``number`` (every hand): the caller checked that it is over."""
+    await check_set_closed(request, table, number, "record is")
     if number == table.state.game_no and table.game is not None:
         return to_record(table.game, table.names())
     stored = await asyncio.to_thread(tables_of(request).store.record_of, table.id, number)

@@ -35,6 +35,12 @@ class SeatSpec(BaseModel):
     name: str | None = Field(None, max_length=40, pattern=NO_NUL)
 
 
+class DealRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    table: str = Field(..., max_length=32, pattern=r"^[0-9A-Za-z_-]+$")
+    game: int = Field(..., ge=1, lt=DB_INT)
+
+
 class TableCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
     edition: str = Field(DEFAULT_EDITION, description="Edition key: " + ", ".join(EDITIONS))
@@ -65,6 +71,18 @@ class TableCreate(BaseModel):
         description="A clock: a preset (minutes + seconds per move: 1+5, 3+10, 5+15) or {reserve_seconds, "
         "increment_seconds}; or turn-based, days per move: 1d, 2d, 3d, 7d or {days_per_move} (1 to 14). Default "
         "none. When a player's time runs out the heuristic bot plays that move for them.",
+    )
+    deal: DealRef | None = Field(
+        None,
+        description="Play a finished game's deal again (its table and game number): the same cards at every deal, "
+        "the same first player; its edition, players and options are that game's (leave them out). Unrated.",
+    )
+    deal_set: str | None = Field(
+        None,
+        max_length=32,
+        pattern=r"^[0-9a-f]+$",
+        description="Play a named deal set's deal (its id, from its link) while the set is open; its edition, "
+        "players and options are the set's (leave them out). Unrated.",
     )
     timeouts_before_bot: int = Field(
         TIMEOUTS_BEFORE_BOT,
@@ -97,6 +115,14 @@ class JoinRequest(BaseModel):
         description="Your display name (default: as it is); a new one renames your identity, as POST /api/me/name.",
     )
     token: str | None = Field(None, max_length=100, description="The seat's invite token (needed for a private table).")
+
+
+class DealSetCreate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(..., min_length=1, max_length=80, pattern=NO_NUL, description='"Thursday club, week 12"')
+    edition: str = Field(DEFAULT_EDITION, description="Edition key: " + ", ".join(EDITIONS))
+    players: int = Field(4, ge=3, le=5)
+    options: dict[str, Any] = Field(default_factory=dict, description="Table options (bid_cap, trick_history, ...)")
 
 
 class Invite(BaseModel):

@@ -25,6 +25,8 @@ from ..domain import (
     is_turn_based,
 )
 from ..friends import Blocked
+from ..history import same_deal
+from ..store import DealSource, Store
 from ..tables import QUICK_BOT, Refused
 from ..tables.botpool import check_caps
 from ..tables.commands import Join, Leave, ShowHand, Start
@@ -32,6 +34,7 @@ from ..timecontrol import stored_time_control
 from .deps import (
     check_round_over,
     client_of,
+    engine_of,
     finished_record,
     guards_of,
     identities_of,
@@ -73,9 +76,12 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
     table nobody came to expires (``Expire``)."""
     client, guards, settings = client_of(request), guards_of(request), settings_of(request)
     await guards.check_creation_rate(client)
+    tables = tables_of(request)
+    deal = await deal_source(tables.store, spec) if spec.deal is not None or spec.deal_set is not None else None
+    players = deal.players if deal is not None else spec.players
     try:
-        edition = get_edition(spec.edition)
-        options = edition.options(spec.players, **spec.options).to_json()
+        edition = get_edition(deal.edition if deal is not None else spec.edition)
+        options = deal.options if deal is not None else edition.options(spec.players, **spec.options).to_json()
     except LuzError as error:
         raise HTTPException(422, str(error)) from None
     except TypeError:
@@ -84,9 +90,9 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
         raise HTTPException(
             422, "spectators may see every hand only at an unlisted, unrated table: set public and rated to false"
         )
-    seats = spec.seats or [SeatSpec(bot=None, name=None) for _ in range(spec.players)]
-    if len(seats) != spec.players:
-        raise HTTPException(422, f"give one seat per player ({spec.players}), not {len(seats)}")
+    seats = spec.seats or [SeatSpec(bot=None, name=None) for _ in range(players)]
+    if len(seats) != players:
+        raise HTTPException(422, f"give one seat per player ({players}), not {len(seats)}")
     for seat in seats:
         if seat.kind == SeatKind.BOT:
             try:
@@ -94,16 +100,15 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
                 check_caps(seat.bot or QUICK_BOT, settings)
             except LuzError as error:
                 raise HTTPException(422, str(error)) from None
-    tables = tables_of(request)
     time_control = stored_time_control(spec.time_control, spec.timeouts_before_bot)
     with guards.bot_table_place(tables, client, all(seat.kind == SeatKind.BOT for seat in seats)):
         table_id, tokens = await asyncio.to_thread(
             tables.store.create_table,
             name=spec.name or f"{edition.name} table",
             edition=edition.key,
-            players=spec.players,
+            players=players,
             options=options,
-            public=spec.public,
+            public=spec.public and (deal is None or deal.deal_set is None),  # a deal set's tables: unlisted
             grace_seconds=spec.grace_seconds,
             hints=spec.hints,
             rated=spec.rated,
@@ -113,6 +118,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
             creator=identities_of(request).address_hash(request),
             expires_at=expiry(request, spec.public, time_control),
             most_waiting=settings.waiting_tables_per_client,
+            deal=deal,
         )
         table = await table_or_404(request, table_id)
         table.creator = client  # its bots share the bot processes with the client's other tables
@@ -131,6 +137,35 @@ def expiry(request: Request, public: bool, time_control: dict[str, int] | None) 
     if not public or wait <= 0:
         return None
     return services_of(request).clock.now_ms() + int(wait * 1000)
+
+
+async def deal_source(store: Store, spec: TableCreate) -> DealSource:
+    """The finished game whose deal ``spec`` plays again, or the open deal set whose deal it plays. Only a finished
+    game's: its cards are already in its replay, while a game being played (or a deal set's game while the set is
+    open) keeps its deal secret (409). The seed is the server's, never the client's."""
+    if spec.deal is not None and spec.deal_set is not None:
+        raise HTTPException(422, "give a deal or a deal set, not both")
+    if spec.rated:
+        raise HTTPException(422, "a shared deal's cards are in its replay: a table playing it again is unrated")
+    given = {"edition", "players", "options"} & spec.model_fields_set
+    if given:
+        raise HTTPException(422, f"a shared deal's {', '.join(sorted(given))} are its game's: leave them out")
+    if spec.deal_set is not None:
+        named = await asyncio.to_thread(store.deal_set, spec.deal_set)
+        if named is None:
+            raise HTTPException(404, "no such deal set")
+        if not named.finished:
+            raise HTTPException(409, "the deal set is closed: play one of its games' deals again from its replay")
+        return named
+    assert spec.deal is not None
+    found = await asyncio.to_thread(store.deal_source, spec.deal.table, spec.deal.game)
+    if found is None:
+        raise HTTPException(404, "no such game")
+    if not found.finished:
+        raise HTTPException(409, "the game is not over: only a finished game's deal may be played again")
+    if found.set_open:
+        raise HTTPException(409, "its deal set is still open: its deal is secret until the set is closed")
+    return found
 
 
 @router.get("/api/tables")
@@ -226,3 +261,23 @@ async def record(request: Request, table_id: str, game: int | None = Query(None,
         raise HTTPException(409, "the game is not over: its record is shown once it is")
     await check_round_over(request, table_id)
     return await finished_record(request, table, number)
+
+
+@router.get("/api/tables/{table_id}/deal")
+async def same_deal_games(
+    request: Request, table_id: str, game: int | None = Query(None, ge=1, lt=DB_INT)
+) -> dict[str, Any]:
+    """The other finished games on the deal of a finished game ("other scores"), each with its results and
+    replay; an unlisted table's game only as ``history.same_deal`` says. 409 while the game is being played."""
+    table = await table_or_404(request, table_id)
+    number = game or table.state.game_no
+    identity, _ = await identities_of(request).current(request)
+    viewer = identity.player_id if identity is not None else None
+    if table.state.deal_set is not None and await asyncio.to_thread(
+        tables_of(request).store.set_open_game, table.id, number
+    ):
+        raise HTTPException(409, "its deal set is still open: compare its tables on the deal set's page")
+    found = await asyncio.to_thread(same_deal, engine_of(request), table.id, number, viewer)
+    if found is None:
+        raise HTTPException(409, "no finished game of that number: its deal's other games are shown once it is over")
+    return {"table": table.id, "game": number, "others": found}

@@ -36,12 +36,15 @@ def public(table: Table) -> dict[str, Any] | None:
     remaining = list(state.clock["reserves"])
     if ends is not None and mover is not None:
         remaining[mover] = max(0, ends - at)
-    return {
+    public = {
         "remaining_ms": remaining,
         "running": mover if ends is not None else None,
         "server_time": at,
         "timeout": state.clock.get("timeout"),
     }
+    if "timeouts" in state.clock:  # turn-based: the seats whose last card, their only legal one, was played
+        public["forced"] = state.clock.get("forced", [])
+    return public
 
 
 class Clocks:

@@ -19,12 +19,13 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Act:
     """``seat``'s move at version ``expected`` (``None``: whatever the version); ``timeout``: the timeout bot's
-    move, its player's time having run out."""
+    move, its player's time having run out; ``forced``: the seat's only legal card, played for its player."""
 
     seat: int
     action: Action
     expected: int | None = None
     timeout: bool = False
+    forced: bool = False
 
 
 @dataclass(frozen=True)

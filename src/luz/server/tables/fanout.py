@@ -20,6 +20,7 @@ from luz.engine.beliefs import json_with_hints
 from luz.engine.record import to_record
 from luz.engine.views import face_up_view
 
+from .forced import forced_seat
 from .model import Connection, Outbox, dumps
 from .table import Table
 
@@ -60,9 +61,11 @@ class Fanout:
     def summary(self, table: Table) -> dict[str, Any]:
         """The table as every connection is told it: settings, seats (connected, played by a bot), clock."""
         summary = table.summary()
+        forced = forced_seat(table)
         for entry in summary["seats"]:
             entry["connected"] = table.connected(entry["seat"])
             entry["bot_playing"] = entry["seat"] in table.taken_over
+            entry["forced"] = entry["seat"] == forced
         summary["clock"] = self.clock(table)
         return summary
 

@@ -27,6 +27,7 @@ from .broker import Broker
 from .clocks import Clocks, public
 from .commands import Command, Expire, Follow, Outcome, Refresh
 from .fanout import Fanout
+from .forced import ForcedMoves
 from .model import Change, Refused
 from .presence import Presence
 from .rematch import Rematch
@@ -70,6 +71,7 @@ class Registry:
         self.bots = BotMoves(self, pool, settings)
         self.watchers = Watchers(broker)
         self.rematch = Rematch(self, self.clock)
+        self.forced = ForcedMoves(self)
         self.fired = 0
         """Tables found past their deadline in the database and loaded to play it (a count, for the bench)."""
         self.evicted = 0
@@ -114,10 +116,12 @@ class Registry:
     def resume(self, table: Table, delay: float = 0.0) -> None:
         """The one place a table's timers and bots are looked at: when it comes into memory (for a request, a
         socket, a deadline or a restart) and after every change. Arms the turn's deadline if the table is timed,
-        lets a bot to move play (once per version, however often this is called), arms the rematch offer's end."""
+        lets a bot to move play (once per version, however often this is called), arms the rematch offer's end,
+        plays a person's forced card at a turn-based table (their setting)."""
         self.clocks.arm(table)
         self.bots.schedule(table, delay)
         self.rematch.arm(table)
+        self.forced.schedule(table)
 
     async def resume_all(self) -> None:
         """After a start or restart: load every real-time table with a game in progress (``get`` resumes it), its
@@ -193,6 +197,7 @@ class Registry:
             self.broker.release(table.id)
             self.clocks.forget(table)
             self.rematch.forget(table)
+            self.forced.forget(table)
         self.evicted += len(leaving)
         return len(leaving)
 

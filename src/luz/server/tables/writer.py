@@ -153,7 +153,7 @@ class Writer:
         trial = self._checked(table, command)
         unrated = unrates(table.state, table.game, seat, timeout, table.bot_seats())
         over = trial.phase is Phase.GAME_OVER
-        clock = after_move(table.state, seat, timeout)
+        clock = after_move(table.state, seat, timeout, command.forced)
         bots = table.bot_seats() | replaced(clock)
         results = results_of(trial, table.state, table.names(), bots) if over else None
         unrated = unrated or unrated_at_end(table.state, results)
@@ -199,7 +199,11 @@ class Writer:
         ready = state.status == Status.WAITING and all(s.joined for s in state.seats) and agreed(state)
         if not (ready or (command.next_game and state.status == Status.OVER)):
             return
-        seed = command.seed if command.seed is not None else next_seed(table.game)
+        seed = command.seed
+        if seed is None and state.deal_seed is not None and state.game_no == 0:
+            seed = state.deal_seed  # "Play this deal": the first game on the finished game's deal
+        if seed is None:
+            seed = next_seed(table.game)
         await self._started(table, seed, out)
 
     async def _started(self, table: Table, seed: int, out: Outcome) -> None:

@@ -15,13 +15,26 @@ import {
 import { chatLine } from "./chat.js";
 import { $, ApiError, api, editions, el, seatName } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { drawOtherScores, otherScores, playDeal } from "./deal.js";
 import { mountReview } from "./review.js";
 import { startPage } from "./site.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const game = new URLSearchParams(location.search).get("game");
 
-const replay = { steps: [], names: null, edition: null, step: 0, timer: null, table: null, notes: [], chat: null, review: null, players: 0 };
+const replay = {
+  steps: [],
+  names: null,
+  edition: null,
+  step: 0,
+  timer: null,
+  table: null,
+  notes: [],
+  chat: null,
+  review: null,
+  players: 0,
+  others: null,
+};
 
 /** The notes ``seat`` kept on its cards in ``deal`` ({slot: text}), shown in the replay once the game is over. */
 function notesOf(deal, seat) {
@@ -128,11 +141,27 @@ async function loadTable() {
     drawChat();
     const text = await api(url, { asText: true });
     await load(text, url, `luz-${tableId}-game-${game || "last"}.json`);
-    if (replay.steps.length && replay.table) startReview();
+    if (replay.steps.length && replay.table) {
+      startReview();
+      await showDeal();
+    }
   } catch (error) {
     $("#replay-error").textContent =
       error instanceof ApiError ? t("replay.unavailable", { detail: error.message }) : t("conn.failed");
   }
+}
+
+/** "This deal": play it again (with bots or friends) and the other tables' scores on it; a table's game only. */
+async function showDeal() {
+  const number = Number(game) || replay.table.game_no;
+  for (const [id, friends] of [["#deal-bots", false], ["#deal-friends", true]]) {
+    const button = $(id);
+    const deal = { deal: { table: tableId, game: number } };
+    button.onclick = () => playDeal(deal, replay.players, { friends, button, errorBox: $("#deal-error") });
+  }
+  replay.others = await otherScores(tableId, number);
+  drawOtherScores($("#deal-others"), replay.others);
+  $("#deal").hidden = false;
 }
 
 /** The review of a seat's decisions (review.js), for a table's finished game: not for a record file. */
@@ -182,6 +211,7 @@ async function start() {
     show(replay.step);
     drawChat();
     drawInfo();
+    if (replay.others) drawOtherScores($("#deal-others"), replay.others);
     replay.review?.redraw();
     $("#auto").textContent = t(replay.timer ? "replay.pause" : "replay.play");
   });

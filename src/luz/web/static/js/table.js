@@ -22,6 +22,7 @@ import {
   trickOnTable,
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
+import { showOtherScores } from "./deal.js";
 import { drawClocks, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
 import {
   $,
@@ -207,11 +208,14 @@ function statusText(state, view) {
   if (current === null || current === undefined) return "";
   const replaced = state.table.seats[current]?.replaced;
   const taken = state.table.seats[current]?.bot_playing || replaced;
+  const forced = state.table.seats[current]?.forced;
   if (state.me?.seat === current) {
+    if (forced) return t("forced.now_you");
     if (replaced) return t("status.bot_replaced_you");
     if (taken) return t("status.bot_for_you");
     return t(view.phase === "bid" ? "status.your_bid" : "status.your_play");
   }
+  if (forced) return t("forced.now", { name: nameOf(state, current) });
   const key = view.phase === "bid" ? "status.their_bid" : "status.their_play";
   const why = replaced ? t("status.bot_replaced") : taken ? t("status.bot_playing") : "";
   return t(key, { name: nameOf(state, current) }) + (why ? ` ${why}` : "");
@@ -233,14 +237,17 @@ function draw(state) {
   if (table.options?.trick_history) info.push(t("table.opt_history"));
   if (table.hints) info.push(t("table.opt_hints"));
   if (table.rated) info.push(t(table.unrated ? "fair.friendly" : "rating.rated"));
+  if (table.shared_deal) info.push(t("deal.shared"));
   if (table.time_control) info.push(timeControlText(table.time_control));
   $("#table-info").textContent = info.filter(Boolean).join(" · ");
   $("#show-hands-badge").hidden = !table.show_hands;
+  $("#shared-deal-note").hidden = !table.shared_deal || Boolean(view?.outcome);
   $("#main").classList.toggle("turn-based", Boolean(table.turn_based));
   drawDeadline(state);
   drawJoin(state, table);
   drawTurnNote(table, view);
   drawUnrated(state, table);
+  drawForced(state, table);
   $("#waiting").hidden = Boolean(view);
   $("#game").hidden = !view;
   if (!view) {
@@ -328,6 +335,16 @@ function drawUnrated(state, table) {
   const text = unratedText(state, table);
   $("#unrated-note").hidden = !text;
   $("#unrated-note").textContent = text;
+}
+
+/** A line for each seat whose last card, its only legal one, was played for it (the clock's ``forced``). */
+function drawForced(state, table) {
+  const seats = table.clock?.forced ?? [];
+  const note = $("#forced-note");
+  note.hidden = !seats.length;
+  note.textContent = seats
+    .map((seat) => (seat === state.me?.seat ? t("forced.done_you") : t("forced.done", { name: nameOf(state, seat) })))
+    .join(" ");
 }
 
 function drawTurnNote(table, view) {
@@ -532,6 +549,7 @@ function drawOver(state, view) {
   const daily = new URLSearchParams(location.search).get("daily"); // a daily deal's table (daily.js)
   $("#daily-over").hidden = !daily;
   if (daily) $("#daily-link").href = `/daily?edition=${encodeURIComponent(daily)}`;
+  showOtherScores(state.tableId, game, $("#other-scores"), state.table.shared_deal && game === 1);
   $("#replay-link").href = `/replay/${encodeURIComponent(state.tableId)}?game=${game}`;
   const record = $("#record-link");
   record.href = `/api/tables/${encodeURIComponent(state.tableId)}/record?game=${game}`;

@@ -204,5 +204,6 @@ export function youOr(state, seat) {
 /** Whether the newest state shown asks this browser's seat to act. */
 export function myTurn(state) {
   const view = state.shown?.view;
-  return Boolean(view && state.me && view.current_player === state.me.seat && view.legal_actions.length);
+  const forced = state.shown?.table?.seats?.[state.me?.seat]?.forced; // the server plays the only card
+  return Boolean(view && state.me && view.current_player === state.me.seat && view.legal_actions.length && !forced);
 }

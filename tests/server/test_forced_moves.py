@@ -1,0 +1,68 @@
+"""Forced moves: at a turn-based table a person whose only legal action is one card has it played for them (their
+setting, on by default): the seat's entry says so while it is coming, the clock lists the seat after it, the peer
+never has to send it; with the setting off, the player plays every card. Real-time tables never play for anyone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from luz.engine import Phase, replay
+from support.server import Peer, Truth, create_table, guest, play, seats
+
+
+def forced_positions(record: dict[str, Any], seat: int) -> int:
+    """How many of ``seat``'s moves in a finished game had one legal action only (a card)."""
+    total = sum(len(deal["actions"]) for deal in record["deals"])
+    forced = 0
+    for step in range(total):
+        game = replay(record, upto=step)
+        if game.current_player == seat and game.phase is Phase.PLAY and len(game.legal_actions()) == 1:
+            forced += 1
+    return forced
+
+
+def seat_moves(record: dict[str, Any], seat: int) -> int:
+    total = sum(len(deal["actions"]) for deal in record["deals"])
+    return sum(1 for step in range(total) if replay(record, upto=step).current_player == seat)
+
+
+def played(
+    client: Any, truth: Truth, time_control: str | None, forced_moves: bool | None
+) -> tuple[dict[str, Any], int, list[Any]]:
+    """A 3-player game of one guest (its setting ``forced_moves`` when given) against two random bots, played to
+    its end: its record, the guest's acknowledged moves, and the clock's ``forced`` lists the guest saw."""
+    spec: dict[str, Any] = {"players": 3, "seats": seats("human", "random", "random")}
+    if time_control is not None:
+        spec["time_control"] = time_control
+    table_id, tokens, _ = create_table(client, **spec)
+    me = guest(client)
+    if forced_moves is not None:
+        changed = client.put("/api/me/play", json={"forced_moves": forced_moves}, headers=me)
+        assert changed.json() == {"forced_moves": forced_moves}
+    assert client.post(f"/api/tables/{table_id}/seats/0/join", json={"token": tokens[0]}, headers=me).status_code == 200
+    with Peer(client, table_id, tokens[0], 0, truth) as peer:
+        final = play([peer])
+        states = peer.check.states
+        seen = [state["table"]["clock"]["forced"] for state in states if state["table"].get("clock")]
+        flags = [state["table"]["seats"][0]["forced"] for state in states]
+        acks = len(peer.acks)
+    assert final["table"]["status"] == "over"
+    assert any(flags) == (time_control is not None and forced_moves is not False)
+    return client.get(f"/api/tables/{table_id}/record").json(), acks, seen
+
+
+def test_forced_cards_are_played_for_the_player_at_a_turn_based_table(client: Any, truth: Truth) -> None:
+    record, acks, seen = played(client, truth, "1d", None)
+    forced = forced_positions(record, 0)
+    assert forced >= 4, "at least each deal's last card"
+    assert acks == seat_moves(record, 0) - forced, "every forced card played by the server, the rest by the player"
+    assert [0] in seen, "the clock lists the seat whose last card was played for it"
+
+
+def test_with_the_setting_off_or_in_real_time_the_player_plays_every_card(client: Any, truth: Truth) -> None:
+    assert client.get("/api/me/play", headers=guest(client)).json() == {"forced_moves": True}
+    assert client.put("/api/me/play", json={"forced_moves": "yes"}, headers=guest(client)).status_code == 422
+    for time_control, setting in (("1d", False), (None, None)):
+        record, acks, seen = played(client, truth, time_control, setting)
+        assert acks == seat_moves(record, 0)
+        assert all(not forced for forced in seen)
