@@ -16,10 +16,11 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import text
+from sqlalchemy import select, text, update
 from starlette.websockets import WebSocketDisconnect
 
 from luz.server import Settings, app_services
+from luz.server.db import PlayerRow, SeatRow
 from luz.server.domain import build_game
 from luz.server.timecontrol import DAY_MS
 from support.server import (
@@ -94,6 +95,14 @@ def time_out(http: Any, table_id: str, days: int = 1) -> list[tuple[int, int, in
     return wait_for(lambda: (log := action_log(store, table_id)) and len(log) > before and log, timeout=60, step=0.05)
 
 
+def without_forced_moves(http: Any, table_id: str) -> None:
+    """The table's players turn forced moves off (read when the table is next loaded): a card that is the only
+    legal one stays theirs to play, so each deadline is the one action it plays."""
+    players = select(SeatRow.player_id).where(SeatRow.table_id == table_id, SeatRow.player_id.is_not(None))
+    with app_services(http.app).engine.begin() as connection:
+        connection.execute(update(PlayerRow).where(PlayerRow.id.in_(players)).values(forced_moves=False))
+
+
 # -- time controls -----------------------------------------------------------------------------------------------
 
 
@@ -144,6 +153,7 @@ def test_a_deadline_passed_out_of_memory_plays_once_and_the_second_in_a_row_hand
 ) -> None:
     table_id, tokens = turn_based(client, "2d")
     join_all(client, table_id, tokens)
+    without_forced_moves(client, table_id)
     store = app_services(client.app).tables.store
     movers = []
     for _ in range(4):  # seat 0, 1, 2 bid at their timeouts; seat 0 times out a second time in a row
