@@ -1,9 +1,9 @@
 // What every page has around its content: the header (brand, navigation, language switch, the badge of your
-// turns), the live regions, a friend's invitation as a toast, the service worker. Pages start with startPage().
+// turns), the live regions, friends' invitations as one notice, the service worker. Pages start with startPage().
 
 import { $, askedIdentity, el, saved } from "./common.js";
 import { languageSwitch, onLanguageChange, startI18n, t, translate } from "./i18n.js";
-import { showInvitation } from "./invitations.js";
+import { showInvitations } from "./invitations.js";
 
 // -- your turns: the header's badge, from the identity's event stream -------------------------------------
 
@@ -27,14 +27,15 @@ export function onTurns(listener) {
   turns.listeners.push(listener);
 }
 
-/** Call ``listener(invitation)`` for each friend's invitation to a seat told by the stream (shown as a toast too). */
+/** Call ``listener(invitations)`` each time the stream tells the list of friends' invitations to a seat (shown as
+ * the page's notice too). */
 export function onInvitation(listener) {
   turns.invited.push(listener);
 }
 
 /**
  * Follow ``GET /api/me/events`` (server-sent events; ``games``: ``{your_turn: n}``, on connect and at each change;
- * ``invitation``: a friend's invitation to a seat, shown as a toast) and keep the header's badge right. EventSource reconnects by itself after a network failure; a refusal (no
+ * ``invitations``: friends' invitations to a seat, shown as one notice) and keep the header's badge right. EventSource reconnects by itself after a network failure; a refusal (no
  * identity) closes it for good, and the badge stays hidden. ``restart``: after a change of identity.
  */
 export async function watchTurns({ restart = false } = {}) {
@@ -63,15 +64,15 @@ export async function watchTurns({ restart = false } = {}) {
     showTurns();
     for (const listener of turns.listeners) listener(data);
   });
-  source.addEventListener("invitation", (event) => {
-    let invitation = null;
+  source.addEventListener("invitations", (event) => {
+    let invitations = null;
     try {
-      invitation = JSON.parse(event.data);
+      invitations = JSON.parse(event.data)?.invitations;
     } catch {
       return;
     }
-    showInvitation(invitation);
-    for (const listener of turns.invited) listener(invitation);
+    showInvitations(invitations);
+    for (const listener of turns.invited) listener(invitations);
   });
   source.addEventListener("error", () => {
     if (source.readyState === EventSource.CLOSED && turns.source === source) {
