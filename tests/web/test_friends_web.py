@@ -1,5 +1,5 @@
 """Friends in real browsers: two accounts in two browser contexts follow each other from their profiles, one invites
-the other from the Friends page to an open seat of her table, the other gets the invitation as a notice under the header of the page
+the other from the Friends page to an open seat of her table, the other gets the invitation as a notice on the page
 he has open and joins with it (no token), and they start playing with a bot in the third seat. Screenshots of the
 Friends page and of the notice at phone and laptop sizes; axe on the Friends page in both languages."""
 
