@@ -22,7 +22,7 @@ import {
   trickOnTable,
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
-import { drawClocks, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
+import { drawClocks, drawMissed, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
 import {
   $,
   ApiError,
@@ -260,6 +260,7 @@ function draw(state) {
   drawTrick(state, edition, view);
   drawMe(state, edition, view);
   drawClocks(shown, state.me?.seat, shown.received);
+  drawMissed(shown, state.me?.seat, edition);
   drawControls(state);
   drawSummary(state, view);
   morph($("#sheet"), renderSheet(view, named(state), yours(state)));
