@@ -269,6 +269,18 @@ def test_the_move_a_bot_played_at_a_timeout_is_kept_for_its_player_until_they_mo
         assert registry.store.games_of(player)[0]["missed"] is None
 
 
+def test_a_player_who_left_a_turn_based_table_is_shown_since_when(client: Any, truth: Truth) -> None:
+    table_id, tokens = turn_based(client, "1d")
+    join_all(client, table_id, tokens)
+    with Peer(client, table_id, tokens[1], 1, truth) as stays:
+        with Peer(client, table_id, tokens[0], 0, truth):
+            here = stays.wait_state(lambda m: m["table"]["seats"][0]["connected"])
+            assert here["table"]["seats"][0]["away_ms"] is None
+        gone = stays.wait_state(lambda m: not m["table"]["seats"][0]["connected"])
+        assert 0 <= gone["table"]["seats"][0]["away_ms"] < 60_000
+        assert gone["table"]["seats"][2]["away_ms"] is None, "never seen leaving here: unknown"
+
+
 # -- out of memory and back --------------------------------------------------------------------------------------
 
 

@@ -402,8 +402,21 @@ function seatBadges(state, view, seat) {
   if (state.ratings?.[seat]) badges.push(ratingBadge(state.ratings[seat]));
   if (info.replaced) badges.push(el("span", { class: "badge away", title: t("seat.replaced_explain") }, t("seat.replaced")));
   else if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
-  else if (info.joined && !info.connected) badges.push(el("span", { class: "badge away" }, t("seat.away")));
+  else if (info.joined && !info.connected) badges.push(awayBadge(state, info));
   return badges;
+}
+
+/** A seated player with no page open: at a live table a red "disconnected"; at a turn-based one, where being away
+ * is the rule, a quiet "last seen 2 h ago" (or "not here now" when this server did not see them leave). */
+function awayBadge(state, info) {
+  if (!state.table.turn_based) return el("span", { class: "badge away" }, t("seat.away"));
+  const ago = info.away_ms;
+  if (ago === null || ago === undefined) return el("span", { class: "badge seen" }, t("seat.not_here"));
+  const minutes = Math.floor(ago / 60_000);
+  const text =
+    minutes < 1 ? t("seat.seen_now") : minutes < 60 ? t("seat.seen_minutes", { n: minutes }) : minutes < 48 * 60
+      ? t("seat.seen_hours", { n: Math.floor(minutes / 60) }) : t("seat.seen_days", { n: Math.floor(minutes / 1440) });
+  return el("span", { class: "badge seen" }, text);
 }
 
 // Ratings are public (as on the leaderboard): each account's, beside its name, read again when a game ends or
