@@ -20,6 +20,12 @@ function showTurns() {
   if (count) link.setAttribute("aria-label", `${t("nav.games")}: ${t(count === 1 ? "games.badge_one" : "games.badge_many", { n: count })}`);
   else link.removeAttribute("aria-label");
   link.title = count ? link.getAttribute("aria-label") : "";
+  const menu = $("#menu-button");
+  if (menu) {
+    menu.classList.toggle("has-turns", count > 0);
+    menu.querySelector(".turn-count").textContent = String(count);
+    menu.querySelector(".turn-count").hidden = !count;
+  }
 }
 
 /** Call ``listener({your_turn})`` each time the number of games where it is your turn is told (on connect too). */
@@ -93,6 +99,39 @@ function registerServiceWorker() {
   else window.addEventListener("load", register, { once: true });
 }
 
+/** On a narrow screen the navigation folds behind a menu button (its badge: your turns); the button opens it
+ * as a list under the header, and Escape, a tap outside or a link closes it. */
+function menuButton(header) {
+  const button = el(
+    "button",
+    {
+      id: "menu-button",
+      type: "button",
+      class: "menu-button",
+      "aria-expanded": "false",
+      "aria-controls": "site-nav",
+    },
+    el("span", { class: "menu-icon", "aria-hidden": "true" }),
+    el("span", { dataset: { i18n: "nav.menu" } }),
+    el("span", { class: "turn-count", hidden: true, "aria-hidden": "true" }),
+  );
+  const open = (opened) => {
+    header.classList.toggle("menu-open", opened);
+    button.setAttribute("aria-expanded", String(opened));
+  };
+  button.addEventListener("click", () => open(!header.classList.contains("menu-open")));
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && header.classList.contains("menu-open")) {
+      open(false);
+      button.focus();
+    }
+  });
+  document.addEventListener("click", (event) => {
+    if (!header.contains(event.target)) open(false);
+  });
+  return button;
+}
+
 /** The header (brand, navigation, language switch) and the live regions; then translations. */
 export async function startPage() {
   const header = el(
@@ -101,7 +140,7 @@ export async function startPage() {
     el("a", { class: "brand", href: "/", "aria-label": "LUZ" }, "LUZ"),
     el(
       "nav",
-      { dataset: { i18nLabel: "nav.label" } },
+      { id: "site-nav", dataset: { i18nLabel: "nav.label" } },
       el("a", { href: "/", dataset: { i18n: "nav.home" } }),
       el(
         "a",
@@ -116,6 +155,7 @@ export async function startPage() {
     ),
     languageSwitch(),
   );
+  header.append(menuButton(header));
   document.body.prepend(header);
   document.body.append(
     el("div", { id: "live", class: "visually-hidden", "aria-live": "polite", role: "status" }),

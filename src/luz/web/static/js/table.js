@@ -228,13 +228,17 @@ function draw(state) {
   $("#table-name").textContent = tableName(table, edition);
   const view = shown.view;
   const info = [];
-  if (view) info.push(t("table.deal", { n: view.deal_number, count: view.deal_count }));
   info.push(t("table.game", { n: table.game_no || 1 }), edition?.name, t("table.players", { n: table.players }));
   if (table.options?.trick_history) info.push(t("table.opt_history"));
   if (table.hints) info.push(t("table.opt_hints"));
   if (table.rated) info.push(t(table.unrated ? "fair.friendly" : "rating.rated"));
   if (table.time_control) info.push(timeControlText(table.time_control));
-  $("#table-info").textContent = info.filter(Boolean).join(" · ");
+  // The deal counter is never cut; the rest gives way (whole in its title).
+  const more = info.filter(Boolean).join(" · ");
+  $("#table-info").replaceChildren(
+    view ? el("span", { class: "deal-count" }, t("table.deal", { n: view.deal_number, count: view.deal_count })) : "",
+    el("span", { class: "table-more", title: more }, more),
+  );
   $("#show-hands-badge").hidden = !table.show_hands;
   $("#main").classList.toggle("turn-based", Boolean(table.turn_based));
   drawDeadline(state);
