@@ -156,16 +156,13 @@ def seated(browser: Any, server: ServerProcess, size: str, **spec: Any) -> tuple
 
 
 def test_a_player_back_after_a_timeout_is_told_the_card_the_bot_played(browser: Any, server: ServerProcess) -> None:
-    bo, table_id = seated(
-        browser, server, "phone", name="Timeout table", time_control={"reserve_seconds": 6, "increment_seconds": 0}
-    )
-    assert next_move(bo) == "bid"
-    bo.page.locator("#bid-buttons button:not(:disabled)").first.click()
-    assert next_move(bo) == "play"  # and Bo lets his time run out
+    # A second of reserve, then 30 s a move: Bo's time runs out at his bid and at his first card.
+    clock = {"reserve_seconds": 1, "increment_seconds": 30}
+    bo, table_id = seated(browser, server, "phone", name="Timeout table", time_control=clock)
     missed = bo.page.locator("#missed-notice")
-    missed.wait_for(timeout=20_000)
-    stored = httpx.get(f"{server.http}/api/tables/{table_id}", timeout=10).json()
-    assert stored["status"] == "playing"
+    bo.page.wait_for_function(
+        "document.querySelector('#missed-notice:not([hidden])')?.textContent.includes('played your')", timeout=60_000
+    )
     played = bo.states()[-1]["table"]["clock"]["missed"][0]["card"]
     text = missed.inner_text()
     assert re.fullmatch(rf"A bot played your {re.escape(played['rank'])}\S+ when your time ran out\.", text), text
@@ -173,13 +170,13 @@ def test_a_player_back_after_a_timeout_is_told_the_card_the_bot_played(browser: 
         bo.page.set_viewport_size(SIZES[size])
         for lang in LANGUAGES:
             speak(bo, lang)
-            assert played["rank"] in missed.inner_text()
+            assert missed.is_visible() and played["rank"] in missed.inner_text()
             shoot(bo, f"timeout-table-{size}-{lang}")
         speak(bo, "en")
     bo.page.goto(f"{server.http}/games")
     line = bo.page.locator(f'li[data-table="{table_id}"] .game-card-missed')
     line.wait_for()
-    assert line.inner_text() == text
+    assert re.fullmatch(r"A bot played your \S+ when your time ran out\.", line.inner_text())
     for size in ("phone", "laptop"):
         bo.page.set_viewport_size(SIZES[size])
         for lang in LANGUAGES:

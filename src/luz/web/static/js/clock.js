@@ -109,6 +109,7 @@ export function drawClocks(state, mine, received) {
 /** Tell the table that a seat's time ran out and the bot played that move for it. ``replaced``: that was the
  * seat's ``timeouts``-th timeout in a row, and a bot plays it for the rest of the game (the notice stays). */
 export function showTimeout(seat, mine, name, { replaced = false, timeouts = 0 } = {}) {
+  if (seat === mine && !replaced) return; // your own: the lasting line names the move (drawMissed)
   let notice = $("#clock-notice");
   if (!notice) {
     notice = el("p", { id: "clock-notice", class: "clock-notice", role: "status" });
