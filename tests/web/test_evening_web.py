@@ -247,30 +247,48 @@ TRICK = """() => {
 
 
 @pytest.mark.parametrize("size", ["phone", "laptop"])
-def test_a_completed_trick_lies_apart_and_its_badge_covers_no_value(
+def test_a_completed_trick_lies_apart_and_the_next_deal_says_the_beads_left(
     browser: Any, server: ServerProcess, size: str
 ) -> None:
+    """A whole deal by clicking: every completed trick's cards lie apart, its badge over no value; then the second
+    deal's bidding shows the first deal's summary with the bet beads left under the cap."""
     bo, _ = seated(browser, server, size, name="Tricks")
     seen = 0
-    deadline = time.monotonic() + 120
-    while seen < 4:
+    deadline = time.monotonic() + 180
+    while not bo.page.locator("#summary").is_visible():
         assert time.monotonic() < deadline, f"only {seen} completed tricks seen"
         kind = next_move(bo)
-        if kind == "over":
-            break
+        assert kind != "over"
         found = bo.page.evaluate(TRICK)
+        assert not found["overlaps"] and not found["covered"], found
         if found["badge"]:
             seen += 1
-            assert found["cards"] == 3 and not found["overlaps"] and not found["covered"], found
+            assert found["cards"] == 3, found
             if seen == 1:
                 for lang in LANGUAGES:
                     speak(bo, lang)
                     shoot(bo, f"last-trick-{size}-{lang}")
                 speak(bo, "en")
+        if bo.page.locator("#summary").is_visible():
+            break
         version = bo.page.locator("#main").get_attribute("data-version")
         if kind == "bid":
             bo.page.locator("#bid-buttons button:not(:disabled)").first.click()
         else:
             bo.page.locator("#my-hand button.card:not(:disabled)").first.click()
         bo.page.wait_for_function(f"document.querySelector('#main').dataset.version !== '{version}'")
-    assert seen >= 1 and not bo.errors, (seen, bo.errors)
+    beads = bo.page.locator("#summary-beads")
+    assert beads.is_visible() and re.fullmatch(r"Bet beads left under the cap: \d+ of 15", beads.inner_text())
+    assert bo.page.evaluate(HIT, "#summary-beads")
+    whole = "(s) => { const e = document.querySelector(s); return e.scrollHeight <= e.clientHeight + 1; }"
+    assert bo.page.evaluate(whole, "#summary"), "the summary shows whole, its beads line too"
+    for lang in LANGUAGES:
+        speak(bo, lang)
+        assert beads.is_visible() and beads.inner_text()
+        shoot(bo, f"deal-2-summary-{size}-{lang}")
+    speak(bo, "en")
+    bo.page.click("#summary-close")  # the deal's closing trick, its winner marked
+    found = bo.page.evaluate(TRICK)
+    assert found == {"cards": 3, "overlaps": [], "badge": True, "covered": 0}, found
+    shoot(bo, f"closing-trick-{size}-en")
+    assert not bo.errors, bo.errors

@@ -499,6 +499,14 @@ function drawSummary(state, view) {
     next = t(leader ? "summary.next_leader" : "summary.next", { name: opener, n: view.deal_number, before: youOr(state, result.first_player) });
   }
   $("#summary-next").textContent = next;
+  // The summary lies over the trick's foot: the bet beads left under the cap are said in it too, while bidding.
+  let beads = $("#summary-beads");
+  if (!beads) {
+    beads = el("p", { id: "summary-beads", class: "summary-beads" });
+    $("#summary-next").after(beads);
+  }
+  beads.textContent = view.phase === "bid" ? beadsText(view) : "";
+  beads.hidden = !beads.textContent;
 }
 
 
