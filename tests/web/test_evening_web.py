@@ -292,3 +292,38 @@ def test_a_completed_trick_lies_apart_and_the_next_deal_says_the_beads_left(
     assert found == {"cards": 3, "overlaps": [], "badge": True, "covered": 0}, found
     shoot(bo, f"closing-trick-{size}-en")
     assert not bo.errors, bo.errors
+
+
+def test_a_friend_away_from_a_turn_based_table_was_last_seen_not_disconnected(
+    browser: Any, server: ServerProcess
+) -> None:
+    seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
+    table_id, tokens = create_table(
+        server, players=3, seats=seats, time_control="1d", name="Slow Sunday", options={"first_player": 2}
+    )
+    ana = open_as(browser, f"{server.http}/", "phone")
+    bo = open_as(browser, f"{server.http}/", "laptop")
+    for seat, player in ((0, ana), (1, bo)):
+        assert post(player, f"/api/tables/{table_id}/seats/{seat}/join", {"token": tokens[seat]})["status"] == 200
+        player.page.evaluate(
+            "([id, seat, token]) => localStorage.setItem(`luz.seat.${id}`, JSON.stringify({seat, token}))",
+            [table_id, seat, tokens[seat]],
+        )
+        player.page.goto(f"{server.http}/t/{table_id}")
+    ana.page.wait_for_selector('#seats .seat[data-seat="1"]')
+    bo.page.wait_for_selector("#me:not([hidden])")
+    here = "!document.querySelector('#seats .seat[data-seat=\"1\"] .badge.seen')"
+    ana.page.wait_for_function(here)  # Bo is at the table
+    bo.page.context.close()  # Bo goes to bed
+    seen = ana.page.locator('#seats .seat[data-seat="1"] .badge.seen')
+    seen.wait_for(timeout=15_000)
+    assert seen.inner_text() == "last seen just now"
+    assert ana.page.locator("#seats .badge.away").count() == 0, "no red 'disconnected' at a turn-based table"
+    for size in ("phone", "laptop"):
+        ana.page.set_viewport_size(SIZES[size])
+        for lang in LANGUAGES:
+            speak(ana, lang)
+            assert seen.is_visible() and seen.inner_text()
+            shoot(ana, f"last-seen-{size}-{lang}")
+        speak(ana, "en")
+    assert not ana.errors, ana.errors

@@ -1,5 +1,6 @@
-// What every page has around its content: the header (brand, navigation, language switch, the badge of your
-// turns), the live regions, friends' invitations as one notice, the service worker. Pages start with startPage().
+// What every page has around its content: the header (brand, navigation folded behind a menu button on a narrow
+// screen, language switch, the badge of your turns), the live regions, friends' invitations as one notice, the
+// service worker. Pages start with startPage().
 
 import { $, askedIdentity, el, saved } from "./common.js";
 import { languageSwitch, onLanguageChange, startI18n, t, translate } from "./i18n.js";
