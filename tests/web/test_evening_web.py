@@ -120,8 +120,10 @@ def test_three_invitations_make_one_notice_that_covers_no_seat(browser: Any, ser
         assert "live, no clock" in texts[0] and "live, clock 3+10" in texts[1] and "turn-based, 1 day" in texts[2]
         assert "3 invitations" in bo.page.locator(".invitation-count").inner_text()
 
-    # At a table it invites to, that invitation is not shown; Ana leaves another: it is withdrawn.
+    # At a table it invites to, that invitation is not shown (its seat offers itself); Ana leaves another: withdrawn.
+    bo.page.set_viewport_size(SIZES["phone"])
     bo.page.goto(f"{server.http}/t/{tables[0][0]}")
+    bo.page.locator('#waiting-seats li[data-seat="1"] button').wait_for()
     bo.page.wait_for_function("document.querySelectorAll('.invitation-row').length === 1")
     bo.page.click(".invitation-more")
     assert bo.page.locator(".invitation-row").count() == 2

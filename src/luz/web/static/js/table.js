@@ -45,7 +45,7 @@ import { language, onLanguageChange, t } from "./i18n.js";
 import { animateFrom, boxesOf } from "./motion.js";
 import { ratingBadge, ratingBeforeAfter } from "./ratings.js";
 import { morph } from "./render.js";
-import { startPage } from "./site.js";
+import { onInvitation, startPage } from "./site.js";
 import {
   apply,
   closeSummary,
@@ -347,7 +347,9 @@ function drawTurnNote(table, view) {
 }
 
 function drawWaiting(state, table) {
-  const canTake = !state.me && !state.invite && table.public;
+  // A friend's invitation here is not in the page's notice: its seat is taken from the list below instead.
+  const invited = new Set(state.invitations.filter((one) => one.table === state.tableId).map((one) => one.seat));
+  const canTake = !state.me && !state.invite && (table.public || invited.size > 0);
   $("#take-name-row").hidden = !canTake;
   if (canTake && !$("#take-name").value) $("#take-name").value = saved.get("name", "");
   // One row a seat, keyed by it: a kept row, its button and its focus stay (render.js).
@@ -359,7 +361,7 @@ function drawWaiting(state, table) {
     const guest = seat.kind === "human" && seat.guest ? [" ", guestTag()] : [];
     const name = el("strong", {}, nameOf(state, seat.seat));
     const item = el("li", { class: "row", dataset: { seat: seat.seat, key: `seat:${seat.seat}` } }, name, ...guest, " ", what);
-    if (canTake && seat.kind === "human" && !seat.joined) {
+    if (canTake && seat.kind === "human" && !seat.joined && (table.public || invited.has(seat.seat))) {
       item.append(
         el("button", {
           type: "button",
@@ -631,6 +633,10 @@ async function start() {
   const state = createState(location);
   cleanAddress();
   await startPage();
+  onInvitation((invitations) => {
+    state.invitations = invitations;
+    draw(state);
+  });
   $("#pace").value = String([900, 500, 150, 0].includes(state.pace) ? state.pace : 500);
   $("#pace").addEventListener("change", (event) => {
     setPace(state, Number(event.target.value));
