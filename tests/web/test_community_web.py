@@ -50,7 +50,7 @@ def test_friends_play_a_rated_game_watched_from_the_lobby_and_a_rematch(browser:
     # Ana's rated table, listed in the lobby: she sits first; she invites Bo, who has a page open, to the second seat.
     table_id: str = ana.page.evaluate(MAKE_TABLE)
     bo.page.goto(f"{server.http}/games")
-    bo.page.wait_for_selector("#games-link")
+    bo.page.wait_for_selector("#games-link", state="attached")
     ana.page.goto(f"{server.http}/friends")
     row = ana.page.locator(f'#following .friend[data-player="{bo_id}"]')
     row.locator("button", has_text="Invite").click()

@@ -76,7 +76,7 @@ def test_friends_follow_each_other_and_one_invites_the_other_to_play(browser: An
 
     # Bo has a page open (My games): the invitation reaches it there.
     bo.page.goto(f"{server.http}/games")
-    bo.page.wait_for_selector("#games-link")
+    bo.page.wait_for_selector("#games-link", state="attached")
 
     ana.page.goto(f"{server.http}/friends")
     row = ana.page.locator(f'#following .friend[data-player="{bo_id}"]')
