@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from luz.engine import EDITIONS, Card, Game, Phase, ViewsJson, face_up_view, get_edition, view
+from luz.engine import EDITIONS, Card, Game, Phase, ViewsJson, face_up_view, get_edition, played_card_json, view
 from luz.engine import views as views_module
 from luz.engine.beliefs import Beliefs, json_with_hints, with_hints
 
@@ -253,3 +253,19 @@ def test_the_view_says_the_whole_range_of_bids_that_the_cap_narrows() -> None:
     assert data["max_bid"] == 10 and data["beads_left"] == 0
     assert {a["tricks"] for a in data["legal_actions"]} == {0}
     assert view(game, None).to_json()["max_bid"] == 10, "public: a spectator's view says it too"
+
+
+@pytest.mark.parametrize(("key", "players"), CONFIGS)
+def test_played_card_json_names_the_card_just_played_and_never_one_held(key: str, players: int) -> None:
+    """Every play of a game, the last of a deal too: the card just played as the table shows it; a seat that has
+    not played in the trick on the table (nor the one before) gets nothing."""
+    game, rng = Game.new(key, players, seed=7), random.Random(7)
+    while game.current_player is not None:
+        seat, action = game.current_player, rng.choice(list(game.legal_actions()))
+        card = game.card(seat, action.slot) if game.phase is Phase.PLAY else None  # type: ignore[union-attr]
+        game.apply(action, seat)
+        if card is not None:
+            assert played_card_json(game, seat) == views_module._card_json(game.edition, card)
+    fresh = Game.new(key, players, seed=8)
+    with pytest.raises(ValueError, match="has not just played"):
+        played_card_json(fresh, fresh.current_player or 0)

@@ -190,6 +190,68 @@ def test_an_invitation_declined_is_gone_and_a_taken_seat_refuses_it(client: Any)
     assert invite(client, table_id, 2, ana, bo_id).status_code == 201  # seat 2 is still open
 
 
+def test_an_invitation_is_withdrawn_when_its_inviter_leaves_or_its_table_starts(client: Any) -> None:
+    ana, bo, cy = account(client, "ana"), account(client, "bob"), account(client, "cyd")
+    bo_id = me(client, bo)
+    old, old_tokens, _ = create_table(client, players=3, public=False, seats=seats("human", "human", "random"))
+    new, new_tokens, _ = create_table(
+        client, players=3, public=False, time_control="1d", seats=seats("human", "human", "human")
+    )
+    join(client, old, 0, ana, old_tokens[0])
+    join(client, new, 0, ana, new_tokens[0])
+    follow(client, ana, bo_id)
+    assert invite(client, old, 1, ana, bo_id).status_code == 201
+    assert invite(client, new, 1, ana, bo_id).status_code == 201
+    listed = client.get("/api/me/invitations", headers=bo).json()["invitations"]
+    assert [(i["table"], i["time_control"]["days_per_move"] if i["time_control"] else None) for i in listed] == [
+        (new, 1),
+        (old, None),
+    ]
+
+    # ana leaves the old table: her invitation there is withdrawn, and it no longer admits bo.
+    assert client.post(f"/api/tables/{old}/leave", headers={"Authorization": f"Bearer {old_tokens[0]}"}).is_success
+    assert [i["table"] for i in client.get("/api/me/invitations", headers=bo).json()["invitations"]] == [new]
+    refused = join(client, old, 1, bo)
+    assert refused.status_code == 403, refused.text
+
+    # The new table fills and starts: nothing is left to invite to.
+    join(client, new, 1, cy, new_tokens[1])
+    join(client, new, 2, guest(client), new_tokens[2])
+    wait_for(lambda: client.get(f"/api/tables/{new}").json()["status"] == "playing")
+    assert client.get("/api/me/invitations", headers=bo).json()["invitations"] == []
+
+
+def test_the_event_stream_lists_the_invitations_and_tells_a_withdrawal(client: Any) -> None:
+    ana, bo = account(client, "ana"), account(client, "bob")
+    bo_id = me(client, bo)
+    table_id, tokens, _ = create_table(client, players=3, public=False, seats=seats("human", "human", "random"))
+    join(client, table_id, 0, ana, tokens[0])
+    follow(client, ana, bo_id)
+    lists: list[list[Message]] = []
+
+    def listen() -> None:
+        with client.stream("GET", "/api/me/events", headers=bo) as stream:
+            kind = ""
+            for line in stream.iter_lines():
+                if line.startswith("event: "):
+                    kind = line.removeprefix("event: ")
+                if line.startswith("data: ") and kind == "invitations":
+                    lists.append(json.loads(line.removeprefix("data: "))["invitations"])
+                if len(lists) == 2:
+                    return
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    wait_for(lambda: app_services(client.app).tables.watchers.count(bo_id) == 1, timeout=15)
+    invitation = invite(client, table_id, 1, ana, bo_id).json()
+    wait_for(lambda: len(lists) == 1, timeout=15)
+    assert lists == [[invitation]]
+    client.post(f"/api/tables/{table_id}/leave", headers={"Authorization": f"Bearer {tokens[0]}"})
+    wait_for(lambda: len(lists) == 2, timeout=15)
+    listener.join(15)
+    assert lists[1] == []
+
+
 def test_invitations_are_rate_limited(client: Any) -> None:
     ana = account(client, "ana")
     table_id, tokens, _ = create_table(client, players=3, public=False, seats=seats("human", "human", "human"))

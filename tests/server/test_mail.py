@@ -99,7 +99,7 @@ def test_verify_then_one_digest_an_hour_then_unsubscribe(mail_app: Any, smtp: tu
     make_due(store.engine, second, notify_at=epoch_ms(), deadline=now + DAY_MS)
     digest = inbox.wait(2)
     text_of = body_of(digest)
-    assert digest["To"] == "ann@example.org" and "2 game(s)" in digest["Subject"]
+    assert digest["To"] == "ann@example.org" and digest["Subject"] == "Your turn at LUZ: 2 to play"
     for table_id, name in ((first, "Friday table"), (second, "Monday")):
         assert f"{name} (" in text_of and f"{PUBLIC_URL}/t/{table_id}" in text_of
     assert " left)" in text_of and f"/t/{third}" not in text_of
@@ -120,7 +120,7 @@ def test_verify_then_one_digest_an_hour_then_unsubscribe(mail_app: Any, smtp: tu
             {"then": epoch_ms() - 3600 * 1000 - 1, "id": player_id},
         )
     later = inbox.wait(3)
-    assert "3 game(s)" in later["Subject"] and f"/t/{third}" in body_of(later)
+    assert later["Subject"] == "Your turn at LUZ: 3 to play" and f"/t/{third}" in body_of(later)
 
     # The unsubscribe link: a page with a button, whose POST (or a mail client's one-click POST) turns email off.
     shown = client.get(local(unsubscribe))

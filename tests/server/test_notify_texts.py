@@ -39,7 +39,7 @@ def test_a_japanese_player_is_told_in_japanese() -> None:
     assert push["title"] == "ルースの卓 であなたの番です" and push["url"] == "/t/t1"
     invitation = invitation_payload("t1", "金曜の卓", 2, "ハナ", "ja")
     assert invitation["title"] == "ハナ が 金曜の卓 にあなたを招待しています" and "3 番席" in invitation["body"]
-    assert mail_text("digest_subject", "ja", count=2) == "LUZ の 2 ゲームであなたの番です"
+    assert mail_text("digest_subject", "ja", count=2) == "LUZ であなたの番です（2 件）"
     assert mail_text("left", "ja", left=time_left((2 * 1440 + 3 * 60) * 60_000, "ja")) == "残り 2日3時間"
     assert time_left(70 * 60_000, "ja") == "1時間10分" and time_left(12 * 60_000, "ja") == "12分"
 
@@ -48,3 +48,9 @@ def test_english_and_french_durations_stay_short_and_an_unknown_language_is_engl
     assert time_left((1440 + 60) * 60_000) == time_left((1440 + 60) * 60_000, "fr") == "1 d 1 h"
     assert time_left(-5) == "0 min"
     assert push_payload("reminder", "t1", "Luz", None, "de")["title"] == "A quarter of your time is left at Luz"
+
+
+def test_the_digest_subject_needs_no_plural_in_brackets() -> None:
+    subjects = [mail_text("digest_subject", lang, count=n) for lang in ("en", "fr", "ja") for n in (1, 3)]
+    assert subjects[:2] == ["Your turn at LUZ: 1 to play", "Your turn at LUZ: 3 to play"]
+    assert not [s for s in subjects if "(s)" in s or "game" in s or "partie" in s]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -233,6 +234,61 @@ def test_the_timeout_notice_says_the_seat_passed_to_a_bot(client: Any, truth: Tr
         told = seat1.wait(lambda m: m["type"] == "timeout", timeout=10)
         assert told == {"type": "timeout", "seat": 0, "version": told["version"], "timeouts": 1, "replaced": True}
         assert seat1.state["table"]["seats"][0]["replaced"] is True
+
+
+def test_the_move_a_bot_played_at_a_timeout_is_kept_for_its_player_until_they_move(client: Any, truth: Truth) -> None:
+    table_id, tokens = turn_based(client, "1d")
+    join_all(client, table_id, tokens)
+    registry = app_services(client.app).tables
+    with ExitStack() as stack:
+        peers = [stack.enter_context(Peer(client, table_id, tokens[seat], seat, truth)) for seat in range(3)]
+        for seat in range(3):  # everyone bids: seat 0 is to lead the first trick
+            peers[seat].wait_state(lambda m, seat=seat: m["view"]["current_player"] == seat)
+            assert peers[seat].act(first_legal(peers[seat].view), peers[seat].state["version"])["type"] == "ack"
+        peers[1].wait_state(lambda m: m["view"]["phase"] == "play")
+        table = registry.live[table_id]
+        age(registry.store.engine, table_id, DAY_MS + 1_000)
+        table.state.clock = registry.store.load(table_id).clock
+        client.portal.call(registry.resume, table)
+        played = peers[1].wait_state(lambda m: m["view"]["current_player"] == 1)
+        [lead] = played["view"]["trick"]["plays"]
+        missed = played["table"]["clock"]["missed"]
+        card = {k: lead[k] for k in ("card", "colour", "value", "rank")}
+        assert lead["seat"] == 0 and missed[1:] == [None, None]
+        assert missed[0] == {"action": f"play:{lead['slot']}", "card": card, "at": missed[0]["at"]}
+        player = played["table"]["seats"][0]["player"]
+        [game] = registry.store.games_of(player)
+        assert game["missed"] == missed[0], "My games tells it too"
+
+        # Seat 0's own view holds nothing more than the others' (the card is on the table for all).
+        mine = peers[0].wait_state(lambda m: m["version"] == played["version"])
+        assert mine["table"]["clock"]["missed"] == missed and mine["view"]["trick"] == played["view"]["trick"]
+
+        # Another seat's move keeps it; seat 0's own move at its next turn forgets it.
+        mover = 1
+        while mover != 0:
+            peer = peers[mover]
+            version = peer.act(first_legal(peer.view), peer.state["version"])["version"]
+            kept = peers[1].wait_state(lambda m, version=version: m["version"] == version)
+            assert kept["table"]["clock"]["missed"] == missed
+            mover = kept["view"]["current_player"]
+            peers[mover].wait_state(lambda m, version=version: m["version"] == version)
+        version = peers[0].act(first_legal(peers[0].view), peers[0].state["version"])["version"]
+        after = peers[1].wait_state(lambda m: m["version"] == version)
+        assert "missed" not in after["table"]["clock"]
+        assert registry.store.games_of(player)[0]["missed"] is None
+
+
+def test_a_player_who_left_a_turn_based_table_is_shown_since_when(client: Any, truth: Truth) -> None:
+    table_id, tokens = turn_based(client, "1d")
+    join_all(client, table_id, tokens)
+    with Peer(client, table_id, tokens[1], 1, truth) as stays:
+        with Peer(client, table_id, tokens[0], 0, truth):
+            here = stays.wait_state(lambda m: m["table"]["seats"][0]["connected"])
+            assert here["table"]["seats"][0]["away_ms"] is None
+        gone = stays.wait_state(lambda m: not m["table"]["seats"][0]["connected"])
+        assert 0 <= gone["table"]["seats"][0]["away_ms"] < 60_000
+        assert gone["table"]["seats"][2]["away_ms"] is None, "never seen leaving here: unknown"
 
 
 # -- out of memory and back --------------------------------------------------------------------------------------

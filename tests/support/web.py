@@ -239,7 +239,7 @@ GUIDE = {
     "my-games-laptop",
     "turn-based-table-phone",
     "notifications-phone",
-    *(f"{page}-{size}" for size in ("phone", "laptop") for page in ("friends", "invitation-toast")),
+    *(f"{page}-{size}" for size in ("phone", "laptop") for page in ("friends", "invitation-notice")),
     *(f"{size}-{part}" for size in ("phone", "laptop") for part in ("how-to-play", "4-summary", "4-game-over")),
     *(f"{size}-4-bidding" for size in ("phone", "laptop")),
     *(f"{size}-{n}-playing" for size in ("phone", "laptop") for n in (3, 4, 5)),

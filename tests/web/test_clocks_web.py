@@ -97,9 +97,10 @@ def test_a_player_who_lets_time_run_out_sees_the_bot_play_for_them(browser: Any,
     bo = take_invite(browser, link.format(1, tokens[1]), PHONE)
     ana = take_invite(browser, link.format(0, tokens[0]), DESKTOP)  # the game starts: Ana is first, and waits
     players = [ana, bo]
-    for player in players:
-        player.page.wait_for_selector("#clock-notice:not([hidden])", timeout=15_000)
-    assert ana.page.inner_text("#clock-notice") == "Your time ran out: a bot played that move for you."
+    ana.page.wait_for_selector("#missed-notice:not([hidden])", timeout=15_000)
+    bo.page.wait_for_selector("#clock-notice:not([hidden])", timeout=15_000)
+    said = ana.page.inner_text("#missed-notice")  # her own: which move (a bid: she was first), until she moves
+    assert re.fullmatch(r"A bot bid \d+( with the safety)? for you when your time ran out\.", said), said
     assert re.fullmatch(r".+'s time ran out: a bot played that move for them\.", bo.page.inner_text("#clock-notice"))
     shoot(bo, "clocks-timeout-phone", full_page=False)
     shoot(ana, "clocks-timeout-laptop", full_page=False)

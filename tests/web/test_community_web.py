@@ -1,5 +1,5 @@
 """The community, end to end in real browsers: two friends register and follow each other from their profiles;
-one makes a rated public table and invites the other from the Friends page; he joins from the invitation's toast;
+one makes a rated public table and invites the other from the Friends page; he joins from the invitation's notice;
 a third person watches the game from the lobby's "Playing now"; at game over both see their rating before and
 after; one offers a rematch, the other accepts, and the next game starts on every page, the spectator's too."""
 
@@ -50,13 +50,13 @@ def test_friends_play_a_rated_game_watched_from_the_lobby_and_a_rematch(browser:
     # Ana's rated table, listed in the lobby: she sits first; she invites Bo, who has a page open, to the second seat.
     table_id: str = ana.page.evaluate(MAKE_TABLE)
     bo.page.goto(f"{server.http}/games")
-    bo.page.wait_for_selector("#games-link")
+    bo.page.wait_for_selector("#games-link", state="attached")
     ana.page.goto(f"{server.http}/friends")
     row = ana.page.locator(f'#following .friend[data-player="{bo_id}"]')
     row.locator("button", has_text="Invite").click()  # a rated table: the button first says what home friends do
     assert "will make it unrated" in row.locator(".friend-warning").inner_text()
     row.locator("button", has_text="Invite anyway").click()
-    toast = bo.page.locator(".invitation-toast")
+    toast = bo.page.locator(".invitation-notice")
     toast.wait_for()
     assert "Friends night" in toast.inner_text()
     toast.locator("button", has_text="Join").click()

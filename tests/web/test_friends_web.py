@@ -1,7 +1,7 @@
 """Friends in real browsers: two accounts in two browser contexts follow each other from their profiles, one invites
-the other from the Friends page to an open seat of her table, the other gets the invitation as a toast on the page
+the other from the Friends page to an open seat of her table, the other gets the invitation as a notice on the page
 he has open and joins with it (no token), and they start playing with a bot in the third seat. Screenshots of the
-Friends page and of the toast at phone and laptop sizes; axe on the Friends page in both languages."""
+Friends page and of the notice at phone and laptop sizes; axe on the Friends page in both languages."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_friends_follow_each_other_and_one_invites_the_other_to_play(browser: An
 
     # Bo has a page open (My games): the invitation reaches it there.
     bo.page.goto(f"{server.http}/games")
-    bo.page.wait_for_selector("#games-link")
+    bo.page.wait_for_selector("#games-link", state="attached")
 
     ana.page.goto(f"{server.http}/friends")
     row = ana.page.locator(f'#following .friend[data-player="{bo_id}"]')
@@ -93,12 +93,12 @@ def test_friends_follow_each_other_and_one_invites_the_other_to_play(browser: An
     row.locator("button", has_text="Invite").click()
     ana.page.locator("#following .friend button", has_text="Invited").wait_for()
 
-    toast = bo.page.locator(".invitation-toast")
+    toast = bo.page.locator(".invitation-notice")
     toast.wait_for()
     assert "Friday friends" in toast.inner_text() and "seat 2" in toast.inner_text()
-    shoot(bo, "invitation-toast-phone", full_page=False)
+    shoot(bo, "invitation-notice-phone", full_page=False)
     bo.page.set_viewport_size(LAPTOP)
-    shoot(bo, "invitation-toast-laptop", full_page=False)
+    shoot(bo, "invitation-notice-laptop", full_page=False)
     bo.page.set_viewport_size(PHONE)
     toast.locator("button", has_text="Join").click()
     bo.page.wait_for_url(re.compile(rf"/t/{table_id}"))

@@ -27,7 +27,7 @@ from .game import Deal, Game, Phase, Trick, check_deal, shuffle_deal, trick_winn
 from .record import replay, to_record
 from .scoresheet import sheet_from_json
 from .scoring import DealResult, DealResultJson, Outcome, ScoreSheet, TieBreak
-from .views import SlotView, View, ViewsJson, face_up_view, view
+from .views import SlotView, View, ViewsJson, face_up_view, played_card_json, view
 
 __all__ = [
     "DEFAULT_EDITION",
@@ -71,6 +71,7 @@ __all__ = [
     "face_up_view",
     "get_edition",
     "parse_action",
+    "played_card_json",
     "replay",
     "sheet_from_json",
     "shuffle_deal",

@@ -127,6 +127,17 @@ class View:
         return data
 
 
+def played_card_json(game: Game, seat: int) -> dict[str, Any]:
+    """The card ``seat`` has just played (face up for everyone since), as a view shows it: in the trick being
+    played, else the deal's last completed trick, else the last trick of the deal just scored. Nothing of a card
+    still held can come out of it: a :class:`ValueError` when ``seat`` played in none of them."""
+    for trick in (game.trick, *game.completed_tricks[-1:], game.closing_trick):
+        for player, _, card in reversed(trick.plays if trick is not None else ()):
+            if player == seat:
+                return _card_json(game.edition, card)
+    raise ValueError(f"seat {seat} has not just played a card")
+
+
 def _card_json(edition: Edition, card: Card) -> dict[str, Any]:
     """A face-up card as JSON data: its name in the edition's notation, colour letter, value and printed value."""
     return {

@@ -9,7 +9,8 @@
   tables reached by an invite link are exempt). A block ends the follows between the two, both ways.
 - Presence: an identity with a page open is seen at most once a minute (per process, and a conditional update
   across processes); it is online while seen within :data:`ONLINE_MS`.
-- An invitation lets its invitee take that seat without its token (``store.join``) for :data:`INVITATION_MS`.
+- An invitation lets its invitee take that seat without its token (``store.join``) for :data:`INVITATION_MS`,
+  while the table waits and its inviter still sits there: otherwise it is withdrawn (its invitee's pages drop it).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, exists, func, or_, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -55,7 +56,7 @@ class Blocked(PermissionError):
 
 
 def invited(session: Session, table_id: str, seat: int, player_id: str) -> bool:
-    """Whether ``player_id`` holds a live invitation to ``seat`` of ``table_id``."""
+    """Whether ``player_id`` holds a live invitation to ``seat`` of ``table_id`` (its inviter still seated)."""
     since = now() - timedelta(milliseconds=INVITATION_MS)
     found = session.scalar(
         select(func.count())
@@ -65,9 +66,20 @@ def invited(session: Session, table_id: str, seat: int, player_id: str) -> bool:
             InvitationRow.seat == seat,
             InvitationRow.player_id == player_id,
             InvitationRow.created_at >= since,
+            _inviter_seated(),
         )
     )
     return bool(found)
+
+
+def _inviter_seated() -> Any:
+    """An invitation's inviter still holds a seat at its table (one who left withdrew their invitations)."""
+    inviter_seat = SeatRow.__table__.alias("inviter_seat")
+    return exists().where(
+        inviter_seat.c.table_id == InvitationRow.table_id,
+        inviter_seat.c.player_id == InvitationRow.by_player_id,
+        inviter_seat.c.joined.is_(True),
+    )
 
 
 def blocks_among(session: Session, player_id: str, others: list[str]) -> bool:
@@ -297,7 +309,8 @@ class Friends:
         return found[0]
 
     def invitations_of(self, player_id: str) -> list[dict[str, Any]]:
-        """``player_id``'s live invitations to seats still open, newest first."""
+        """``player_id``'s live invitations to seats still open of tables still waiting, their inviters still
+        seated there, newest first."""
         with Session(self.engine) as session:
             return self._invitations(session, player_id)
 
@@ -305,7 +318,7 @@ class Friends:
     def _invitations(session: Session, player_id: str, table_id: str | None = None) -> list[dict[str, Any]]:
         inviter = PlayerRow.__table__.alias("inviter")
         query = (
-            select(InvitationRow, TableRow.name, inviter.c.name.label("by_name"))
+            select(InvitationRow, TableRow.name, TableRow.time_control, inviter.c.name.label("by_name"))
             .join(TableRow, TableRow.id == InvitationRow.table_id)
             .join(inviter, inviter.c.id == InvitationRow.by_player_id)
             .join(SeatRow, (SeatRow.table_id == InvitationRow.table_id) & (SeatRow.seat == InvitationRow.seat))
@@ -315,6 +328,7 @@ class Friends:
                 TableRow.status == Status.WAITING,
                 SeatRow.joined.is_(False),
                 SeatRow.player_id.is_(None),
+                _inviter_seated(),
             )
             .order_by(InvitationRow.created_at.desc())
         )
@@ -324,12 +338,18 @@ class Friends:
             {
                 "table": row.InvitationRow.table_id,
                 "name": row.name,
+                "time_control": row.time_control,
                 "seat": row.InvitationRow.seat,
                 "by": {"id": row.InvitationRow.by_player_id, "name": row.by_name},
                 "at": row.InvitationRow.created_at.isoformat(),
             }
             for row in session.execute(query)
         ]
+
+    def invitees(self, table_id: str) -> list[str]:
+        """The players invited to a seat of ``table_id`` (to tell their pages when an invitation is withdrawn)."""
+        with Session(self.engine) as session:
+            return list(session.scalars(select(InvitationRow.player_id).where(InvitationRow.table_id == table_id)))
 
     def decline(self, player_id: str, table_id: str, seat: int) -> bool:
         """``player_id`` declines (or dismisses) its invitation to ``seat`` of ``table_id``; whether it had one."""

@@ -992,5 +992,6 @@ def game_entry(row: TableRow, seat: int, seats: list[dict[str, Any]]) -> dict[st
         "to_move": mover,
         "your_turn": mover == seat and seat not in replaced(clock),
         "deadline": ends,
+        "missed": ((clock or {}).get("missed") or [None] * row.players)[seat] if playing else None,
         "url": f"/t/{row.id}",
     }

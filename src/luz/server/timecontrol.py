@@ -34,7 +34,9 @@ down), not from the deadline."""
 Clock = dict[str, Any]
 """``{"reserves": [ms or None per seat], "since": epoch ms, "timeout": seat or None}``: the reserve each seat
 had when the current turn began (``None``: a bot seat, not timed), when it began, and the seat whose move just
-stored was played at its timeout."""
+stored was played at its timeout. ``"missed"`` (once a move was: ``[None or {...} per seat]``): each seat's move
+the timeout bot played for it (its ``action``, the ``card`` played, face up since, ``at`` epoch ms), kept until that
+seat moves again itself, so a player coming back is told."""
 
 
 class Timed(Protocol):
@@ -104,9 +106,12 @@ def new_clock(time_control: dict[str, int] | None, kinds: list[str]) -> Clock | 
     return clock
 
 
-def after_move(state: Timed, seat: int, timeout: bool = False, forced: bool = False) -> Clock | None:
+def after_move(
+    state: Timed, seat: int, timeout: bool = False, played: dict[str, Any] | None = None, forced: bool = False
+) -> Clock | None:
     """The clock once the mover ``seat``'s move is stored (now): its reserve less the time it took, plus the
-    increment. A timeout's move counts as stored at the deadline. At a turn-based table, ``forced`` lists the
+    increment. A timeout's move counts as stored at the deadline, and ``played`` (what it played) is kept as that
+    seat's missed move; a seat's own move forgets its missed one. At a turn-based table, ``forced`` lists the
     seats whose last move was their only legal card, played for them (until they next move)."""
     clock, control = state.clock, state.time_control
     if clock is None or control is None:
@@ -116,10 +121,11 @@ def after_move(state: Timed, seat: int, timeout: bool = False, forced: bool = Fa
     if timeout and ends is not None and at - ends < LATE:
         at = ends
     reserves = list(clock["reserves"])
+    missed = _missed(clock, seat, {**(played or {}), "at": at} if timeout else None)
     if not is_turn_based(control):
         if reserves[seat] is not None:
             reserves[seat] = max(0, reserves[seat] - (at - clock["since"])) + control["increment_ms"]
-        return {"reserves": reserves, "since": at, "timeout": seat if timeout else None}
+        return {"reserves": reserves, "since": at, "timeout": seat if timeout else None, **missed}
     # Turn-based: every move has its full time; a seat whose time ran out too many times in a row passes to a bot.
     timeouts, gone = list(clock["timeouts"]), list(clock["replaced"])
     timeouts[seat] = timeouts[seat] + 1 if timeout else 0
@@ -134,7 +140,15 @@ def after_move(state: Timed, seat: int, timeout: bool = False, forced: bool = Fa
         "timeouts": timeouts,
         "replaced": gone,
         "forced": played_for,
+        **missed,
     }
+
+
+def _missed(clock: Clock, seat: int, move: dict[str, Any] | None) -> dict[str, Any]:
+    """The clock's ``missed`` entry with ``seat``'s set to ``move``; none while no seat has a missed move."""
+    missed = list(clock.get("missed") or [None] * len(clock["reserves"]))
+    missed[seat] = move
+    return {"missed": missed} if any(missed) else {}
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,14 @@ async def invite(request: Request, response: Response, table_id: TableId, seat: 
     return invitation
 
 
+async def invitations_changed(request: Request, table_id: str) -> None:
+    """A seat of ``table_id`` was taken or given up, or it started: the pages of those invited to it look again at
+    their invitations (one may be withdrawn)."""
+    invitees = await asyncio.to_thread(friends_of(request).invitees, table_id)
+    if invitees:
+        await tables_of(request).watchers.changed(invitees)
+
+
 pushing: set[asyncio.Task[None]] = set()
 """Invitations being pushed (kept until sent)."""
 

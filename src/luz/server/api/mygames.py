@@ -38,7 +38,9 @@ async def my_games(request: Request) -> dict[str, Any]:
 @router.get("/api/me/events", include_in_schema=False)  # an endless stream: no fuzzing
 async def my_events(request: Request) -> StreamingResponse:
     """Server-sent events: ``games`` with ``{"your_turn": n}`` on connecting and whenever that number changes;
-    ``invitation`` with each live invitation to a seat (on connecting, and as one comes)."""
+    ``invitation`` with each live invitation to a seat (on connecting, and as one comes); ``invitations`` with the
+    whole list of live ones, newest first, whenever it changes (one withdrawn: its inviter left,
+    its table started or ended, its seat was taken; it is looked at again at least every 25 s)."""
     identity, _ = await identities_of(request).current(request)
     if identity is None:
         raise HTTPException(401, "not signed in: open the site (or POST /api/me/guest) first")
@@ -52,7 +54,7 @@ async def my_events(request: Request) -> StreamingResponse:
     friends = friends_of(request)
 
     async def stream() -> AsyncIterator[str]:
-        told, invitations_told = None, set[tuple[str, int, str]]()
+        told, invitations_told, listed = None, set[tuple[str, int, str]](), list[dict[str, Any]]()
         try:
             while not tables.watchers.closed:
                 if friends.due(player):
@@ -61,11 +63,15 @@ async def my_events(request: Request) -> StreamingResponse:
                 if count != told:
                     told = count
                     yield f"event: games\ndata: {json.dumps({'your_turn': count})}\n\n"
-                for invitation in await asyncio.to_thread(friends.invitations_of, player):
+                invitations = await asyncio.to_thread(friends.invitations_of, player)
+                for invitation in invitations:
                     key = (invitation["table"], invitation["seat"], invitation["at"])
                     if key not in invitations_told:
                         invitations_told.add(key)
                         yield f"event: invitation\ndata: {json.dumps(invitation)}\n\n"
+                if invitations != listed:
+                    listed = invitations
+                    yield f"event: invitations\ndata: {json.dumps({'invitations': invitations})}\n\n"
                 try:
                     await asyncio.wait_for(woken.wait(), KEEPALIVE_SECONDS)
                 except TimeoutError:

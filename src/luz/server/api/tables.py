@@ -44,6 +44,7 @@ from .deps import (
     table_or_404,
     tables_of,
 )
+from .friends import invitations_changed
 from .identity import set_name
 from .schemas import DB_INT, Invite, Joined, JoinRequest, SeatSpec, TableCreate, TableCreated
 
@@ -219,6 +220,7 @@ async def join(
     except PermissionError as error:
         raise HTTPException(403, str(error)) from None
     await tables.submit(table, Start())
+    await invitations_changed(request, table_id)
     token = joined.token
     assert token is not None
     return Joined(seat=seat, token=token, table=table.summary())
@@ -232,6 +234,7 @@ async def leave(
     table = await table_or_404(request, table_id)
     seat = await seat_of(request, table_id, authorization)
     await tables_of(request).submit(table, Leave(seat))
+    await invitations_changed(request, table_id)
     return table.summary()
 
 

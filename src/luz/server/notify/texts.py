@@ -20,7 +20,7 @@ _BODIES: dict[str, dict[str, str]] = {
 }
 _MAIL: dict[str, dict[str, str]] = {
     "en": {
-        "digest_subject": "Your turn in {count} game(s) of LUZ",
+        "digest_subject": "Your turn at LUZ: {count} to play",
         "digest_intro": "It is your turn at these tables:",
         "left": "{left} left",
         "no_deadline": "no deadline",
@@ -30,7 +30,7 @@ _MAIL: dict[str, dict[str, str]] = {
         "If you did not ask for it, ignore this message.",
     },
     "fr": {
-        "digest_subject": "À vous de jouer dans {count} partie(s) de LUZ",
+        "digest_subject": "À vous de jouer sur LUZ : {count} en attente",
         "digest_intro": "C'est à vous de jouer à ces tables :",
         "left": "il reste {left}",
         "no_deadline": "sans échéance",
@@ -40,7 +40,7 @@ _MAIL: dict[str, dict[str, str]] = {
         "Si vous ne l'avez pas demandé, ignorez ce message.",
     },
     "ja": {
-        "digest_subject": "LUZ の {count} ゲームであなたの番です",
+        "digest_subject": "LUZ であなたの番です（{count} 件）",
         "digest_intro": "次のテーブルであなたの番です：",
         "left": "残り {left}",
         "no_deadline": "期限なし",

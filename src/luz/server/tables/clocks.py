@@ -26,7 +26,8 @@ bot took (that time depends on the hand)."""
 
 def public(table: Table) -> dict[str, Any] | None:
     """The clock as the table is told: each seat's time left now and whose is running, with the server's time
-    (a client counts down from when it receives this, whatever its own clock says)."""
+    (a client counts down from when it receives this, whatever its own clock says), and each seat's move the
+    timeout bot played for it (``missed``: a move every seat saw played), until that seat moves again."""
     state, game = table.state, table.game
     if state.clock is None:
         return None
@@ -36,11 +37,13 @@ def public(table: Table) -> dict[str, Any] | None:
     remaining = list(state.clock["reserves"])
     if ends is not None and mover is not None:
         remaining[mover] = max(0, ends - at)
+    missed = state.clock.get("missed")
     public = {
         "remaining_ms": remaining,
         "running": mover if ends is not None else None,
         "server_time": at,
         "timeout": state.clock.get("timeout"),
+        **({"missed": missed} if missed else {}),
     }
     if "timeouts" in state.clock:  # turn-based: the seats whose last card, their only legal one, was played
         public["forced"] = state.clock.get("forced", [])

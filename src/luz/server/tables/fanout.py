@@ -59,11 +59,13 @@ class Fanout:
         return self.message(table, seat, face_up=seat is None and sees_hands(table, connection))
 
     def summary(self, table: Table) -> dict[str, Any]:
-        """The table as every connection is told it: settings, seats (connected, played by a bot), clock."""
+        """The table as every connection is told it: settings, seats (connected, since when not: ``away_ms``,
+        played by a bot), clock."""
         summary = table.summary()
         forced = forced_seat(table)
         for entry in summary["seats"]:
             entry["connected"] = table.connected(entry["seat"])
+            entry["away_ms"] = table.away_ms(entry["seat"])
             entry["bot_playing"] = entry["seat"] in table.taken_over
             entry["forced"] = entry["seat"] == forced
         summary["clock"] = self.clock(table)

@@ -37,6 +37,8 @@ class Table:
     """Human seats with no connection, counting down their grace period (presence.py)."""
     taken_over: set[int] = field(default_factory=set)
     """Human seats a bot plays for while their player is away."""
+    left_at: dict[int, int] = field(default_factory=dict)
+    """When each seat's last connection here closed (epoch ms): a turn-based table shows "last seen 2 h ago"."""
     elsewhere: dict[int, float] = field(default_factory=dict)
     """When each seat was last said to be connected to another server process (event loop time)."""
     opened: dict[Any, int] = field(default_factory=dict)
@@ -70,6 +72,11 @@ class Table:
 
     def connected(self, seat: int) -> bool:
         return bool(self.seats.get(seat))
+
+    def away_ms(self, seat: int) -> int | None:
+        """How long ago ``seat``'s player left this table (``None``: here, or not seen leaving by this process)."""
+        left = self.left_at.get(seat)
+        return None if left is None or self.connected(seat) else max(0, now_ms() - left)
 
     def bot_seats(self) -> set[int]:
         """The seats a bot plays: bot seats, human seats taken over, and the turn-based seats passed to a bot."""

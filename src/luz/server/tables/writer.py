@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from luz.engine import Game, IllegalAction, LuzError, Phase, parse_action
+from luz.engine import Action, Game, IllegalAction, LuzError, Phase, Play, parse_action, played_card_json
 
 from ..appends import ActionWriter
 from ..clock import Clock
@@ -153,7 +153,8 @@ class Writer:
         trial = self._checked(table, command)
         unrated = unrates(table.state, table.game, seat, timeout, table.bot_seats())
         over = trial.phase is Phase.GAME_OVER
-        clock = after_move(table.state, seat, timeout, command.forced)
+        played = timeout_move(trial, seat, action) if timeout else None
+        clock = after_move(table.state, seat, timeout, played, command.forced)
         bots = table.bot_seats() | replaced(clock)
         results = results_of(trial, table.state, table.names(), bots) if over else None
         unrated = unrated or unrated_at_end(table.state, results)
@@ -342,3 +343,10 @@ class Writer:
             table.reload(state)
         outboxes.append(self.render(table))
         return outboxes
+
+
+def timeout_move(game: Game, seat: int, action: Action) -> dict[str, Any]:
+    """What the timeout bot played for ``seat`` (``game``: with the move applied), as its player is told: the
+    action and, for a card, the card (face up for everyone once played)."""
+    card = played_card_json(game, seat) if isinstance(action, Play) else None
+    return {"action": str(action), "card": card}

@@ -208,9 +208,10 @@ export function renderTrick(edition, trick, nameOf, previousDeal = false, { plac
         { class: "who", title: label },
         el("span", { class: "avatar", "aria-hidden": "true" }, initials(name)),
         el("span", { class: "who-name" }, label),
+        // On the name's line, never over a card: no card's value is ever hidden by it.
+        winner ? el("span", { class: "badge turn wins" }, t("trick.wins")) : null,
       ),
       cardFace(edition, play, { mini: false }),
-      winner ? el("span", { class: "badge turn wins" }, t("trick.wins")) : null,
     );
     area.append(node);
   });

@@ -2,7 +2,7 @@
 // down. The server sends the time left as it sends the state; the count runs from when this page received it, so a
 // wrong clock on this device changes nothing.
 
-import { $, el } from "./common.js";
+import { $, colourOf, el, valueText } from "./common.js";
 import { t } from "./i18n.js";
 
 const LOW_MS = 10_000;
@@ -109,6 +109,7 @@ export function drawClocks(state, mine, received) {
 /** Tell the table that a seat's time ran out and the bot played that move for it. ``replaced``: that was the
  * seat's ``timeouts``-th timeout in a row, and a bot plays it for the rest of the game (the notice stays). */
 export function showTimeout(seat, mine, name, { replaced = false, timeouts = 0 } = {}) {
+  if (seat === mine && !replaced) return; // your own: the lasting line names the move (drawMissed)
   let notice = $("#clock-notice");
   if (!notice) {
     notice = el("p", { id: "clock-notice", class: "clock-notice", role: "status" });
@@ -128,4 +129,34 @@ export function showTimeout(seat, mine, name, { replaced = false, timeouts = 0 }
       notice.hidden = true;
     }, NOTICE_MS);
   }
+}
+
+/** The move the timeout bot played for you (the clock's ``missed`` entry of your seat), in words: "A bot played your
+ * 7♥ when your time ran out", "A bot bid 2 for you when your time ran out". The card is face up since it was
+ * played: nothing still hidden is named. ``edition``: the table's edition (its colours), if known. */
+export function missedText(missed, edition) {
+  const [kind, argument] = String(missed.action || "").split(":");
+  if (kind === "bid") {
+    const safety = argument.endsWith("+");
+    return t(safety ? "clock.missed_bid_safety" : "clock.missed_bid", { n: parseInt(argument, 10) });
+  }
+  const colour = missed.card && edition ? colourOf(edition, missed.card.colour) : null;
+  if (!colour) return t("clock.missed_move");
+  return t("clock.missed_play", { card: `${valueText(missed.card)}${colour.symbol}` });
+}
+
+/** The lasting line under the table's status while the timeout bot's move for your seat is the last it made. */
+export function drawMissed(state, mine, edition) {
+  const missed = mine === undefined || mine === null ? null : state.table.clock?.missed?.[mine];
+  let line = $("#missed-notice");
+  if (!missed || state.view?.phase === "game_over") {
+    if (line) line.hidden = true;
+    return;
+  }
+  if (!line) {
+    line = el("p", { id: "missed-notice", class: "clock-notice lasting", role: "status" });
+    $("#status").after(line);
+  }
+  line.textContent = missedText(missed, edition);
+  line.hidden = false;
 }

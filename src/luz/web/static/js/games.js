@@ -2,7 +2,7 @@
 // that opens its table; kept current by the identity's event stream (the header's badge) and the time left ticking.
 
 import { initials } from "./board.js";
-import { timeLeftText, turnBasedText } from "./clock.js";
+import { missedText, timeLeftText, turnBasedText } from "./clock.js";
 import { $, ApiError, api, editions, el } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { onTurns, startPage } from "./site.js";
@@ -57,7 +57,8 @@ function card(game) {
       el("span", { class: "who-seat-name" }, seat.seat === game.seat ? t("games.you") : seatLabel(game, seat.seat)),
     ),
   );
-  const label = [tableTitle(game), turnText(game), left].filter(Boolean).join(", ");
+  const missed = game.missed ? missedText(game.missed, state.editions[game.edition]) : "";
+  const label = [tableTitle(game), turnText(game), left, missed].filter(Boolean).join(", ");
   return el(
     "li",
     { dataset: { table: game.table } },
@@ -76,6 +77,7 @@ function card(game) {
         [editionName(game.edition), t("table.players", { n: game.players })].join(" · "),
       ),
       el("ul", { class: "plain who-seats", "aria-hidden": "true" }, ...seats),
+      missed ? el("span", { class: "game-card-missed" }, missed) : null,
       el(
         "span",
         { class: "game-card-foot" },

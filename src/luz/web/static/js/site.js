@@ -1,9 +1,10 @@
-// What every page has around its content: the header (brand, navigation, language switch, the badge of your
-// turns), the live regions, a friend's invitation as a toast, the service worker. Pages start with startPage().
+// What every page has around its content: the header (brand, navigation folded behind a menu button on a narrow
+// screen, language switch, the badge of your turns), the live regions, friends' invitations as one notice, the
+// service worker. Pages start with startPage().
 
 import { $, askedIdentity, el, saved } from "./common.js";
 import { languageSwitch, onLanguageChange, startI18n, t, translate } from "./i18n.js";
-import { showInvitation } from "./invitations.js";
+import { showInvitations } from "./invitations.js";
 
 // -- your turns: the header's badge, from the identity's event stream -------------------------------------
 
@@ -20,6 +21,12 @@ function showTurns() {
   if (count) link.setAttribute("aria-label", `${t("nav.games")}: ${t(count === 1 ? "games.badge_one" : "games.badge_many", { n: count })}`);
   else link.removeAttribute("aria-label");
   link.title = count ? link.getAttribute("aria-label") : "";
+  const menu = $("#menu-button");
+  if (menu) {
+    menu.classList.toggle("has-turns", count > 0);
+    menu.querySelector(".turn-count").textContent = String(count);
+    menu.querySelector(".turn-count").hidden = !count;
+  }
 }
 
 /** Call ``listener({your_turn})`` each time the number of games where it is your turn is told (on connect too). */
@@ -27,14 +34,15 @@ export function onTurns(listener) {
   turns.listeners.push(listener);
 }
 
-/** Call ``listener(invitation)`` for each friend's invitation to a seat told by the stream (shown as a toast too). */
+/** Call ``listener(invitations)`` each time the stream tells the list of friends' invitations to a seat (shown as
+ * the page's notice too). */
 export function onInvitation(listener) {
   turns.invited.push(listener);
 }
 
 /**
  * Follow ``GET /api/me/events`` (server-sent events; ``games``: ``{your_turn: n}``, on connect and at each change;
- * ``invitation``: a friend's invitation to a seat, shown as a toast) and keep the header's badge right. EventSource reconnects by itself after a network failure; a refusal (no
+ * ``invitations``: friends' invitations to a seat, shown as one notice) and keep the header's badge right. EventSource reconnects by itself after a network failure; a refusal (no
  * identity) closes it for good, and the badge stays hidden. ``restart``: after a change of identity.
  */
 export async function watchTurns({ restart = false } = {}) {
@@ -63,15 +71,15 @@ export async function watchTurns({ restart = false } = {}) {
     showTurns();
     for (const listener of turns.listeners) listener(data);
   });
-  source.addEventListener("invitation", (event) => {
-    let invitation = null;
+  source.addEventListener("invitations", (event) => {
+    let invitations = null;
     try {
-      invitation = JSON.parse(event.data);
+      invitations = JSON.parse(event.data)?.invitations;
     } catch {
       return;
     }
-    showInvitation(invitation);
-    for (const listener of turns.invited) listener(invitation);
+    showInvitations(invitations);
+    for (const listener of turns.invited) listener(invitations);
   });
   source.addEventListener("error", () => {
     if (source.readyState === EventSource.CLOSED && turns.source === source) {
@@ -92,6 +100,39 @@ function registerServiceWorker() {
   else window.addEventListener("load", register, { once: true });
 }
 
+/** On a narrow screen the navigation folds behind a menu button (its badge: your turns); the button opens it
+ * as a list under the header, and Escape, a tap outside or a link closes it. */
+function menuButton(header) {
+  const button = el(
+    "button",
+    {
+      id: "menu-button",
+      type: "button",
+      class: "menu-button",
+      "aria-expanded": "false",
+      "aria-controls": "site-nav",
+    },
+    el("span", { class: "menu-icon", "aria-hidden": "true" }),
+    el("span", { dataset: { i18n: "nav.menu" } }),
+    el("span", { class: "turn-count", hidden: true, "aria-hidden": "true" }),
+  );
+  const open = (opened) => {
+    header.classList.toggle("menu-open", opened);
+    button.setAttribute("aria-expanded", String(opened));
+  };
+  button.addEventListener("click", () => open(!header.classList.contains("menu-open")));
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && header.classList.contains("menu-open")) {
+      open(false);
+      button.focus();
+    }
+  });
+  document.addEventListener("click", (event) => {
+    if (!header.contains(event.target)) open(false);
+  });
+  return button;
+}
+
 /** The header (brand, navigation, language switch) and the live regions; then translations. */
 export async function startPage() {
   const header = el(
@@ -100,7 +141,7 @@ export async function startPage() {
     el("a", { class: "brand", href: "/", "aria-label": "LUZ" }, "LUZ"),
     el(
       "nav",
-      { dataset: { i18nLabel: "nav.label" } },
+      { id: "site-nav", dataset: { i18nLabel: "nav.label" } },
       el("a", { href: "/", dataset: { i18n: "nav.home" } }),
       el(
         "a",
@@ -115,6 +156,7 @@ export async function startPage() {
     ),
     languageSwitch(),
   );
+  header.append(menuButton(header));
   document.body.prepend(header);
   document.body.append(
     el("div", { id: "live", class: "visually-hidden", "aria-live": "polite", role: "status" }),

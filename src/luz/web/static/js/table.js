@@ -23,7 +23,7 @@ import {
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
 import { showOtherScores } from "./deal.js";
-import { drawClocks, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
+import { drawClocks, drawMissed, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
 import {
   $,
   ApiError,
@@ -46,7 +46,7 @@ import { language, onLanguageChange, t } from "./i18n.js";
 import { animateFrom, boxesOf } from "./motion.js";
 import { ratingBadge, ratingBeforeAfter } from "./ratings.js";
 import { morph } from "./render.js";
-import { startPage } from "./site.js";
+import { onInvitation, startPage } from "./site.js";
 import {
   apply,
   closeSummary,
@@ -232,14 +232,18 @@ function draw(state) {
   $("#table-name").textContent = tableName(table, edition);
   const view = shown.view;
   const info = [];
-  if (view) info.push(t("table.deal", { n: view.deal_number, count: view.deal_count }));
   info.push(t("table.game", { n: table.game_no || 1 }), edition?.name, t("table.players", { n: table.players }));
   if (table.options?.trick_history) info.push(t("table.opt_history"));
   if (table.hints) info.push(t("table.opt_hints"));
   if (table.rated) info.push(t(table.unrated ? "fair.friendly" : "rating.rated"));
   if (table.shared_deal) info.push(t("deal.shared"));
   if (table.time_control) info.push(timeControlText(table.time_control));
-  $("#table-info").textContent = info.filter(Boolean).join(" · ");
+  // The deal counter is never cut; the rest gives way (whole in its title).
+  const more = info.filter(Boolean).join(" · ");
+  $("#table-info").replaceChildren(
+    view ? el("span", { class: "deal-count" }, t("table.deal", { n: view.deal_number, count: view.deal_count })) : "",
+    el("span", { class: "table-more", title: more }, more),
+  );
   $("#show-hands-badge").hidden = !table.show_hands;
   $("#shared-deal-note").hidden = !table.shared_deal || Boolean(view?.outcome);
   $("#main").classList.toggle("turn-based", Boolean(table.turn_based));
@@ -268,6 +272,7 @@ function draw(state) {
   drawTrick(state, edition, view);
   drawMe(state, edition, view);
   drawClocks(shown, state.me?.seat, shown.received);
+  drawMissed(shown, state.me?.seat, edition);
   drawControls(state);
   drawSummary(state, view);
   morph($("#sheet"), renderSheet(view, named(state), yours(state)));
@@ -382,7 +387,9 @@ function drawWaiting(state, table) {
   const expired = table.status === "expired";
   $("#expired-note").hidden = !expired;
   $("#waiting-explain").hidden = expired;
-  const canTake = !state.me && !state.invite && table.public && !expired;
+  // A friend's invitation here is not in the page's notice: its seat is taken from the list below instead.
+  const invited = new Set(state.invitations.filter((one) => one.table === state.tableId).map((one) => one.seat));
+  const canTake = !state.me && !state.invite && (table.public || invited.size > 0) && !expired;
   $("#take-name-row").hidden = !canTake;
   if (canTake && !$("#take-name").value) $("#take-name").value = saved.get("name", "");
   // One row a seat, keyed by it: a kept row, its button and its focus stay (render.js).
@@ -394,7 +401,7 @@ function drawWaiting(state, table) {
     const guest = seat.kind === "human" && seat.guest ? [" ", guestTag()] : [];
     const name = el("strong", {}, nameOf(state, seat.seat));
     const item = el("li", { class: "row", dataset: { seat: seat.seat, key: `seat:${seat.seat}` } }, name, ...guest, " ", what);
-    if (canTake && seat.kind === "human" && !seat.joined) {
+    if (canTake && seat.kind === "human" && !seat.joined && (table.public || invited.has(seat.seat))) {
       item.append(
         el("button", {
           type: "button",
@@ -442,8 +449,21 @@ function seatBadges(state, view, seat) {
   if (state.ratings?.[seat]) badges.push(ratingBadge(state.ratings[seat]));
   if (info.replaced) badges.push(el("span", { class: "badge away", title: t("seat.replaced_explain") }, t("seat.replaced")));
   else if (info.bot_playing) badges.push(el("span", { class: "badge away" }, t("seat.bot_playing")));
-  else if (info.joined && !info.connected) badges.push(el("span", { class: "badge away" }, t("seat.away")));
+  else if (info.joined && !info.connected) badges.push(awayBadge(state, info));
   return badges;
+}
+
+/** A seated player with no page open: at a live table a red "disconnected"; at a turn-based one, where being away
+ * is the rule, a quiet "last seen 2 h ago" (or "not here now" when this server did not see them leave). */
+function awayBadge(state, info) {
+  if (!state.table.turn_based) return el("span", { class: "badge away" }, t("seat.away"));
+  const ago = info.away_ms;
+  if (ago === null || ago === undefined) return el("span", { class: "badge seen" }, t("seat.not_here"));
+  const minutes = Math.floor(ago / 60_000);
+  const text =
+    minutes < 1 ? t("seat.seen_now") : minutes < 60 ? t("seat.seen_minutes", { n: minutes }) : minutes < 48 * 60
+      ? t("seat.seen_hours", { n: Math.floor(minutes / 60) }) : t("seat.seen_days", { n: Math.floor(minutes / 1440) });
+  return el("span", { class: "badge seen" }, text);
 }
 
 // Ratings are public (as on the leaderboard): each account's, beside its name, read again when a game ends or
@@ -522,6 +542,14 @@ function drawSummary(state, view) {
     next = t(leader ? "summary.next_leader" : "summary.next", { name: opener, n: view.deal_number, before: youOr(state, result.first_player) });
   }
   $("#summary-next").textContent = next;
+  // The summary lies over the trick's foot: the bet beads left under the cap are said in it too, while bidding.
+  let beads = $("#summary-beads");
+  if (!beads) {
+    beads = el("p", { id: "summary-beads", class: "summary-beads" });
+    $("#summary-next").after(beads);
+  }
+  beads.textContent = view.phase === "bid" ? beadsText(view) : "";
+  beads.hidden = !beads.textContent;
 }
 
 
@@ -650,6 +678,10 @@ async function start() {
   const state = createState(location);
   cleanAddress();
   await startPage();
+  onInvitation((invitations) => {
+    state.invitations = invitations;
+    draw(state);
+  });
   $("#pace").value = String([900, 500, 150, 0].includes(state.pace) ? state.pace : 500);
   $("#pace").addEventListener("change", (event) => {
     setPace(state, Number(event.target.value));

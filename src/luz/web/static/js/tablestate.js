@@ -22,6 +22,7 @@ export function createState(address) {
     me, // {seat, token} once this browser holds a seat here; {seat, token: null}: the seat this browser's
     // identity holds (its cookie), opened with ?me=1 (My games on another device)
     invite: link && !(me && me.token === link.token) ? link : null, // from an invite link, until the seat is taken
+    invitations: [], // friends' invitations to this identity (the event stream's list): one here offers its seat
     table: null, // the latest table summary
     gone: false, // the table does not exist
     shown: null, // the state on screen
