@@ -239,6 +239,8 @@ def test_the_timeout_notice_says_the_seat_passed_to_a_bot(client: Any, truth: Tr
 def test_the_move_a_bot_played_at_a_timeout_is_kept_for_its_player_until_they_move(client: Any, truth: Truth) -> None:
     table_id, tokens = turn_based(client, "1d")
     join_all(client, table_id, tokens)
+    without_forced_moves(client, table_id)  # each peer plays its own cards, the only legal ones too
+    out_of_memory(client, table_id)  # loaded again with that setting
     registry = app_services(client.app).tables
     with ExitStack() as stack:
         peers = [stack.enter_context(Peer(client, table_id, tokens[seat], seat, truth)) for seat in range(3)]

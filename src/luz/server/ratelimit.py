@@ -13,9 +13,9 @@ import ipaddress
 import logging
 import math
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 
-from limits import parse, storage, strategies
+from limits import RateLimitItem, parse, storage, strategies
 from limits.aio import storage as aio_storage
 from limits.aio import strategies as aio_strategies
 from limits.errors import StorageError
@@ -114,19 +114,15 @@ class SharedRateLimit:
     async def hit(self, key: str) -> int | None:
         """Count a hit of ``key``: ``None`` if allowed, else the whole seconds to wait (for ``Retry-After``). With
         Redis unreachable the limit is not enforced (a line in the log), rather than every request refused."""
-        try:
-            if await self.limiter.hit(self.rate, key):
-                return None
-            stats = await self.limiter.get_window_stats(self.rate, key)
-        except StorageError as error:
-            log.warning("rate limit not checked, its storage failed: %s", type(error.storage_error).__name__)
-            return None
-        return _seconds_to(stats.reset_time)
+        return await self._check(key, self.limiter.hit)
 
     async def wait(self, key: str) -> int | None:
         """Without counting a hit: ``None`` if one would be allowed now, else the whole seconds to wait."""
+        return await self._check(key, self.limiter.test)
+
+    async def _check(self, key: str, allows: Callable[[RateLimitItem, str], Awaitable[bool]]) -> int | None:
         try:
-            if await self.limiter.test(self.rate, key):
+            if await allows(self.rate, key):
                 return None
             stats = await self.limiter.get_window_stats(self.rate, key)
         except StorageError as error:
