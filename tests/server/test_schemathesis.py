@@ -120,6 +120,16 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/deal-sets/{set_id}",
             "/api/deal-sets/{set_id}/close",
             "/api/me/play",
+            "/api/daily",
+            "/api/daily/history",
+            "/api/daily/{edition}",
+            "/api/daily/{edition}/archive/{day}",
+            "/api/daily/{edition}/results",
+            "/api/daily/{edition}/reveal",
+            "/api/tournaments",
+            "/api/tournaments/{tournament_id}",
+            "/api/tournaments/{tournament_id}/join",
+            "/api/tournaments/{tournament_id}/leave",
         }
     finally:
         asgi.shutdown_lifespans()

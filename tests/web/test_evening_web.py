@@ -74,20 +74,25 @@ HIT = """(selector) => {
 def test_three_invitations_make_one_notice_that_covers_no_seat(browser: Any, server: ServerProcess) -> None:
     ana = open_as(browser, f"{server.http}/", "laptop")
     bo = open_as(browser, f"{server.http}/", "phone")
-    ana_id, bo_id = register(ana, "anaevening"), register(bo, "boevening")
-    assert post(ana, f"/api/players/{bo_id}/follow", method="PUT")["status"] == 200
-    assert post(bo, f"/api/players/{ana_id}/follow", method="PUT")["status"] == 200
+    cy = open_as(browser, f"{server.http}/", "laptop")
+    ana_id, bo_id, cy_id = register(ana, "anaevening"), register(bo, "boevening"), register(cy, "cyevening")
+    for friend, friend_id in ((ana, ana_id), (cy, cy_id)):
+        assert post(friend, f"/api/players/{bo_id}/follow", method="PUT")["status"] == 200
+        assert post(bo, f"/api/players/{friend_id}/follow", method="PUT")["status"] == 200
     paces: list[Any] = [{"days_per_move": 1}, "3+10", None]
+    # Ana invites Bo twice, Cy once (one player may invite another twice a minute).
+    inviters = [ana, ana, cy]
     tables = []
     for number, pace in enumerate(paces):
+        host = inviters[number]
         seats = [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "random"}]
         spec = {"players": 3, "seats": seats, "public": False, "name": f"Evening {number + 1}"}
         if pace is not None:
             spec["time_control"] = pace if isinstance(pace, str) else "1d"
-        made = post(ana, "/api/tables", spec)["body"]
+        made = post(host, "/api/tables", spec)["body"]
         table_id = made["table"]["id"]
         assert (
-            post(ana, f"/api/tables/{table_id}/seats/0/join", {"token": made["invites"][0]["token"]})["status"] == 200
+            post(host, f"/api/tables/{table_id}/seats/0/join", {"token": made["invites"][0]["token"]})["status"] == 200
         )
         tables.append((table_id, made["invites"][0]["token"]))
     # A public table of someone else's, where Bo may take a seat.
@@ -97,8 +102,8 @@ def test_three_invitations_make_one_notice_that_covers_no_seat(browser: Any, ser
         bo.page.goto(f"{server.http}/t/{public}")
         bo.page.locator("#waiting-seats button").first.wait_for()
         if size == "phone":
-            for table_id, _ in tables:
-                assert post(ana, f"/api/tables/{table_id}/seats/1/invite", {"player": bo_id})["status"] == 201
+            for host, (table_id, _) in zip(inviters, tables, strict=True):
+                assert post(host, f"/api/tables/{table_id}/seats/1/invite", {"player": bo_id})["status"] == 201
         notice = bo.page.locator("#invitation-notice")
         notice.wait_for()
         bo.page.wait_for_function("document.querySelector('#invitation-notice').textContent.includes('3')")

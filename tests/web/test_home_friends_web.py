@@ -106,12 +106,12 @@ def test_friends_of_one_address_play_an_invited_game(browser: Any, home_server: 
 
     # The second press sends; Bo joins from the toast, from the same address: seated, and the table unrated.
     bo.page.goto(f"{base}/games")
-    bo.page.wait_for_selector("#games-link")
+    bo.page.wait_for_selector("#games-link", state="attached")  # behind the menu on a phone
     row = ana.page.locator(f'#following .friend[data-player="{bo_id}"]')
     row.locator(".friend-invite button").click()
     row.locator(".friend-invite button", has_text="Invite anyway").click()
     row.locator("button", has_text="Invited").wait_for()
-    toast = bo.page.locator(".invitation-toast")
+    toast = bo.page.locator(".invitation-notice")
     toast.wait_for()
     toast.locator("button", has_text="Join").click()
     bo.page.wait_for_url(re.compile(rf"/t/{table_id}"))

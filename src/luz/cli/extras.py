@@ -32,6 +32,8 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
         "cryptography",
         "py_vapid",
         "aiosmtplib",
+        "email_validator",
+        "confusable_homoglyphs",
         "openskill",
         "prometheus_client",
         "pythonjsonlogger",

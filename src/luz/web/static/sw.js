@@ -26,10 +26,10 @@ const SHELL = [
   "/static/icons/maskable-512.png",
   "/static/icons/apple-touch-icon.png",
   ...[
-    "account", "alerts", "board", "chat", "clock", "common", "connection", "controls", "friends", "games",
-    "how-to-play", "i18n", "identity", "invitations", "leaderboard", "lesson", "lobby", "motion", "notifications",
-    "offline", "plain", "profile", "ratings", "render", "replay", "review", "score", "site", "table", "tablestate", "tournament",
-    "tournament-text", "tournaments", "tutorial",
+    "account", "alerts", "board", "chat", "clock", "common", "connection", "controls", "daily", "daily-card", "deal",
+    "dealset", "friends", "games", "how-to-play", "i18n", "identity", "invitations", "leaderboard", "lesson", "lobby",
+    "motion", "notifications", "offline", "plain", "profile", "ratings", "render", "replay", "review", "score", "site",
+    "table", "tablestate", "tournament", "tournament-text", "tournaments", "tutorial",
   ].map((name) => `/static/js/${name}.js`),
 ];
 
