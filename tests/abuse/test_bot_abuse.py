@@ -177,6 +177,7 @@ def test_a_search_that_overruns_its_release_time_has_its_fallback_ready_before_i
     monkeypatch.setattr(botmoves, "choose_for", choose_noted)
     FALLBACKS.clear()
     releases: dict[str, float] = {}
+    turns: dict[str, str] = {}  # a bot's seed (from the game's seed and moves) -> its table, game and version
     played: dict[str, float] = {}
     with TestClient(create_app(settings_for(tmp_path, bot_workers=2, bot_pace=0.3))) as client:
         manager = app_services(client.app).tables
@@ -186,6 +187,7 @@ def test_a_search_that_overruns_its_release_time_has_its_fallback_ready_before_i
         async def noted_think(table: Any, bot: str, seen: View, seed: str, release: float) -> Action:
             if bot in ("overrun", "nap"):  # the search bots (not the random ones beside them)
                 releases[seed] = release
+                turns[seed] = f"{table.id}:{table.state.game_no}:{table.state.version}"
             action: Action = await think(table, bot, seen, seed, release)
             return action
 
@@ -199,7 +201,7 @@ def test_a_search_that_overruns_its_release_time_has_its_fallback_ready_before_i
         nap_id, _, _ = create_table(client, players=3, seats=seats("nap", "random", "random"))
 
         def moves_of(table_id: str) -> list[str]:
-            return [seed for seed in releases if seed.startswith(table_id) and seed in played]
+            return [seed for seed in releases if turns[seed].startswith(table_id) and turns[seed] in played]
 
         def overruns() -> int:  # the others: the search of an earlier move still running (a slow machine)
             return sum("went over" in r.getMessage() and overrun_id in r.getMessage() for r in caplog.records)
@@ -207,10 +209,10 @@ def test_a_search_that_overruns_its_release_time_has_its_fallback_ready_before_i
         wait_for(lambda: overruns() >= 6 and len(moves_of(nap_id)) >= 8, timeout=300, step=0.1)
     overran = moves_of(overrun_id)
     for seed in overran:
-        assert FALLBACKS[seed] < releases[seed] <= played[seed], (FALLBACKS[seed], releases[seed], played[seed])
+        assert FALLBACKS[seed] < releases[seed] <= played[turns[seed]], (FALLBACKS[seed], releases[seed])
     for seed in moves_of(nap_id):
-        assert releases[seed] <= played[seed]
-    late = {t: [played[s] - releases[s] for s in moves_of(t)] for t in (overrun_id, nap_id)}
+        assert releases[seed] <= played[turns[seed]]
+    late = {t: [played[turns[s]] - releases[s] for s in moves_of(t)] for t in (overrun_id, nap_id)}
     print(
         f"moves late, median: {statistics.median(late[overrun_id]) * 1000:.1f} ms of {len(overran)} whose search"
         f" overran, {statistics.median(late[nap_id]) * 1000:.1f} ms of {len(late[nap_id])} within their time"
