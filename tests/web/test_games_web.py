@@ -35,6 +35,16 @@ def move(page: Any) -> None:
         page.locator("#my-hand button.card:not(:disabled)").first.click()
 
 
+def without_forced_moves(page: Any) -> None:
+    """This browser's player plays every card themselves (the account setting): a forced card of one player could
+    bring the turn straight back to another, and the badges below follow each move."""
+    done = page.evaluate(
+        "() => fetch('/api/me/play', {method: 'PUT', headers: {'Content-Type': 'application/json'},"
+        " body: JSON.stringify({forced_moves: false})}).then((answer) => answer.json())"
+    )
+    assert done == {"forced_moves": False}
+
+
 def my_games(player: Player) -> list[dict[str, Any]]:
     player.page.wait_for_selector(".game-card")
     # One evaluation reads the cards and their contents: the list may be drawn again between two (a change told
@@ -52,6 +62,7 @@ def test_a_turn_based_game_with_the_tab_closed_between_moves(browser: Any, serve
     page = ana.page
     page.wait_for_selector("#edition option", state="attached")
     page.wait_for_function("document.querySelector('#player-name').value.length > 0")
+    without_forced_moves(page)
     page.fill("#player-name", "Ana")
     page.fill("#table-name", "Slow Sunday")
     page.select_option("#players", "3")
@@ -80,6 +91,7 @@ def test_a_turn_based_game_with_the_tab_closed_between_moves(browser: Any, serve
     bo.page.wait_for_selector("#join:not([hidden])")
     assert bo.page.locator("#turn-note").is_visible(), "the invited player is told it is turn-based"
     shoot(bo, "turn-based-invite-phone", full_page=False)
+    without_forced_moves(bo.page)
     bo.page.fill("#join-name", "Bo")
     bo.page.click("#join-button")
 
