@@ -5,8 +5,7 @@ addresses of one /64 made 40 guests, took 3 seats of one public table and create
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -38,27 +37,20 @@ def post(http: httpx.Client, path: str, body: dict[str, Any], address: str) -> h
     return http.post(path, json=body, headers=at(address))
 
 
+LIMITS = {
+    "LUZ_TRUSTED_PROXIES": "127.0.0.1",
+    "LUZ_GUESTS_PER_MINUTE": "30/minute",
+    "LUZ_TABLES_PER_MINUTE": "10/minute",
+    "LUZ_SEATS_PER_ADDRESS": "1",
+    "LUZ_BOT_TABLES_PER_CLIENT": "1000",
+}
+"""``luz serve``'s limits behind a trusted proxy (the loopback)."""
+
+
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Any]:
-    """``luz serve`` behind a trusted proxy (the loopback) with ``luz serve``'s limits, the environment given."""
-    started: list[ServerProcess] = []
-
-    def start(**env: str) -> ServerProcess:
-        limits = {
-            "LUZ_TRUSTED_PROXIES": "127.0.0.1",
-            "LUZ_GUESTS_PER_MINUTE": "30/minute",
-            "LUZ_TABLES_PER_MINUTE": "10/minute",
-            "LUZ_SEATS_PER_ADDRESS": "1",
-            "LUZ_BOT_TABLES_PER_CLIENT": "1000",
-        }
-        process = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log", env=limits | env)
-        started.append(process.start())
-        return process
-
-    yield start
-    for process in started:
-        process.stop()
-        assert "Traceback" not in process.log(), process.log()[-3000:]
+def serve(serve: Callable[..., ServerProcess]) -> Callable[..., ServerProcess]:
+    """``luz serve`` with this module's limits, and the test's environment over them."""
+    return lambda **env: serve(**(LIMITS | env))
 
 
 def guests(http: httpx.Client, addresses: list[str]) -> Counter[int]:

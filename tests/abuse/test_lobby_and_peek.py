@@ -9,8 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -25,26 +24,19 @@ FLOOD = {"players": 3, "time_control": "7d", "name": "x" * 80, "seats": [{"kind"
 """The attacker's table: public, turn-based (a week to wait), the longest name."""
 
 
+LIMITS = {
+    "LUZ_TRUSTED_PROXIES": "127.0.0.1",
+    "LUZ_TABLES_PER_MINUTE": "10/minute",
+    "LUZ_WAITING_TABLES_PER_CLIENT": "3",
+    "LUZ_SEATS_PER_ADDRESS": "1",
+}
+"""``luz serve``'s limits behind a trusted proxy (the loopback)."""
+
+
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Any]:
-    """``luz serve`` behind a trusted proxy (the loopback) with ``luz serve``'s limits, the environment given."""
-    started: list[ServerProcess] = []
-
-    def start(**env: str) -> ServerProcess:
-        limits = {
-            "LUZ_TRUSTED_PROXIES": "127.0.0.1",
-            "LUZ_TABLES_PER_MINUTE": "10/minute",
-            "LUZ_WAITING_TABLES_PER_CLIENT": "3",
-            "LUZ_SEATS_PER_ADDRESS": "1",
-        }
-        process = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log", env=limits | env)
-        started.append(process.start())
-        return process
-
-    yield start
-    for process in started:
-        process.stop()
-        assert "Traceback" not in process.log(), process.log()[-3000:]
+def serve(serve: Callable[..., ServerProcess]) -> Callable[..., ServerProcess]:
+    """``luz serve`` with this module's limits, and the test's environment over them."""
+    return lambda **env: serve(**(LIMITS | env))
 
 
 def post(http: httpx.Client, path: str, body: dict[str, Any], address: str, **headers: str) -> httpx.Response:

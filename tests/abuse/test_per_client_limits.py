@@ -7,8 +7,6 @@ import asyncio
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,22 +19,6 @@ from support.server import ServerProcess, create_table, seats, wait_for
 pytestmark = pytest.mark.slow
 
 HEADER = "X-Luz-Session"
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Any]:
-    """Start ``luz serve`` with the environment given; stopped (and its log checked) at the end."""
-    started: list[ServerProcess] = []
-
-    def start(**env: str) -> ServerProcess:
-        process = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log", env=env)
-        started.append(process.start())
-        return process
-
-    yield start
-    for process in started:
-        process.stop()
-        assert "Traceback" not in process.log(), process.log()[-3000:]
 
 
 def stored(server: ServerProcess, query: str) -> list[tuple[Any, ...]]:

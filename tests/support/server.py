@@ -686,7 +686,7 @@ class ServerProcess:
     def ws(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60.0) -> ServerProcess:
+    def start(self, timeout: float = 120.0) -> ServerProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LUZ_")}
         env["PYTHONUNBUFFERED"] = "1"
         env["LUZ_BOT_PACE"] = "0"  # bots move at once (their pacing is tested in-process)

@@ -192,7 +192,7 @@ class ServerProcess:
             found.append({"collection_ms": float(match["ms"])})
         return found
 
-    def wait_healthy(self, timeout: float = 60.0) -> None:
+    def wait_healthy(self, timeout: float = 120.0) -> None:
         """Block until ``/healthz`` answers ok; ``RuntimeError`` with the log's tail if the process dies or hangs."""
         import httpx
 

@@ -325,6 +325,7 @@ class RedisBroker:
             self._renewal.cancel()
         for task in list(self._handlers):
             task.cancel()
+        await asyncio.gather(*self._handlers, return_exceptions=True)  # none left reading a closed connection
         try:  # this process's spectators are gone: the counts say so now rather than when they expire
             await self.redis.zrem(self.WATCHERS, self.origin)
             await self.redis.delete(self.WATCHING.format(self.origin))

@@ -357,8 +357,8 @@ class Registry:
 
     async def close(self) -> None:
         self.bots.close()
-        self.tasks.cancel()
-        self.clocks.tasks.cancel()
+        await self.tasks.close()  # before the broker closes: no publish left half-done on a closed connection
+        await self.clocks.tasks.close()
         for task in list(self.posted):
             task.cancel()
         await asyncio.to_thread(self.writer.appends.close)  # the actions queued stored, its connection given back

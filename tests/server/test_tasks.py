@@ -1,0 +1,48 @@
+"""The live tables' background work: a failure is logged, and once closed (the server stopping) the work running
+has ended and new work is dropped, so nothing uses Redis or the database after they close."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from luz.server.tables.tasks import Tasks
+
+
+def test_a_failure_is_logged_and_close_ends_the_running_work_and_drops_new_work(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ran: list[str] = []
+
+    async def scenario() -> None:
+        tasks = Tasks()
+        started = asyncio.Event()
+
+        async def fails() -> None:
+            raise ConnectionError("Redis unreachable")
+
+        async def waits() -> None:
+            started.set()
+            try:
+                await asyncio.Event().wait()
+            finally:
+                ran.append("cleaned up")
+
+        async def late() -> None:
+            ran.append("late work ran")
+
+        tasks.spawn(fails())
+        tasks.spawn(waits())
+        await started.wait()
+        await tasks.close()
+        assert not tasks.running(), "close returns once the running work has ended"
+        tasks.spawn(late())
+        await asyncio.sleep(0)  # a turn of the loop: a task spawned now would have started
+        assert not tasks.running()
+
+    with caplog.at_level(logging.ERROR, logger="luz.server"):
+        asyncio.run(scenario())
+    assert ran == ["cleaned up"]
+    assert [record.getMessage() for record in caplog.records] == ["background work failed"]
