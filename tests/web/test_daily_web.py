@@ -6,17 +6,16 @@ laptop (1280x800)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from support.server import ServerProcess
-from support.web import Player, console_error, play_to_end, register
+from support.web import ARTIFACTS, Player, console_error, play_to_end, register
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path("/work/shots/daily")
+SHOTS = ARTIFACTS / "daily"
 PHONE = {"viewport": {"width": 375, "height": 667}, "is_mobile": True, "has_touch": True}
 LAPTOP = {"viewport": {"width": 1280, "height": 800}}
 MARKS = re.compile(r"^[🟩🟨🟥]{4} -?\d+ · top \d+%$")

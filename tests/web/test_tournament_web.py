@@ -1,22 +1,20 @@
 """A duplicate tournament in a real browser: two people join from the tournament's page, play round 1 at their
 table (a bot in the third seat), and see the standings; the pages shot at 375x667 (touch) and 1280x800 in en, fr
-and ja into /work/shots/tourney/ (or LUZ_SHOTS), each checked for untranslated keys and horizontal overflow."""
+and ja into tests/web/artifacts/tournament, each checked for untranslated keys and horizontal overflow."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from support.server import ServerProcess
-from support.web import open_player, play_together_to_end, register
+from support.web import ARTIFACTS, open_player, play_together_to_end, register
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path(os.environ.get("LUZ_SHOTS", "/work/shots/tourney"))
+SHOTS = ARTIFACTS / "tournament"
 PHONE = {"width": 375, "height": 667}
 DESKTOP = {"width": 1280, "height": 800}
 LOCALES = {"en": "en-GB", "fr": "fr-FR", "ja": "ja-JP"}
