@@ -131,12 +131,19 @@ def test_thirteen_players_play_three_duplicate_rounds(client: Any) -> None:
             assert closed.value.code == 4403
             with client.websocket_connect(f"/ws/tables/{first}", headers=guest(client)) as socket:
                 assert socket.receive_json()["type"] == "state"  # an outsider watches
+            seated = next(s["name"] for s in tables[0]["seats"] if not s["bot"])
+            finished = players[int(seated.removeprefix("player "))]
+            profile_url = f"/api/players/{client.get('/api/me', headers=finished).json()['id']}"
+            profile = client.get(profile_url).json()
+            assert profile["games"] == [] and profile["stats"]["all"]["games"] == 0  # not before the round ends
         for table in tables[1:]:
             bots_play(client, table["id"])
         for table in tables:
             wait_for(lambda t=table: over(client, t["id"]), timeout=60)  # type: ignore[misc]
         wait_for(lambda r=round_no: client.get(f"/api/tournaments/{made['id']}").json()["played"][r - 1]["over"])  # type: ignore[misc]
         assert client.get(f"/api/tables/{first}/record", headers=players[0]).status_code == 200  # open now
+        if round_no == 1:
+            assert [game["table"] for game in client.get(profile_url).json()["games"]] == [first]
     assert len(set(seen_seeds)) == 3
 
     final = client.get(f"/api/tournaments/{made['id']}").json()

@@ -16,7 +16,18 @@ from sqlalchemy.orm import Session
 from luz.engine import Game
 from luz.engine.record import to_record
 
-from .db import ActionRow, DailyAttemptRow, DealSetRow, GameRow, NameChangeRow, PlayerRow, ResultRow, TableRow
+from .db import (
+    ActionRow,
+    DailyAttemptRow,
+    DealSetRow,
+    GameRow,
+    NameChangeRow,
+    PlayerRow,
+    ResultRow,
+    TableRow,
+    TournamentRoundRow,
+    TournamentTableRow,
+)
 from .domain import SeatKind, Status, TableState, build_game
 from .ratings import changes_of, ratings_of
 
@@ -26,6 +37,15 @@ PROFILE_GAMES = 50
 NOT_DAILY = ~exists().where(DailyAttemptRow.table_id == ResultRow.table_id)
 """A game that is no daily deal's attempt: those are shown by the daily's results alone, to the players whose own
 attempt is over (a profile or the export would show the day's deal to those still to play it)."""
+
+NOT_IN_A_ROUND_IN_PLAY = ~exists().where(
+    TournamentTableRow.table_id == ResultRow.table_id,
+    TournamentRoundRow.tournament_id == TournamentTableRow.tournament_id,
+    TournamentRoundRow.round_no == TournamentTableRow.round_no,
+    ~TournamentRoundRow.over,
+)
+"""A game that is no table of a tournament round still being played: every table of a round has the same cards,
+so a profile shows none of its games (nor counts them) before the round ends."""
 
 GameKey = tuple[str, int, datetime]
 """A finished game: its table, its number at the table, when it finished."""
@@ -71,7 +91,8 @@ def _stats(games: int, wins: int, deals: int, points: int, exact: int, safeties:
 
 
 def _totals(session: Session, player_id: str) -> dict[bool, tuple[int, ...]]:
-    """Sums of a player's results, by whether a bot played in the game (computed by the database)."""
+    """Sums of a player's results, by whether a bot played in the game (computed by the database); a round's
+    games count once it is over."""
     rows = session.execute(
         select(
             ResultRow.against_bots,
@@ -82,7 +103,7 @@ def _totals(session: Session, player_id: str) -> dict[bool, tuple[int, ...]]:
             func.sum(ResultRow.exact_bids),
             func.sum(ResultRow.safeties),
         )
-        .where(ResultRow.player_id == player_id)
+        .where(ResultRow.player_id == player_id, NOT_IN_A_ROUND_IN_PLAY)
         .group_by(ResultRow.against_bots)
     ).all()
     return {bool(row[0]): tuple(int(x or 0) for x in row[1:]) for row in rows}
@@ -98,7 +119,7 @@ def profile(engine: Engine, player_id: str, limit: int = PROFILE_GAMES) -> dict[
         totals = _totals(session, player_id)
         newest = session.scalars(
             select(ResultRow)
-            .where(ResultRow.player_id == player_id, NOT_DAILY)
+            .where(ResultRow.player_id == player_id, NOT_DAILY, NOT_IN_A_ROUND_IN_PLAY)
             .order_by(ResultRow.finished_at.desc(), ResultRow.table_id, ResultRow.game_no)
             .limit(limit)
         ).all()
