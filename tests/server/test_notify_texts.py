@@ -54,3 +54,12 @@ def test_the_digest_subject_needs_no_plural_in_brackets() -> None:
     subjects = [mail_text("digest_subject", lang, count=n) for lang in ("en", "fr", "ja") for n in (1, 3)]
     assert subjects[:2] == ["Your turn at LUZ: 1 to play", "Your turn at LUZ: 3 to play"]
     assert not [s for s in subjects if "(s)" in s or "game" in s or "partie" in s]
+
+
+def test_a_new_round_is_told_as_a_round_not_as_a_turn() -> None:
+    for language in LANGUAGES:
+        round_push = push_payload("round", "t1", "Sunday · 2.1", None, language)
+        turn_push = push_payload("turn", "t1", "Sunday · 2.1", None, language)
+        assert "Sunday · 2.1" in round_push["title"] and round_push["url"] == "/t/t1"
+        assert (round_push["title"], round_push["body"]) != (turn_push["title"], turn_push["body"])
+    assert push_payload("round", "t1", "Sunday · 2.1", None, "en")["title"] == "A new round starts: Sunday · 2.1"

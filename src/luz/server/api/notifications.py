@@ -82,9 +82,9 @@ class Notifications:
 
     def round_started(self, seated: list[tuple[str, str, str]]) -> None:
         """Each ``(player, table id, table name)`` of a tournament's new round told of their table through their
-        channels (Web Push, the email digest), as a turn is."""
+        channels (Web Push: "a new round starts"; the email digest, which lists their tables as a turn does)."""
         for player, table_id, name in seated:
-            task = asyncio.create_task(self.notifier.tell(player, Notice("turn", table_id, name)))
+            task = asyncio.create_task(self.notifier.tell(player, Notice("round", table_id, name)))
             self.sending.add(task)
             task.add_done_callback(self.sending.discard)
 

@@ -17,7 +17,7 @@ from ..clock import Clock
 from .mail import Mailer, Tokens
 from .preferences import Recipient
 
-NoticeKind = Literal["turn", "reminder", "invitation"]
+NoticeKind = Literal["turn", "reminder", "round", "invitation"]
 Outcome = collections.Counter[str]
 """What telling did, counted by name: ``delivered`` (messages a channel handed on: pushes a push service took, a
 turn queued for the digest), and the troubles (``gone``, ``failed``); the notifier adds them to its counts."""

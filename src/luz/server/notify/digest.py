@@ -40,7 +40,7 @@ class DigestChannel:
         return cls(context.engine, context.mailer, context.tokens, context.base_url)
 
     def wants(self, player: Recipient, notice: Notice) -> bool:
-        return notice.kind == "turn" and player.mailable and self.mailer.configured
+        return notice.kind in ("turn", "round") and player.mailable and self.mailer.configured
 
     async def tell(self, player: Recipient, notice: Notice, now_ms: int) -> Outcome:
         await asyncio.to_thread(self._mark_pending, player.id)

@@ -17,7 +17,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import and_, select, text
 from sqlalchemy.engine import Engine
@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 from ..clock import SYSTEM_CLOCK, Clock
 from ..db import PlayerRow, SeatRow, TableRow
 from ..domain import SeatKind, Status
-from .channel import Channel, Notice, Outcome
+from .channel import Channel, Notice, NoticeKind, Outcome
 from .preferences import Preferences, Recipient
 from .texts import Kind
 
@@ -46,7 +46,7 @@ async def never_connected(table_id: str, seat: int) -> bool:
 class Sent:
     """One notification that went out (for the tests and the bench)."""
 
-    kind: Literal["turn", "reminder", "invitation"]
+    kind: NoticeKind
     player_id: str
     table_id: str | None
     due_at: int

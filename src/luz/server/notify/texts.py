@@ -6,17 +6,44 @@ from __future__ import annotations
 from typing import Any, Literal
 
 Kind = Literal["turn", "reminder"]
+"""What the notifier finds due at a turn-based table."""
+PushKind = Literal["turn", "reminder", "round"]
+"""A push about a table: a turn, a reminder, or a tournament's new round seating the player there."""
 LANGUAGES = ("en", "fr", "ja")
 
 _TITLES: dict[str, dict[str, str]] = {
-    "en": {"turn": "Your turn at {name}", "reminder": "A quarter of your time is left at {name}"},
-    "fr": {"turn": "À vous de jouer à {name}", "reminder": "Il vous reste un quart de votre temps à {name}"},
-    "ja": {"turn": "{name} であなたの番です", "reminder": "{name} の持ち時間が残り4分の1です"},
+    "en": {
+        "turn": "Your turn at {name}",
+        "reminder": "A quarter of your time is left at {name}",
+        "round": "A new round starts: {name}",
+    },
+    "fr": {
+        "turn": "À vous de jouer à {name}",
+        "reminder": "Il vous reste un quart de votre temps à {name}",
+        "round": "Une nouvelle ronde commence : {name}",
+    },
+    "ja": {
+        "turn": "{name} であなたの番です",
+        "reminder": "{name} の持ち時間が残り4分の1です",
+        "round": "新しいラウンドが始まります：{name}",
+    },
 }
 _BODIES: dict[str, dict[str, str]] = {
-    "en": {"turn": "Open the table to play your move.", "reminder": "Play your move before the deadline."},
-    "fr": {"turn": "Ouvrez la table pour jouer votre coup.", "reminder": "Jouez votre coup avant l'échéance."},
-    "ja": {"turn": "テーブルを開いて手を指してください。", "reminder": "期限までに手を指してください。"},
+    "en": {
+        "turn": "Open the table to play your move.",
+        "reminder": "Play your move before the deadline.",
+        "round": "Your table is ready: open it to play.",
+    },
+    "fr": {
+        "turn": "Ouvrez la table pour jouer votre coup.",
+        "reminder": "Jouez votre coup avant l'échéance.",
+        "round": "Votre table est prête : ouvrez-la pour jouer.",
+    },
+    "ja": {
+        "turn": "テーブルを開いて手を指してください。",
+        "reminder": "期限までに手を指してください。",
+        "round": "あなたのテーブルの準備ができました。開いてプレイしてください。",
+    },
 }
 _MAIL: dict[str, dict[str, str]] = {
     "en": {
@@ -56,7 +83,7 @@ def language_of(language: str) -> str:
     return language if language in LANGUAGES else "en"
 
 
-def push_payload(kind: Kind, table_id: str, name: str, deadline: int | None, language: str) -> dict[str, Any]:
+def push_payload(kind: PushKind, table_id: str, name: str, deadline: int | None, language: str) -> dict[str, Any]:
     """A push's content: exactly these keys, all public."""
     lang = language_of(language)
     return {
