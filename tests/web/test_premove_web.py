@@ -58,12 +58,19 @@ def chance(view: dict[str, Any] | None) -> tuple[list[int], list[int]] | None:
     return [s["slot"] for s in mine if s["colour"] == led], [s["slot"] for s in mine if s["colour"] != led]
 
 
-def choose(player: Player, slot: int) -> bool:
-    """Tap the card at ``slot`` to choose it (``False``: the turn came first, the card is not offered so)."""
+def choose(player: Player, slot: int, keyboard: bool) -> bool:
+    """Tap the card at ``slot`` to choose it, or (``keyboard``) press its number then Enter (``False``: the turn
+    came first, the card is not offered so)."""
     card = player.page.locator(f"#my-hand button.card[data-slot='{slot}'][aria-pressed]")
     try:
         card.wait_for(timeout=1000)
-        card.click(timeout=1000)
+        if keyboard:
+            player.page.keyboard.press(str((slot + 1) % 10))
+            if not card.evaluate("button => button === document.activeElement"):
+                return False
+            player.page.keyboard.press("Enter")
+        else:
+            card.click(timeout=1000)
     except Exception:  # the turn came meanwhile: no premove to make
         return False
     return True
@@ -81,10 +88,10 @@ def test_a_next_card_is_chosen_while_the_bots_play(browser: Any, server: ServerP
     page.wait_for_selector("#main[data-version]")
     page.wait_for_function("() => document.querySelector('#bid-buttons button:not(:disabled)')")
     assert page.locator("#my-hand button.card[aria-pressed]").count() == 0, "no premove during the bidding"
-    shots, played, cancelled = list(LANGUAGES), 0, 0
+    shots, played, cancelled, keyed = list(LANGUAGES), 0, 0, 0
     deadline = time.monotonic() + 240
-    while shots or not played or not cancelled:
-        assert time.monotonic() < deadline, (shots, played, cancelled)
+    while shots or not played or not cancelled or not (touch or keyed):
+        assert time.monotonic() < deadline, (shots, played, cancelled, keyed)
         kind = offered(ana)
         if kind == "over":
             pytest.fail("the game ended before a premove was played and one cancelled")
@@ -102,7 +109,8 @@ def test_a_next_card_is_chosen_while_the_bots_play(browser: Any, server: ServerP
         lang = "en" if cancel or not shots else shots[0]
         if page.evaluate("document.documentElement.lang") != lang:
             set_language(ana, lang)
-        if not choose(ana, slot):
+        keyboard = not touch and played % 2 == 1
+        if not choose(ana, slot, keyboard):
             continue
         tag = page.locator(f"#my-hand button.card[data-slot='{slot}'] .premove-tag")
         try:
@@ -130,6 +138,7 @@ def test_a_next_card_is_chosen_while_the_bots_play(browser: Any, server: ServerP
             view = newest_view(ana)
             assert view is not None and view["hands"][0][slot]["played"]
             played += 1
+            keyed += keyboard
     told = [frame for _, frame in ana.frames if '"type":"premove"' in frame.replace(" ", "")]
     assert any('"cancelled":true' in frame.replace(" ", "") for frame in told), "the server said it cancelled one"
     assert not ana.errors, ana.errors

@@ -48,10 +48,11 @@ function choosePremove(state, slot) {
   if (!send({ type: "premove", id, slot: chosen === slot ? null : slot })) refuse(t("conn.not_connected"));
 }
 
-/** The line under my hand about my next card: chosen, cancelled by the server, or that one may be chosen. */
+/** The line under my hand about my next card: chosen, or (on my turn) cancelled by the server; none otherwise,
+ * so that nothing under the hand moves at each turn. */
 function drawPremove(state, premoving) {
   const { slot, cancelled } = premoveShown(state);
-  const key = slot !== null && premoving ? "premove.chosen" : cancelled && myTurn(state) ? "premove.cancelled" : premoving ? "premove.hint" : "";
+  const key = slot !== null && premoving ? "premove.chosen" : cancelled && myTurn(state) ? "premove.cancelled" : "";
   const line = $("#premove-note");
   line.hidden = !key;
   line.classList.toggle("cancelled", key === "premove.cancelled");
