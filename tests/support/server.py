@@ -46,6 +46,9 @@ ERROR_CODES = {
     "no_game",
     "stale",
     "not_your_turn",
+    "not_now",
+    "your_turn",
+    "turn_based",
     "illegal",
     "busy",
     "second_seat",
@@ -209,6 +212,11 @@ class Checker:
             # A seat's own notes on its cards (docs/PROTOCOL.md): to that seat only, never to a spectator.
             assert self.seat is not None, "a spectator was sent notes"
             assert set(message) == {"type", "game_no", "deal", "notes"}, message
+            self._no_hidden(message)
+        elif kind == "premove":
+            # A seat's own next card, chosen before its turn (docs/PROTOCOL.md): to that seat only.
+            assert self.seat is not None, "a spectator was sent a premove"
+            assert set(message) == {"type", "game_no", "deal", "slot", "cancelled"}, message
             self._no_hidden(message)
         elif kind == "chat":
             # Table chat (docs/PROTOCOL.md): a seat never receives the spectators' channel; the server writes

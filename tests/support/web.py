@@ -34,11 +34,14 @@ DOM_PICTURE = """() => ({
   })),
 })"""
 
+PLAYABLE = "#my-hand button.card:not(:disabled):not([aria-pressed])"
+"""The cards of my hand I may play now (not those offered as my next card while another seat plays: premoves)."""
+
 NEXT_MOVE = """() => {
   if (!document.querySelector('#over').hidden) return 'over';
   const bidding = !document.querySelector('#bidding').hidden;
   if (bidding && document.querySelector('#bid-buttons button:not(:disabled)')) return 'bid';
-  if (document.querySelector('#my-hand button.card:not(:disabled)')) return 'play';
+  if (document.querySelector('#my-hand button.card:not(:disabled):not([aria-pressed])')) return 'play';
   return null;
 }"""
 
@@ -146,7 +149,7 @@ def move_once(player: Player, kind: str) -> None:
     if kind == "bid":
         page.locator("#bid-buttons button:not(:disabled)").first.click()
     else:
-        page.locator("#my-hand button.card:not(:disabled)").first.click()
+        page.locator(PLAYABLE).first.click()
 
 
 def play_to_end(player: Player, timeout: float = 120.0) -> int:

@@ -84,7 +84,7 @@ def main() -> None:
                 page.wait_for_function(
                     """!document.querySelector('#over').hidden
                   || document.querySelector('#bid-buttons button:not(:disabled)')
-                  || document.querySelector('#my-hand button.card:not(:disabled)')""",
+                  || document.querySelector('#my-hand button.card:not(:disabled):not([aria-pressed])')""",
                     timeout=60000,
                 )
                 if not page.locator("#over").is_hidden():
@@ -93,7 +93,7 @@ def main() -> None:
                     page.locator("#bid-buttons button:not(:disabled)").first.click()
                     continue
                 delay = page.evaluate("""() => new Promise(done => {
-                  const button = document.querySelector('#my-hand button.card:not(:disabled)');
+                  const button = document.querySelector('#my-hand button.card:not(:disabled):not([aria-pressed])');
                   const played = () => [...document.querySelectorAll('#trick-cards .trick-play')]
                     .some(e => e.dataset.from === `0:${button.dataset.slot}`);
                   const t0 = performance.now();

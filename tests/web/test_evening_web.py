@@ -282,7 +282,7 @@ def test_a_completed_trick_lies_apart_and_the_next_deal_says_the_beads_left(
         if kind == "bid":
             bo.page.locator("#bid-buttons button:not(:disabled)").first.click()
         else:
-            bo.page.locator("#my-hand button.card:not(:disabled)").first.click()
+            bo.page.locator("#my-hand button.card:not(:disabled):not([aria-pressed])").first.click()
         bo.page.wait_for_function(f"document.querySelector('#main').dataset.version !== '{version}'")
     beads = bo.page.locator("#summary-beads")
     assert beads.is_visible() and re.fullmatch(r"Bet beads left under the cap: \d+ of 15", beads.inner_text())

@@ -32,7 +32,7 @@ def move(page: Any) -> None:
     if page.locator("#bid-buttons button:not(:disabled)").count():
         page.locator("#bid-buttons button:not(:disabled)").first.click()
     else:
-        page.locator("#my-hand button.card:not(:disabled)").first.click()
+        page.locator("#my-hand button.card:not(:disabled):not([aria-pressed])").first.click()
 
 
 def without_forced_moves(page: Any) -> None:

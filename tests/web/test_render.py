@@ -91,11 +91,11 @@ def test_views_keep_the_hand_the_trick_and_the_focus(browser: Any, server: Serve
     # One evaluation plays a card, turns notes on and focuses another card: no view comes in between.
     page.evaluate(
         """() => {
-          const played = document.querySelector('#my-hand button.card:not(:disabled)');
+          const played = document.querySelector('#my-hand button.card:not(:disabled):not([aria-pressed])');
           played.click();
           document.querySelector('#note-mode').click();
           // Another card than the one played (it may have been the only legal one): that one is replaced.
-          const others = [...document.querySelectorAll('#my-hand button.card:not(:disabled)')];
+          const others = [...document.querySelectorAll('#my-hand button.card:not(:disabled):not([aria-pressed])')];
           others.filter((card) => card.dataset.slot !== played.dataset.slot).at(-1).focus();
           window.__watch.blurs = 0;
         }"""

@@ -15,6 +15,7 @@ import pytest
 from support.server import ServerProcess
 from support.web import (
     PHONE,
+    PLAYABLE,
     Player,
     check_hidden,
     create_table,
@@ -207,7 +208,7 @@ def test_keyboard_play_and_clear_refusals(browser: Any, server: ServerProcess) -
     page.locator("#bid-buttons button[data-tricks='1']").focus()
     page.keyboard.press("Enter")
     assert next_move(player) == "play"
-    legal = page.locator("#my-hand button.card:not(:disabled)").evaluate_all("b => b.map(x => Number(x.dataset.slot))")
+    legal = page.locator(PLAYABLE).evaluate_all("b => b.map(x => Number(x.dataset.slot))")
     page.locator("body").focus()
     slot = legal[-1]
     page.keyboard.press("0" if slot == 9 else str(slot + 1))

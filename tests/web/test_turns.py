@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from support.server import ServerProcess
-from support.web import move_once, next_move, seated_against_random_bots
+from support.web import PLAYABLE, move_once, next_move, seated_against_random_bots
 
 pytestmark = pytest.mark.browser
 
@@ -34,7 +34,7 @@ def test_turn_alerts_badges_and_keys(browser: Any, server: ServerProcess) -> Non
 
     move_once(player, "bid")
     assert next_move(player) == "play"
-    played = int(page.locator("#my-hand button.card:not(:disabled)").first.get_attribute("data-slot") or 0)
+    played = int(page.locator(PLAYABLE).first.get_attribute("data-slot") or 0)
     move_once(player, "play")
     assert next_move(player) == "play"
     page.keyboard.press(str(played + 1))  # a key for a card already played says so

@@ -19,16 +19,17 @@ from ..domain import Status
 from ..ratelimit import TokenBucket
 from ..tables import Refused, Registry, Table
 from ..tables.chat import Chat
-from ..tables.commands import Act, Note, RematchAnswer, ShowHand
+from ..tables.commands import Act, Note, Premove, RematchAnswer, ShowHand
 from ..tables.model import dumps
 from ..tables.notes import own_notes
+from ..tables.premoves import premove_message
 
 
 class ClientMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["action", "sync", "next_game", "rematch", "ping", "note", "chat", "show_hand"]
+    type: Literal["action", "sync", "next_game", "rematch", "ping", "note", "chat", "show_hand", "premove"]
     id: str | int | None = Field(None, description="Echoed in the reply.")
-    slot: Any = Field(None, description="A note's card: a slot of your hand.")
+    slot: Any = Field(None, description="A note's or premove's card: a slot of your hand (a premove's null: none).")
     text: Any = Field(None, description="A note's text (empty: remove the note), or a chat message's.")
     preset: Any = Field(None, description="A quick chat message: good_luck, good_game, well_played or thanks.")
     action: dict[str, Any] | None = None
@@ -53,12 +54,16 @@ class Session:
     max_bytes: int
 
     async def send_state(self) -> None:
-        """The table and this connection's view, then (a seat's) own notes: on connecting and on ``sync``."""
+        """The table and this connection's view, then (a seat's) own notes and premove: on connecting and on
+        ``sync``."""
         await self.websocket.send_text(dumps(self.tables.fanout.message_to(self.table, self.seat, self.websocket)))
         if self.seat is not None:
             notes = await own_notes(self.tables.store, self.table, self.seat)
             if notes is not None:
                 await self.websocket.send_text(json.dumps(notes))
+            premove = premove_message(self.table, self.seat)
+            if premove is not None:
+                await self.websocket.send_text(json.dumps(premove))
 
 
 async def handle(session: Session, raw: str) -> Reply:
@@ -110,6 +115,13 @@ async def note(session: Session, message: ClientMessage) -> Reply:
     return ack(session, message)
 
 
+async def premove(session: Session, message: ClientMessage) -> Reply:
+    """The seat's next card, chosen before its turn (``slot`` ``null``: cancelled); its connections are told."""
+    assert session.seat is not None  # HANDLERS: a seat's message
+    await session.tables.submit(session.table, Premove(session.seat, message.slot))
+    return ack(session, message)
+
+
 async def next_game(session: Session, message: ClientMessage) -> Reply:
     """The next game: at once at a table of one human, else a rematch offered (or accepted) as ``rematch``."""
     assert session.seat is not None  # HANDLERS: a seat's message
@@ -155,6 +167,7 @@ HANDLERS: dict[str, tuple[Handler, bool]] = {
     "sync": (sync, False),
     "chat": (chat, False),
     "note": (note, True),
+    "premove": (premove, True),
     "next_game": (next_game, True),
     "rematch": (rematch, True),
     "show_hand": (show_hand, True),

@@ -19,13 +19,15 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Act:
     """``seat``'s move at version ``expected`` (``None``: whatever the version); ``timeout``: the timeout bot's
-    move, its player's time having run out; ``forced``: the seat's only legal card, played for its player."""
+    move, its player's time having run out; ``forced``: the seat's only legal card, played for its player;
+    ``premove``: the card its player chose before its turn (premoves.py)."""
 
     seat: int
     action: Action
     expected: int | None = None
     timeout: bool = False
     forced: bool = False
+    premove: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,23 @@ class Note:
 
 
 @dataclass(frozen=True)
+class Premove:
+    """``seat``'s player chooses the card at ``slot`` to play when its turn comes (``None``: cancels its choice);
+    kept in memory and sent to that seat's connections only (premoves.py)."""
+
+    seat: int
+    slot: Any
+
+
+@dataclass(frozen=True)
+class DropPremove:
+    """``seat``'s premove of ``slot`` is no longer legal at its turn: cancelled, and the seat told."""
+
+    seat: int
+    slot: int
+
+
+@dataclass(frozen=True)
 class Follow:
     """Another process stored the table's ``version`` (``change``: the action, when it was one)."""
 
@@ -144,6 +163,8 @@ Command = (
     | Expire
     | ShowHand
     | Note
+    | Premove
+    | DropPremove
     | Follow
     | Refresh
 )

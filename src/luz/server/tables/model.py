@@ -55,6 +55,15 @@ class Change:
     """The table's clock after the action (``timecontrol.py``), if the table is timed."""
 
 
+@dataclass(frozen=True)
+class Chosen:
+    """A seat's premove: the card at ``slot`` of its hand, in the deal ``deal`` of game ``game_no`` (premoves.py)."""
+
+    game_no: int
+    deal: int
+    slot: int
+
+
 def dumps(data: Any) -> str:
     """``data`` as JSON text (orjson: a few times faster than the standard library on views)."""
     try:

@@ -29,6 +29,7 @@ from .commands import Command, Expire, Follow, Outcome, Refresh
 from .fanout import Fanout
 from .forced import ForcedMoves
 from .model import Change, Refused
+from .premoves import Premoves
 from .presence import Presence
 from .rematch import Rematch
 from .table import Table
@@ -72,6 +73,7 @@ class Registry:
         self.watchers = Watchers(broker)
         self.rematch = Rematch(self, self.clock)
         self.forced = ForcedMoves(self)
+        self.premoves = Premoves(self)
         self.fired = 0
         """Tables found past their deadline in the database and loaded to play it (a count, for the bench)."""
         self.evicted = 0
@@ -117,11 +119,13 @@ class Registry:
         """The one place a table's timers and bots are looked at: when it comes into memory (for a request, a
         socket, a deadline or a restart) and after every change. Arms the turn's deadline if the table is timed,
         lets a bot to move play (once per version, however often this is called), arms the rematch offer's end,
-        plays a person's forced card at a turn-based table (their setting)."""
+        plays a person's forced card at a turn-based table (their setting), plays (or cancels, no longer legal) the
+        card a person to move at a live table chose before its turn."""
         self.clocks.arm(table)
         self.bots.schedule(table, delay)
         self.rematch.arm(table)
         self.forced.schedule(table)
+        self.premoves.schedule(table)
 
     async def resume_all(self) -> None:
         """After a start or restart: load every real-time table with a game in progress (``get`` resumes it), its
@@ -198,6 +202,7 @@ class Registry:
             self.clocks.forget(table)
             self.rematch.forget(table)
             self.forced.forget(table)
+            self.premoves.forget(table)
         self.evicted += len(leaving)
         return len(leaving)
 

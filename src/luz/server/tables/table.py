@@ -17,7 +17,7 @@ from luz.engine.game import drawn_first_player
 from ..clock import Timer
 from ..domain import SeatKind, Status, TableState, build_game, replaced
 from ..timecontrol import deadline, now_ms
-from .model import Connection, Watcher
+from .model import Chosen, Connection, Watcher
 
 
 @dataclass(eq=False)
@@ -55,6 +55,8 @@ class Table:
     """When it was last used (event loop time): a table left alone long enough leaves memory (registry.py)."""
     told: tuple[Any, ...] | None = None
     """The turn its players' "my games" streams were last told of (status, game, seat to move)."""
+    premoves: dict[int, Chosen] = field(default_factory=dict)
+    """Each seat's premove (premoves.py): in this process's memory only, changed by the writer."""
     game_version: int = 0
     """The version at which its game last changed (a move, a new game): a move made at any version since is not
     stale, whatever else changed (a name, a seat's presence, a rematch's answer)."""

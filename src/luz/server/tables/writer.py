@@ -28,6 +28,7 @@ from .commands import (
     Act,
     Away,
     Command,
+    DropPremove,
     Expire,
     ExpireRematch,
     Follow,
@@ -35,6 +36,7 @@ from .commands import (
     Leave,
     Note,
     Outcome,
+    Premove,
     Refresh,
     RematchAnswer,
     Return,
@@ -44,6 +46,7 @@ from .commands import (
 )
 from .model import Change, Outbox, Refused, dumps
 from .notes import check_note, notes_message
+from .premoves import check_premove, chosen, premove_message
 from .table import Table, next_seed
 
 TRIES = 3
@@ -84,7 +87,7 @@ class Writer:
                     raise Refused("busy", "the table is busy: try again")
             except Refused as refused:
                 out.refused = refused
-            out.changed |= bool(out.send) and not isinstance(command, Note)
+            out.changed |= bool(out.send) and not isinstance(command, Note | Premove | DropPremove)
             out.version = table.state.version
         return out
 
@@ -132,6 +135,17 @@ class Writer:
                 out.send.append(self.render(table))
             case Note():
                 await self._note(table, command, out)
+            case Premove():
+                choice = check_premove(table, command.seat, command.slot)
+                if choice is None:
+                    table.premoves.pop(command.seat, None)
+                else:
+                    table.premoves[command.seat] = choice
+                out.send.append(self._to_seat(table, command.seat, premove_message(table, command.seat)))
+            case DropPremove():
+                if chosen(table, command.seat) == command.slot:  # not changed meanwhile
+                    del table.premoves[command.seat]
+                    out.send.append(self._to_seat(table, command.seat, premove_message(table, command.seat, True)))
             case Follow():
                 if command.version <= table.state.version:
                     return  # an earlier event's catch-up got this far (and sent it)
@@ -168,6 +182,16 @@ class Writer:
         else:
             out.event = Change(table.state.game_no, str(action), clock)
         out.send.append(self.render(table))
+        if table.premoves.pop(seat, None) is not None:  # played, or the seat's bot moved: its choice is spent
+            out.send.append(self._to_seat(table, seat, premove_message(table, seat)))
+
+    @staticmethod
+    def _to_seat(table: Table, seat: int, message: dict[str, Any] | None) -> Outbox:
+        """``message`` for ``seat``'s connections only (none if ``None``)."""
+        if message is None:
+            return []
+        text = dumps(message)
+        return [(seat, c, text) for c in list(table.seats.get(seat, ()))]
 
     @staticmethod
     def _turn(table: Table, game: Game, clock: dict[str, Any] | None, bots: set[int], seat: int, timeout: bool) -> Turn:

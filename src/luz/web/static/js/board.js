@@ -42,9 +42,10 @@ function oddsText(slotHints) {
 export function renderHand(
   edition,
   hand,
-  { mine = false, legal = new Set(), onPlay = null, hints = null, seat = null, notes = null } = {},
+  { mine = false, legal = new Set(), onPlay = null, hints = null, seat = null, notes = null, premove = undefined } = {},
 ) {
-  const box = el("div", { class: `hand${mine ? " mine" : ""}${legal.size ? " playing" : ""}` });
+  const chosen = premove !== undefined && premove !== null; // room above the hand for the chosen card's label
+  const box = el("div", { class: `hand${mine ? " mine" : ""}${legal.size ? " playing" : ""}${chosen ? " has-premove" : ""}` });
   const hintBySlot = new Map((hints?.slots || []).map((h) => [h.slot, h]));
   let group = null;
   let groupColour = null;
@@ -72,8 +73,12 @@ export function renderHand(
       const symbol = el("span", { class: "sym", "aria-hidden": "true" }, colour.symbol);
       if (onPlay) {
         const playable = legal.has(slot.slot);
-        node = el("button", { ...props, type: "button", disabled: !playable, "aria-disabled": String(!playable) }, symbol);
+        const next = premove === slot.slot; // my next card, chosen before my turn: raised, pressed
+        const chosen = next ? { class: `${props.class} premove`, "aria-label": `${label} (${t("premove.label")})` } : {};
+        const pressed = premove !== undefined ? { "aria-pressed": String(next) } : {}; // choosing: toggles
+        node = el("button", { ...props, ...chosen, ...pressed, type: "button", disabled: !playable, "aria-disabled": String(!playable) }, symbol);
         node.addEventListener("click", () => onPlay(slot.slot));
+        if (next) node.append(el("span", { class: "premove-tag", "aria-hidden": "true" }, t("premove.label")));
       } else {
         node = el("span", { ...props, role: "img" }, symbol);
       }

@@ -7,7 +7,7 @@ import { $, announce, el } from "./common.js";
 import { isOpen, send } from "./connection.js";
 import { t } from "./i18n.js";
 import { morph, reconcile } from "./render.js";
-import { actionSent, chooseNoteSlot, myTurn, nextRequest, noReply, setNoteMode } from "./tablestate.js";
+import { actionSent, chooseNoteSlot, mayPremove, myTurn, nextRequest, noReply, premoveShown, setNoteMode } from "./tablestate.js";
 
 /** The refusal under the controls (an action refused, a card that cannot be played now): shown and said. */
 export function refuse(text) {
@@ -34,7 +34,30 @@ function act(state, action) {
  * listener outlives the view it was drawn for). */
 function tapSlot(state, slot) {
   if (state.noteMode) editNote(state, slot);
+  else if (!canAct(state) && mayPremove(state)) choosePremove(state, slot);
   else act(state, { type: "play", slot });
+}
+
+// -- the next card, chosen before your turn (live tables) -------------------------------------------------
+
+/** Choose ``slot`` as the card played when my turn comes; the card already chosen cancels the choice. The server
+ * answers with this seat's ``premove`` message, which marks the card. */
+function choosePremove(state, slot) {
+  const chosen = premoveShown(state).slot;
+  const id = `premove-${nextRequest(state, { awaited: false })}`;
+  if (!send({ type: "premove", id, slot: chosen === slot ? null : slot })) refuse(t("conn.not_connected"));
+}
+
+/** The line under my hand about my next card: chosen, or (on my turn) cancelled by the server; none otherwise,
+ * so that nothing under the hand moves at each turn. */
+function drawPremove(state, premoving) {
+  const { slot, cancelled } = premoveShown(state);
+  const key = slot !== null && premoving ? "premove.chosen" : cancelled && myTurn(state) ? "premove.cancelled" : "";
+  const line = $("#premove-note");
+  line.hidden = !key;
+  line.classList.toggle("cancelled", key === "premove.cancelled");
+  const text = key ? t(key) : "";
+  if (line.textContent !== text) line.textContent = text; // said by its role, status
 }
 
 // -- notes on your own cards ------------------------------------------------------------------------------
@@ -87,7 +110,8 @@ export function drawControls(state) {
   const focused = document.activeElement?.dataset?.slot;
   const hadFocus = $("#my-hand").contains(document.activeElement);
   const mine = view.hands[state.me.seat];
-  const plays = state.noteMode
+  const premoving = !ready && !state.noteMode && mayPremove(state) && isOpen();
+  const plays = state.noteMode || premoving
     ? new Set(mine.filter((slot) => !slot.played).map((slot) => slot.slot))
     : new Set(legal.filter((a) => a.type === "play").map((a) => a.slot));
   const notes = state.notes && state.notes.deal === view.deal_number && state.notes.game_no === shown.table.game_no;
@@ -98,10 +122,12 @@ export function drawControls(state) {
     hints: view.hints,
     seat: state.me.seat,
     notes: notes ? state.notes.notes : null,
+    premove: premoving ? premoveShown(state).slot : undefined,
   });
   hand.addEventListener("keydown", handKeys);
   morph($("#my-hand"), hand);
   if (hadFocus) focusSlot(focused === undefined ? null : Number(focused));
+  drawPremove(state, premoving);
   drawBidding(state, view, legal);
 }
 

@@ -32,6 +32,7 @@ export function createState(address) {
     ids: 0, // the last request id sent
     pending: null, // the id of the action or request awaiting its reply
     notes: null, // this seat's notes on its cards this deal: {deal, notes: {slot: text}} from the server
+    premove: null, // this seat's next card, chosen before its turn: {game_no, deal, slot, cancelled} from the server
     noteMode: false, // tapping a hidden card edits its note instead of playing it
     noteSlot: null, // the slot whose note is being edited
     summarised: null, // how many deals were scored when the page first saw the game (older ones get no summary)
@@ -72,6 +73,10 @@ const HANDLERS = {
   timeout: () => ["timeout"],
   notes(state, message) {
     state.notes = message;
+    return ["controls"];
+  },
+  premove(state, message) {
+    state.premove = message;
     return ["controls"];
   },
   ack(state, message) {
@@ -200,6 +205,24 @@ export function nameOf(state, seat) {
 /** A seat's name, "You (name)" for this browser's seat. */
 export function youOr(state, seat) {
   return state.me?.seat === seat ? t("seat.you", { name: nameOf(state, seat) }) : nameOf(state, seat);
+}
+
+/** Whether this browser's seat may choose its next card now: a live (not turn-based) table, the cards being
+ * played, another seat to play in the state shown (not at the tutorial's table: its coach asks for each card). */
+export function mayPremove(state) {
+  const view = state.shown?.view;
+  const table = state.shown?.table;
+  if (!view || !state.me || !table || table.turn_based || table.tutorial || table.status !== "playing") return false;
+  return view.phase === "play" && view.current_player !== null && view.current_player !== state.me.seat;
+}
+
+/** The premove the server holds for this seat in the deal shown: its slot (``null``: none), and whether the
+ * server has just cancelled it (the card could no longer be played). */
+export function premoveShown(state) {
+  const view = state.shown?.view;
+  const premove = state.premove;
+  const current = premove && view && premove.deal === view.deal_number && premove.game_no === state.shown.table.game_no;
+  return { slot: current ? premove.slot : null, cancelled: Boolean(current && premove.cancelled) };
 }
 
 /** Whether the newest state shown asks this browser's seat to act. */
