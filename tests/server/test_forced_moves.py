@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from luz.engine import Phase, replay
-from support.server import Peer, Truth, create_table, guest, play, seats
+from support.server import Peer, Truth, create_table, first_legal, guest, play, seats
 
 
 def forced_positions(record: dict[str, Any], seat: int) -> int:
@@ -66,3 +66,46 @@ def test_with_the_setting_off_or_in_real_time_the_player_plays_every_card(client
         record, acks, seen = played(client, truth, time_control, setting)
         assert acks == seat_moves(record, 0)
         assert all(not forced for forced in seen)
+
+
+def test_changing_the_setting_mid_game_applies_from_the_next_turn(client: Any, truth: Truth) -> None:
+    """The setting turned off during a game, then on again (each at the player's turn with a choice of cards:
+    nothing moves meanwhile): the player's only legal cards are played for them, then by them, then for them."""
+    table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "random", "random"), time_control="1d")
+    me = guest(client)
+    assert client.post(f"/api/tables/{table_id}/seats/0/join", json={"token": tokens[0]}, headers=me).status_code == 200
+    settings = [True, False, True]
+    phase = 0
+    played_for = [0, 0, 0]
+    """Each phase's states saying the player's only legal card is about to be played for them."""
+    played_by = [0, 0, 0]
+    """Each phase's moves of the player with one legal card, made by the player."""
+    read = 0
+
+    def take_states(peer: Peer) -> None:
+        nonlocal read
+        states = peer.check.states
+        played_for[phase] += sum(1 for state in states[read:] if state["table"]["seats"][0]["forced"])
+        read = len(states)
+
+    def choose(peer: Peer, view: dict[str, Any]) -> dict[str, Any]:
+        nonlocal phase, read
+        take_states(peer)
+        choices = len(view["legal_actions"]) if view["phase"] == "play" else 0
+        played_by[phase] += choices == 1
+        seen_phase = played_for[phase] if settings[phase] else played_by[phase]
+        if choices > 1 and phase < 2 and seen_phase:
+            phase += 1
+            changed = client.put("/api/me/play", json={"forced_moves": settings[phase]}, headers=me)
+            assert changed.json() == {"forced_moves": settings[phase]}
+            peer.sync()
+            read = len(peer.check.states)
+        return first_legal(view)
+
+    with Peer(client, table_id, tokens[0], 0, truth) as peer:
+        final = play([peer], choose=choose)
+        take_states(peer)
+    assert final["table"]["status"] == "over"
+    assert phase == 2, "the game was long enough to see the setting on, off and on again"
+    assert played_by[0] == played_by[2] == 0 < played_by[1], f"the player's own only legal cards: {played_by}"
+    assert played_for[1] == 0 < min(played_for[0], played_for[2]), f"played for the player: {played_for}"

@@ -874,7 +874,7 @@ class Store:
             return session.scalar(select(PlayerRow.forced_moves).where(PlayerRow.id == player_id)) is not False
 
     def set_forced_moves(self, player_id: str, on: bool) -> None:
-        """Change that setting (tables read it when they next load: a table held in memory keeps the old one)."""
+        """Change that setting (tables read it when they load; one held in memory is told: ``ChangeSeatSettings``)."""
         with Session(self.engine) as session, session.begin():
             session.execute(update(PlayerRow).where(PlayerRow.id == player_id).values(forced_moves=on))
 

@@ -27,7 +27,10 @@ async def play_settings(request: Request, response: Response) -> dict[str, Any]:
 
 @router.put("/api/me/play")
 async def change_play_settings(request: Request, response: Response, body: PlaySettings) -> dict[str, Any]:
-    """Change your play settings (the tables you sit at read them when they next load)."""
+    """Change your play settings: stored, then taken by your tables held in memory (from your next turn there);
+    the others read them when they next load."""
     identity = await identities_of(request).require(request, response, create=True, changes=True)
-    await asyncio.to_thread(tables_of(request).store.set_forced_moves, identity.player_id, body.forced_moves)
+    tables = tables_of(request)
+    await asyncio.to_thread(tables.store.set_forced_moves, identity.player_id, body.forced_moves)
+    await tables.change_play_settings(identity.player_id, body.forced_moves)
     return {"forced_moves": body.forced_moves}

@@ -138,6 +138,15 @@ class DropPremove:
 
 
 @dataclass(frozen=True)
+class ChangeSeatSettings:
+    """``player_id`` changed their play settings (already stored): their seats here play by them from now on
+    (``forced_moves``: their only legal card played for them at a turn-based table)."""
+
+    player_id: str
+    forced_moves: bool
+
+
+@dataclass(frozen=True)
 class Follow:
     """Another process stored the table's ``version`` (``change``: the action, when it was one)."""
 
@@ -165,6 +174,7 @@ Command = (
     | Note
     | Premove
     | DropPremove
+    | ChangeSeatSettings
     | Follow
     | Refresh
 )

@@ -25,7 +25,7 @@ from .botmoves import BotMoves
 from .botpool import BotPool
 from .broker import Broker
 from .clocks import Clocks, public
-from .commands import Command, Expire, Follow, Outcome, Refresh
+from .commands import ChangeSeatSettings, Command, Expire, Follow, Outcome, Refresh
 from .fanout import Fanout
 from .forced import ForcedMoves
 from .model import Change, Refused
@@ -334,6 +334,14 @@ class Registry:
                 await self.submit(table, Refresh())
             elif self.broker.shared:
                 await self.broker.publish(table_id, version)
+
+    async def change_play_settings(self, player_id: str, forced_moves: bool) -> None:
+        """``player_id``'s play settings, just stored, taken by each table of theirs held here (a command through
+        the door): they apply from the table's next look at its mover, a forced card due now included. A table
+        not held here reads them when it loads."""
+        for table in list(self.live.values()):
+            if any(seat.player == player_id for seat in table.state.seats):
+                await self.submit(table, ChangeSeatSettings(player_id, forced_moves))
 
     def _tell_players(self, table: Table) -> None:
         """Wake the "my games" streams of the table's players when whose turn it is changed (a table's status,

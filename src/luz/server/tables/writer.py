@@ -27,6 +27,7 @@ from . import rematch
 from .commands import (
     Act,
     Away,
+    ChangeSeatSettings,
     Command,
     DropPremove,
     Expire,
@@ -146,6 +147,8 @@ class Writer:
                 if chosen(table, command.seat) == command.slot:  # not changed meanwhile
                     del table.premoves[command.seat]
                     out.send.append(self._to_seat(table, command.seat, premove_message(table, command.seat, True)))
+            case ChangeSeatSettings():
+                self._seat_settings(table, command, out)
             case Follow():
                 if command.version <= table.state.version:
                     return  # an earlier event's catch-up got this far (and sent it)
@@ -321,6 +324,18 @@ class Writer:
         notes = await asyncio.to_thread(self.store.notes, state.id, state.game_no, command.seat)
         message = dumps(notes_message(table, deal, notes))
         out.send.append([(command.seat, c, message) for c in list(table.seats.get(command.seat, ()))])
+
+    # -- play settings -------------------------------------------------------------------------------------------
+
+    def _seat_settings(self, table: Table, command: ChangeSeatSettings, out: Outcome) -> None:
+        """Take the player's settings, stored in their account (no version: nothing of the table is stored), for
+        every seat they hold here; the seats' entries are sent again (a forced card coming, or no longer)."""
+        seats = [seat for seat in table.state.seats if seat.player == command.player_id]
+        changed = [seat for seat in seats if seat.forced_moves != command.forced_moves]
+        for seat in changed:
+            seat.forced_moves = command.forced_moves
+        if changed:
+            out.send.append(self.render(table))
 
     # -- other processes -------------------------------------------------------------------------------------
 
