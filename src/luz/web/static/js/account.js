@@ -1,5 +1,5 @@
-// Your identity: display name, turning a guest into an account, signing in and out, the password; the
-// notifications of your turns (notifications.js).
+// Your identity: display name, turning a guest into an account, signing in and out, the password; your play
+// settings (forced moves); the notifications of your turns (notifications.js).
 
 import { $, ApiError, api, identity } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
@@ -21,8 +21,47 @@ async function refresh({ first = false } = {}) {
   const before = me?.id;
   me = first ? await identity() : await api("/api/me");
   show();
+  await loadPlay(); // another identity: its own settings
   await loadNotifications(me); // a guest turned account may now have email
   if (!first && me?.id !== before) watchTurns({ restart: true }); // another identity: its own turns
+}
+
+/** The "Play" panel's checkbox as stored (left disabled if the settings cannot be read). */
+async function loadPlay() {
+  const box = $("#play-forced");
+  try {
+    box.checked = (await api("/api/me/play")).forced_moves;
+    box.disabled = false;
+  } catch {
+    box.disabled = true;
+  }
+}
+
+let playSaid = null; // what the "Play" panel last said: { key, error }, said again in a new language
+
+function showPlay() {
+  $("#play-message").textContent = playSaid && !playSaid.error ? t(playSaid.key) : "";
+  $("#play-error").textContent = playSaid?.error ? t(playSaid.key) : "";
+}
+
+/** Save the checkbox as soon as it changes; if that fails, say so and show the setting as it still is. */
+async function savePlay() {
+  const box = $("#play-forced");
+  const wanted = box.checked;
+  playSaid = null;
+  showPlay();
+  box.disabled = true;
+  try {
+    const saved = await api("/api/me/play", { method: "PUT", body: { forced_moves: wanted } });
+    box.checked = saved.forced_moves;
+    playSaid = { key: saved.forced_moves ? "play.saved_on" : "play.saved_off", error: false };
+  } catch {
+    box.checked = !wanted;
+    playSaid = { key: "play.failed", error: true };
+  } finally {
+    box.disabled = false;
+    showPlay();
+  }
 }
 
 /** ``button`` busy while a request runs (a password's hashing takes seconds): disabled, saying what it does. */
@@ -59,9 +98,11 @@ async function main() {
   await startPage();
   onLanguageChange(() => {
     show();
+    showPlay();
     showNotifications();
   });
   startNotifications();
+  $("#play-forced").addEventListener("change", savePlay);
   handle("#rename-form", () => setName($("#display-name").value.trim()), "player.saved", "player.saving"); // the header follows
   handle(
     "#register-form",
