@@ -5,6 +5,7 @@ At a phone's size (touch) and a laptop's, in English, French and Japanese: nothi
 
 from __future__ import annotations
 
+import datetime
 import time
 from typing import Any
 
@@ -176,3 +177,52 @@ def test_a_deal_set_named_played_compared_and_closed(browser: Any, server: Serve
     shoot(cleo, "deals-set-closed-phone-en")
     assert not cleo.errors, cleo.errors
     cleo.page.context.close()
+
+
+MONTHS = {
+    "en": ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sept", "Oct", "Nov", "Dec"],
+    "fr": ["janv.", "févr.", "mars", "avr.", "mai", "juin", "juil.", "août", "sept.", "oct.", "nov.", "déc."],
+}
+
+
+def written_date(day: datetime.date, lang: str) -> str:
+    """``day`` as a player reading ``lang`` expects it (British English, as the browser's locale is en-GB)."""
+    if lang == "ja":
+        return f"{day.year}/{day.month:02}/{day.day:02}"
+    return f"{day.day} {MONTHS[lang][day.month - 1]} {day.year}"
+
+
+def other_games(server: ServerProcess, table_id: str) -> list[dict[str, Any]]:
+    """The other finished games on the deal of ``table_id``'s first game."""
+    answer = httpx.get(f"{server.http}/api/tables/{table_id}/deal?game=1", timeout=10)
+    others: list[dict[str, Any]] = answer.json()["others"]
+    return others
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_other_games_dates_are_written_in_the_pages_language(
+    browser: Any, server: ServerProcess, original: str, size: str
+) -> None:
+    """The replay's other games on its deal, each dated as its readers write dates (issue: "06/12/2026" in
+    Japanese): in English (the browser's en-GB), French and Japanese."""
+    bots = [{"kind": "bot", "bot": "random"}] * 3
+    again, _ = create_table(server, seats=bots, deal={"table": original, "game": 1})
+    deadline = time.monotonic() + 60
+    while not (mine := [o for o in other_games(server, original) if o["table"] == again]):
+        assert time.monotonic() < deadline, "the bots' game on the same deal did not end"
+        time.sleep(0.05)
+    finished = datetime.datetime.fromisoformat(mine[0]["finished_at"]).astimezone(datetime.UTC).date()
+    context = browser.new_context(locale="en-GB", timezone_id="UTC", **SIZES[size])
+    viewer = Player(context.new_page())
+    viewer.page.on("pageerror", lambda error: viewer.errors.append(f"page error: {error}"))
+    viewer.page.goto(f"{server.http}/replay/{original}?game=1")
+    page = viewer.page
+    link = page.locator(f"#deal-others .other-game[data-table='{again}'] a")
+    link.wait_for()
+    for lang in LANGUAGES:
+        speak(page, lang)
+        assert link.inner_text() == written_date(finished, lang)
+        page.locator("#deal-others").scroll_into_view_if_needed()
+        shoot(viewer, f"deals-replay-date-{size}-{lang}", full_page=False)
+    assert not viewer.errors, viewer.errors
+    context.close()

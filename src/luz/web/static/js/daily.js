@@ -3,7 +3,7 @@
 // players and their replays, how everyone bid, the share text), your streak, your dailies and the archive.
 
 import { $, ApiError, api, copy, editions, el, saved } from "./common.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { formatDate, onLanguageChange, t } from "./i18n.js";
 import { startPage } from "./site.js";
 
 const state = { today: null, history: null, results: null, editions: {}, shown: null };
@@ -81,7 +81,7 @@ function dealCard(deal) {
 function drawToday() {
   const today = state.today;
   if (!today) return;
-  $("#daily-day").textContent = `${today.day} · ${leftText(today.seconds_left)}`;
+  $("#daily-day").textContent = `${formatDate(today.day, "day")} · ${leftText(today.seconds_left)}`;
   const parts = [t("daily.streak", { n: today.streak })];
   if (today.best_percentile !== null) parts.push(t("daily.best", { p: today.best_percentile }));
   $("#daily-streak").textContent = parts.join(" · ");
@@ -161,7 +161,7 @@ function drawResults() {
   const results = state.results;
   $("#daily-results").hidden = !results;
   if (!results) return;
-  $("#results-title").textContent = t("daily.results_title", { edition: editionName(results.edition), day: results.day });
+  $("#results-title").textContent = t("daily.results_title", { edition: editionName(results.edition), day: formatDate(results.day, "day") });
   const you = results.you;
   const lines = [];
   if (you?.score !== null && you?.score !== undefined) {
@@ -196,7 +196,7 @@ function drawHistory() {
   if (!history) return;
   const days = $("#archive-day");
   const chosen = days.value;
-  days.replaceChildren(...history.archive.map((day) => el("option", { value: day, text: day })));
+  days.replaceChildren(...history.archive.map((day) => el("option", { value: day, text: formatDate(day, "day") })));
   if (chosen) days.value = chosen;
   const select = $("#archive-edition");
   const edition = select.value;
@@ -214,7 +214,7 @@ function drawHistory() {
         el(
           "a",
           { href: `/daily?edition=${encodeURIComponent(attempt.edition)}&day=${attempt.day}` },
-          `${attempt.day} · ${editionName(attempt.edition)}`,
+          `${formatDate(attempt.day, "day")} · ${editionName(attempt.edition)}`,
         ),
         " · ",
         statusText(attempt),

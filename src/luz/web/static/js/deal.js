@@ -2,7 +2,7 @@
 // friends) and the other finished games on that deal ("Other scores"), for the replay page and the game over.
 
 import { $, ApiError, api, botName, el, saved } from "./common.js";
-import { t } from "./i18n.js";
+import { formatDate, t } from "./i18n.js";
 
 /**
  * Make an unlisted table on ``deal`` (``{deal: {table, game}}``, a finished game's, whose seed the server looks
@@ -52,7 +52,7 @@ function otherGame(other) {
   const people = seats.map((seat) =>
     el("li", {}, `${seatLabel(seat)} `, el("strong", {}, String(seat.points))),
   );
-  const when = new Date(other.finished_at).toLocaleDateString();
+  const when = formatDate(other.finished_at);
   return el(
     "li",
     { class: "other-game", dataset: { table: other.table ?? "" } },

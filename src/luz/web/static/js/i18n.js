@@ -59,6 +59,30 @@ export function language() {
   return current;
 }
 
+const DATE_STYLES = {
+  date: { dateStyle: "medium" },
+  datetime: { dateStyle: "medium", timeStyle: "short" },
+  day: { dateStyle: "medium", timeZone: "UTC" },
+};
+const dateFormats = {}; // each locale and style's Intl.DateTimeFormat, made once
+
+/** The locale of dates: the browser's own variant of the page's language if it has one ("en-GB"), else the language. */
+function dateLocale() {
+  const preferred = navigator.languages?.length ? navigator.languages : [navigator.language || current];
+  return preferred.find((tag) => tag.toLowerCase().split("-")[0] === current) ?? current;
+}
+
+/**
+ * A date written for the page's language (Intl.DateTimeFormat): ``when`` a Date, milliseconds or an ISO text;
+ * ``style`` "date" (its day where the browser is), "datetime" (and its time) or "day" (a calendar day such as
+ * the daily deal's "2026-12-06", the same day everywhere).
+ */
+export function formatDate(when, style = "date") {
+  const locale = dateLocale();
+  dateFormats[`${locale} ${style}`] ??= new Intl.DateTimeFormat(locale, DATE_STYLES[style]);
+  return dateFormats[`${locale} ${style}`].format(new Date(when));
+}
+
 /** Fill the static texts of ``root``: data-i18n (text), data-i18n-label (aria-label), data-i18n-placeholder. */
 export function translate(root = document) {
   for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);

@@ -3,7 +3,7 @@
 
 import { $, ApiError, api, botName, editions, el } from "./common.js";
 import { guestTag, initials } from "./board.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { formatDate, onLanguageChange, t } from "./i18n.js";
 import { ratingBeforeAfter, ratingChange, ratingText } from "./ratings.js";
 import { startPage } from "./site.js";
 
@@ -73,7 +73,7 @@ function drawGames() {
       el(
         "tr",
         { class: "game-row" },
-        el("td", {}, el("a", { href: game.replay, title: t("player.replay") }, new Date(game.finished_at).toLocaleDateString())),
+        el("td", {}, el("a", { href: game.replay, title: t("player.replay") }, formatDate(game.finished_at))),
         el("td", { class: "edition", text: editionName(game.edition) }),
         el(
           "td",

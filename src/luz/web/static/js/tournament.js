@@ -2,7 +2,7 @@
 // before the start. Read again every few seconds while it is being played.
 
 import { $, ApiError, api, el } from "./common.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { formatDate, onLanguageChange, t } from "./i18n.js";
 import { startPage } from "./site.js";
 import { paceText } from "./tournament-text.js";
 
@@ -77,7 +77,7 @@ function render() {
   if (!tour) return;
   document.title = tour.name;
   $("#tour-title").textContent = tour.name;
-  const start = tour.starts_at ? t("tour.starts_at", { time: new Date(tour.starts_at).toLocaleString() }) : t("tour.when_full", { n: tour.capacity });
+  const start = tour.starts_at ? t("tour.starts_at", { time: formatDate(tour.starts_at, "datetime") }) : t("tour.when_full", { n: tour.capacity });
   $("#tour-meta").textContent = [
     t("tour.size_n", { n: tour.size }),
     t("tour.rounds_n", { n: tour.rounds }),
