@@ -60,6 +60,8 @@ def test_the_setting_is_a_checkbox_of_the_account_page(browser: Any, server: Ser
     box.click()
     message = page.wait_for_selector("#play-message:not(:empty)")
     assert message.inner_text() == "Saved: from your next turn, you will play every card yourself."
+    page.locator("#play-settings").scroll_into_view_if_needed()
+    shoot(player, f"account-play-saved-{size}-en", full_page=False)
     assert page.evaluate("async () => (await (await fetch('/api/me/play')).json()).forced_moves") is False
     page.reload()
     page.wait_for_selector("#play-forced:enabled")
