@@ -70,7 +70,8 @@ def test_with_the_setting_off_or_in_real_time_the_player_plays_every_card(client
 
 def test_changing_the_setting_mid_game_applies_from_the_next_turn(client: Any, truth: Truth) -> None:
     """The setting turned off during a game, then on again (each at the player's turn with a choice of cards:
-    nothing moves meanwhile): the player's only legal cards are played for them, then by them, then for them."""
+    nothing moves meanwhile): the player's only legal cards are played for them, then by them, then for them; a
+    spectator is sent nothing when the setting changes."""
     table_id, tokens, _ = create_table(client, players=3, seats=seats("human", "random", "random"), time_control="1d")
     me = guest(client)
     assert client.post(f"/api/tables/{table_id}/seats/0/join", json={"token": tokens[0]}, headers=me).status_code == 200
@@ -96,13 +97,17 @@ def test_changing_the_setting_mid_game_applies_from_the_next_turn(client: Any, t
         seen_phase = played_for[phase] if settings[phase] else played_by[phase]
         if choices > 1 and phase < 2 and seen_phase:
             phase += 1
+            watcher.request({"type": "ping"})
+            before = len(watcher.check.messages)
             changed = client.put("/api/me/play", json={"forced_moves": settings[phase]}, headers=me)
             assert changed.json() == {"forced_moves": settings[phase]}
+            watcher.request({"type": "ping"})  # after anything the change sent it
+            assert len(watcher.check.messages) == before + 1, "a spectator is sent nothing of a private setting"
             peer.sync()
             read = len(peer.check.states)
         return first_legal(view)
 
-    with Peer(client, table_id, tokens[0], 0, truth) as peer:
+    with Peer(client, table_id, tokens[0], 0, truth) as peer, Peer(client, table_id, None, None, truth) as watcher:
         final = play([peer], choose=choose)
         take_states(peer)
     assert final["table"]["status"] == "over"

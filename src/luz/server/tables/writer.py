@@ -45,6 +45,7 @@ from .commands import (
     Start,
     TakeOver,
 )
+from .forced import forced_seat
 from .model import Change, Outbox, Refused, dumps
 from .notes import check_note, notes_message
 from .premoves import check_premove, chosen, premove_message
@@ -328,13 +329,15 @@ class Writer:
     # -- play settings -------------------------------------------------------------------------------------------
 
     def _seat_settings(self, table: Table, command: ChangeSeatSettings, out: Outcome) -> None:
-        """Take the player's settings, stored in their account (no version: nothing of the table is stored), for
-        every seat they hold here; the seats' entries are sent again (a forced card coming, or no longer)."""
-        seats = [seat for seat in table.state.seats if seat.player == command.player_id]
-        changed = [seat for seat in seats if seat.forced_moves != command.forced_moves]
-        for seat in changed:
-            seat.forced_moves = command.forced_moves
-        if changed:
+        """Take the player's settings, stored in their account (nothing of the table is stored: no version), for
+        every seat they hold here; the table is looked at again (``changed``: a forced card due now is played).
+        Nothing is sent unless whether a card is about to be played for the mover changed: a setting is private."""
+        forced = forced_seat(table)
+        for seat in table.state.seats:
+            if seat.player == command.player_id:
+                seat.forced_moves = command.forced_moves
+        out.changed = True
+        if forced_seat(table) != forced:
             out.send.append(self.render(table))
 
     # -- other processes -------------------------------------------------------------------------------------
