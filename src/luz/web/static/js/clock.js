@@ -40,9 +40,9 @@ export function timeLeftText(ms) {
   return t("turn.left_minutes", { m: Math.max(1, Math.ceil(ms / MINUTE)) });
 }
 
-/** A date as the player's language writes a day: "12 Dec", "12 déc.", "12月12日". */
+/** A date as the player's language writes a day: "12 December", "12 décembre", "12月12日". */
 export function dayText(ms) {
-  return new Date(ms).toLocaleDateString(language(), { day: "numeric", month: "short" });
+  return new Date(ms).toLocaleDateString(language(), { day: "numeric", month: "long" });
 }
 
 /** "Ana is on vacation until 12 Dec": said to everyone at a turn-based table instead of her countdown. */
