@@ -242,3 +242,14 @@ def test_a_vacation_until_a_date_counts_its_days(app: TestClient, clock: FakeClo
     answer = app.post("/api/me/vacation", json={"until": back}, headers=ana)
     assert answer.status_code == 200, answer.text
     assert answer.json()["days_left"] == 16  # 3 days and some: 4 counted
+
+
+def test_a_game_that_starts_while_a_player_is_away_starts_with_their_clock_paused(app: TestClient) -> None:
+    ana = account(app, "ana")
+    until = app.post("/api/me/vacation", json={"days": 2}, headers=ana).json()["until"]
+    table_id = table_with(app, ana, 0)  # the game starts as the last seat is taken, Ana to move
+    clock = stored_clock(app, table_id)
+    assert clock["vacation"] == [until, None, None] and ends_at(clock, 0) is None
+    app.delete("/api/me/vacation", headers=ana)
+    back = ends_at(stored_clock(app, table_id), 0)
+    assert back is not None and 7 * DAY_MS - 5_000 < back - now_ms() <= 7 * DAY_MS

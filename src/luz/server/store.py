@@ -41,7 +41,7 @@ from .domain import (
     replaced,
 )
 from .ratings import rate_game
-from .timecontrol import Turn, ends_at, new_clock, turn_of
+from .timecontrol import Turn, ends_at, new_clock, now_ms, turn_of
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
@@ -676,7 +676,10 @@ class Store:
             row.rematch = None
             if row.time_control is not None:
                 kinds = session.scalars(select(SeatRow.kind).where(SeatRow.table_id == table_id).order_by(SeatRow.seat))
-                row.clock = new_clock(row.time_control, list(kinds))
+                clock = new_clock(row.time_control, list(kinds))
+                if clock is not None and "banks" in clock:  # turn-based: its players away start paused
+                    clock["vacation"] = self._away(session, table_id, row.players)
+                row.clock = clock
             session.add(GameRow(table_id=table_id, game_no=row.game_no, seed=seed))
             session.flush()
             game = build_game(self._state(session, row))
@@ -726,6 +729,19 @@ class Store:
                     )
                 )
             )
+
+    @staticmethod
+    def _away(session: Session, table_id: str, players: int) -> list[int | None]:
+        """Per seat of the table: until when its player is on vacation (vacation.py), or ``None``."""
+        away: list[int | None] = [None] * players
+        rows = session.execute(
+            select(SeatRow.seat, PlayerRow.vacation_until)
+            .join(PlayerRow, PlayerRow.id == SeatRow.player_id)
+            .where(SeatRow.table_id == table_id, PlayerRow.vacation_until > now_ms())
+        )
+        for seat, until in rows:
+            away[seat] = until
+        return away
 
     def set_rematch(self, table_id: str, expected_version: int, offer: dict[str, Any]) -> TableState:
         """Store the rematch offer of a table between games (tables/rematch.py decides it), a new version.
