@@ -322,7 +322,7 @@ function drawDeadline(state) {
   const key = state.me?.seat === mover ? "turn.deadline_you" : "turn.deadline";
   const bank = clock?.banks?.[mover];
   const text = t(key, { name: nameOf(state, mover), left: timeLeftText(left) });
-  $("#deadline-text").textContent = bank ? `${text} · ${t("turn.bank", { left: timeLeftShort(bank) })}` : text;
+  $("#deadline-text").textContent = bank ? `${text} · ${t("turn.bank", { h: Math.round(bank / 3_600_000) })}` : text;
   box.classList.toggle("low", left < 3_600_000);
   box.classList.toggle("mine", state.me?.seat === mover);
   // Minutes are shown under a day: the words change at most once a minute.
