@@ -87,11 +87,11 @@ def test_a_turn_based_game_with_the_tab_closed_between_moves(browser: Any, serve
     # Ana's move first: her deadline, her badge.
     assert next_move(ana) == "bid"
     page.wait_for_selector("#deadline:not([hidden])")
-    assert page.inner_text("#deadline-text") == "Your move: 1 d 23 h left · time bank 12 h"
+    assert page.inner_text("#deadline-text") == "Your move: 1 d 23 h left · time bank 12\u00a0h"
     badge(ana, 1)
     badge(bo, 0)
     bo.page.wait_for_selector("#deadline:not([hidden])")
-    assert bo.page.inner_text("#deadline-text") == "Ana to move: 1 d 23 h left · time bank 12 h"
+    assert bo.page.inner_text("#deadline-text") == "Ana to move: 1 d 23 h left · time bank 12\u00a0h"
     shoot(ana, "turn-based-table-laptop", full_page=False)
     shoot(bo, "turn-based-table-phone", full_page=False)
     move(page)

@@ -76,5 +76,5 @@ def test_a_vacation_from_the_account_page_is_shown_at_the_table(browser: Any, se
     note.wait_for(state="hidden")  # back: the others see her countdown again, with her time bank
     other.page.click(".lang button[data-lang='en']")
     other.page.locator("#deadline-text").filter(has_text=f"{NAME[size]} to move").wait_for()
-    assert "time bank 12 h" in other.page.locator("#deadline-text").inner_text()
+    assert "time bank 12\u00a0h" in other.page.locator("#deadline-text").inner_text()
     assert not ana.errors and not other.errors, (ana.errors, other.errors)
