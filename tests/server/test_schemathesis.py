@@ -120,6 +120,7 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/deal-sets/{set_id}",
             "/api/deal-sets/{set_id}/close",
             "/api/me/play",
+            "/api/me/vacation",
             "/api/daily",
             "/api/daily/history",
             "/api/daily/{edition}",

@@ -118,6 +118,7 @@ def test_days_per_move_are_stored_and_the_deadline_is_shown(module_client: Any, 
         "reserve_ms": days * DAY_MS,
         "increment_ms": 0,
         "timeouts_before_bot": 3,
+        "bank_ms": 0,
     }
     summary = module_client.get(f"/api/tables/{table_id}").json()
     assert summary["status"] == "playing" and summary["to_move"] == 0

@@ -74,6 +74,7 @@ def test_a_turn_based_game_with_the_tab_closed_between_moves(browser: Any, serve
     assert page.locator("#turn-clock").is_visible() and page.locator("#live-clock").is_hidden()
     page.select_option("#days-per-move", "2")
     page.select_option("#timeouts-before-bot", "3")
+    assert page.locator("#time-bank").input_value() == "12"  # a small time bank unless chosen
     page.click("summary")  # more options: Ana opens the game
     page.select_option("#first-player", "0")
     page.locator("#pace-turn").scroll_into_view_if_needed()
@@ -98,11 +99,11 @@ def test_a_turn_based_game_with_the_tab_closed_between_moves(browser: Any, serve
     # Ana's move first: her deadline, her badge.
     assert next_move(ana) == "bid"
     page.wait_for_selector("#deadline:not([hidden])")
-    assert page.inner_text("#deadline-text") == "Your move: 1 d 23 h left"
+    assert page.inner_text("#deadline-text") == "Your move: 1 d 23 h left · time bank 12\u00a0h"
     badge(ana, 1)
     badge(bo, 0)
     bo.page.wait_for_selector("#deadline:not([hidden])")
-    assert bo.page.inner_text("#deadline-text") == "Ana to move: 1 d 23 h left"
+    assert bo.page.inner_text("#deadline-text") == "Ana to move: 1 d 23 h left · time bank 12\u00a0h"
     shoot(ana, "turn-based-table-laptop", full_page=False)
     shoot(bo, "turn-based-table-phone", full_page=False)
     move(page)

@@ -242,6 +242,12 @@ class PlayerRow(Base):
     """A turn came since the last digest: the next one is due (at most one an hour)."""
     emailed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     """When the last digest was sent (epoch ms)."""
+    vacation_until: Mapped[int | None] = mapped_column(BigInteger, nullable=True, index=True)
+    """When the player's vacation ends (epoch ms; vacation.py), ``None``: not on vacation. Public at their tables."""
+    vacation_year: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """The calendar year ``vacation_days`` counts in (a new year starts the allowance afresh)."""
+    vacation_days: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """The vacation days taken in ``vacation_year``."""
 
 
 class PushSubscriptionRow(Base):

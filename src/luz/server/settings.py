@@ -91,6 +91,9 @@ class Settings:
     max_turn_based_games: int = 50
     """Unfinished turn-based tables one identity may sit at (``LUZ_MAX_TURN_BASED_GAMES``); joining one more is
     refused (403, ``too_many_games``)."""
+    vacation_days_per_year: int = 20
+    """Vacation days an account may take in a calendar year (``LUZ_VACATION_DAYS``; guests none): the clocks of
+    its turn-based games stop meanwhile (vacation.py)."""
     idle_table_seconds: float = 600.0
     """Seconds a table with nobody connected and nothing to do stays in memory (``LUZ_IDLE_TABLE_SECONDS``);
     then it leaves, and is rebuilt from its record on its next action, connection or deadline."""
@@ -176,6 +179,7 @@ class Settings:
             public_url=os.environ.get("LUZ_PUBLIC_URL", ""),
             secret_key=os.environ.get("LUZ_SECRET_KEY", ""),
             max_turn_based_games=int(os.environ.get("LUZ_MAX_TURN_BASED_GAMES", "50")),
+            vacation_days_per_year=int(os.environ.get("LUZ_VACATION_DAYS", "20")),
             idle_table_seconds=float(os.environ.get("LUZ_IDLE_TABLE_SECONDS", "600")),
             deadline_scan_seconds=float(os.environ.get("LUZ_DEADLINE_SCAN_SECONDS", "1")),
             smtp_url=os.environ.get("LUZ_SMTP_URL", ""),

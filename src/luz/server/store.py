@@ -41,7 +41,7 @@ from .domain import (
     replaced,
 )
 from .ratings import rate_game
-from .timecontrol import Turn, new_clock, turn_of
+from .timecontrol import Turn, ends_at, new_clock, now_ms, turn_of
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
@@ -676,7 +676,10 @@ class Store:
             row.rematch = None
             if row.time_control is not None:
                 kinds = session.scalars(select(SeatRow.kind).where(SeatRow.table_id == table_id).order_by(SeatRow.seat))
-                row.clock = new_clock(row.time_control, list(kinds))
+                clock = new_clock(row.time_control, list(kinds))
+                if clock is not None and "banks" in clock:  # turn-based: its players away start paused
+                    clock["vacation"] = self._away(session, table_id, row.players)
+                row.clock = clock
             session.add(GameRow(table_id=table_id, game_no=row.game_no, seed=seed))
             session.flush()
             game = build_game(self._state(session, row))
@@ -695,6 +698,50 @@ class Store:
             )
             self._bump(session, row)
             return self._state(session, row)
+
+    def set_clock(self, table_id: str, expected_version: int, clock: dict[str, Any], turn: Turn) -> TableState:
+        """Store a turn-based table's clock changed between moves (a time bank spent, a player's vacation begun or
+        over) with its turn's columns, a new version. :class:`StaleVersion` if the table moved."""
+        with self._locked(table_id) as (session, row):
+            if row.version != expected_version or row.status != Status.PLAYING:
+                raise StaleVersion
+            row.clock = clock
+            row.to_move, row.deadline, row.notify_at, row.remind_at = (
+                turn.to_move,
+                turn.deadline,
+                turn.notify_at,
+                turn.remind_at,
+            )
+            self._bump(session, row)
+            return self._state(session, row)
+
+    def turn_based_playing(self, player_id: str) -> list[str]:
+        """The turn-based tables with a game in progress where ``player_id`` holds a seat."""
+        with Session(self.engine) as session:
+            return list(
+                session.scalars(
+                    select(SeatRow.table_id)
+                    .join(TableRow, TableRow.id == SeatRow.table_id)
+                    .where(
+                        SeatRow.player_id == player_id,
+                        TableRow.turn_based.is_(True),
+                        TableRow.status == Status.PLAYING,
+                    )
+                )
+            )
+
+    @staticmethod
+    def _away(session: Session, table_id: str, players: int) -> list[int | None]:
+        """Per seat of the table: until when its player is on vacation (vacation.py), or ``None``."""
+        away: list[int | None] = [None] * players
+        rows = session.execute(
+            select(SeatRow.seat, PlayerRow.vacation_until)
+            .join(PlayerRow, PlayerRow.id == SeatRow.player_id)
+            .where(SeatRow.table_id == table_id, PlayerRow.vacation_until > now_ms())
+        )
+        for seat, until in rows:
+            away[seat] = until
+        return away
 
     def set_rematch(self, table_id: str, expected_version: int, offer: dict[str, Any]) -> TableState:
         """Store the rematch offer of a table between games (tables/rematch.py decides it), a new version.
@@ -977,9 +1024,8 @@ def game_entry(row: TableRow, seat: int, seats: list[dict[str, Any]]) -> dict[st
     playing = row.status == Status.PLAYING
     mover = row.to_move if playing else None
     clock = row.clock
-    ends = None
-    if mover is not None and clock is not None and clock["reserves"][mover] is not None:
-        ends = int(clock["since"] + clock["reserves"][mover])
+    ends = ends_at(clock, mover) if mover is not None and clock is not None else None
+    away = (clock or {}).get("vacation") or [None] * row.players
     return {
         "table": row.id,
         "name": row.name,
@@ -992,6 +1038,7 @@ def game_entry(row: TableRow, seat: int, seats: list[dict[str, Any]]) -> dict[st
         "to_move": mover,
         "your_turn": mover == seat and seat not in replaced(clock),
         "deadline": ends,
+        "vacation": away if playing else [None] * row.players,
         "missed": ((clock or {}).get("missed") or [None] * row.players)[seat] if playing else None,
         "url": f"/t/{row.id}",
     }

@@ -24,6 +24,9 @@ DAYS: dict[str, int] = {"1d": 1, "2d": 2, "3d": 3, "7d": 7}
 DAY_MS = 86_400_000
 TIMEOUTS_BEFORE_BOT = 2
 """Timeouts in a row after which a turn-based seat passes to a bot for the rest of the game (a table setting)."""
+BANK_HOURS = (0, 12, 24, 48)
+"""A turn-based table's time bank choices, hours per seat and game: spent once, when a move's time first runs
+out (the deadline extended by the whole bank), before the timeout is played."""
 WATCHDOG_MS = 60_000
 """When a bot is to move at a turn-based table: the time by which it has moved, unless its process died (then
 another process, or this one restarted, finds the table due and lets the bot play)."""
@@ -36,7 +39,10 @@ Clock = dict[str, Any]
 had when the current turn began (``None``: a bot seat, not timed), when it began, and the seat whose move just
 stored was played at its timeout. ``"missed"`` (once a move was: ``[None or {...} per seat]``): each seat's move
 the timeout bot played for it (its ``action``, the ``card`` played, face up since, ``at`` epoch ms), kept until that
-seat moves again itself, so a player coming back is told."""
+seat moves again itself, so a player coming back is told. Turn-based: ``"banks"`` (each seat's time bank left, ms),
+``"extended"`` (ms the bank added to the current turn), ``"vacation"`` (per seat: until when its player is on
+vacation, epoch ms, or ``None``; the clock of such a seat does not run) and ``"held"`` (the mover's time left when its
+clock was paused, ``None``: its full time)."""
 
 
 class Timed(Protocol):
@@ -70,10 +76,11 @@ TimeControlSpec = Literal["1+5", "3+10", "5+15", "1d", "2d", "3d", "7d"] | TimeC
 
 
 def stored_time_control(
-    spec: TimeControlSpec | None, timeouts_before_bot: int = TIMEOUTS_BEFORE_BOT
+    spec: TimeControlSpec | None, timeouts_before_bot: int = TIMEOUTS_BEFORE_BOT, time_bank_hours: int = 0
 ) -> dict[str, int] | None:
     """The time control as the table stores it (milliseconds), ``None`` for an untimed table. A turn-based one
-    also keeps its days and the timeouts in a row after which a bot takes the seat for the rest of the game."""
+    also keeps its days, the timeouts in a row after which a bot takes the seat for the rest of the game, and each
+    seat's time bank."""
     if spec is None:
         return None
     days = DAYS.get(spec) if isinstance(spec, str) else spec.days_per_move if isinstance(spec, DaysPerMove) else None
@@ -83,6 +90,7 @@ def stored_time_control(
             "reserve_ms": days * DAY_MS,
             "increment_ms": 0,
             "timeouts_before_bot": timeouts_before_bot,
+            "bank_ms": time_bank_hours * 3_600_000,
         }
     if isinstance(spec, str):
         minutes, increment = PRESETS[spec]
@@ -103,6 +111,8 @@ def new_clock(time_control: dict[str, int] | None, kinds: list[str]) -> Clock | 
     clock: Clock = {"reserves": reserves, "since": now_ms(), "timeout": None}
     if is_turn_based(time_control):
         clock["timeouts"], clock["replaced"], clock["forced"] = [0] * len(kinds), [], []
+        bank = time_control.get("bank_ms", 0)
+        clock["banks"] = [bank if kind == SeatKind.HUMAN else None for kind in kinds]
     return clock
 
 
@@ -133,7 +143,10 @@ def after_move(
         gone.append(seat)
         reserves[seat] = None
     played_for = [s for s in clock.get("forced", []) if s != seat] + ([seat] if forced else [])
+    # The banks and vacations stay; "extended" and "held" were the turn's.
+    kept: dict[str, Any] = {key: clock[key] for key in ("banks", "vacation") if key in clock}
     return {
+        **kept,
         "reserves": reserves,
         "since": at,
         "timeout": seat if timeout else None,
@@ -188,7 +201,9 @@ def turn_of(
     assert time_control is not None
     if mover in bots or mover in replaced(clock) or clock["reserves"][mover] is None:
         return Turn(to_move=mover, deadline=clock["since"] + WATCHDOG_MS)
-    ends = int(clock["since"] + clock["reserves"][mover])
+    ends = ends_at(clock, mover)
+    if ends is None:  # its player is on vacation: told of the turn, no deadline until they are back
+        return Turn(to_move=mover, notify_at=int(clock["since"]) if passed else None)
     return Turn(
         to_move=mover,
         deadline=ends,
@@ -200,6 +215,53 @@ def turn_of(
 def deadline(state: Timed, mover: int | None) -> int | None:
     """When ``mover``'s time runs out (epoch ms), if its seat is timed."""
     clock = state.clock
-    if clock is None or mover is None or state.status != Status.PLAYING or clock["reserves"][mover] is None:
+    if clock is None or mover is None or state.status != Status.PLAYING:
         return None
-    return int(clock["since"] + clock["reserves"][mover])
+    return ends_at(clock, mover)
+
+
+def ends_at(clock: Clock, mover: int) -> int | None:
+    """When the turn of ``mover`` ends (epoch ms) by the stored ``clock``: ``None`` when its seat is not timed, or
+    its player is on vacation (its clock paused)."""
+    if clock["reserves"][mover] is None or on_vacation(clock, mover):
+        return None
+    return int(clock["since"] + clock["reserves"][mover] + clock.get("extended", 0))
+
+
+def on_vacation(clock: Clock, seat: int) -> bool:
+    return (clock.get("vacation") or [None] * len(clock["reserves"]))[seat] is not None
+
+
+def bank_left(clock: Clock, seat: int) -> int:
+    """The time bank ``seat`` has left (ms): 0 at a table without one, or once spent."""
+    return int((clock.get("banks") or [None] * len(clock["reserves"]))[seat] or 0)
+
+
+def spend_bank(clock: Clock, seat: int) -> Clock:
+    """The clock once ``seat``'s whole bank is added to its current turn (its time ran out)."""
+    banks = list(clock["banks"])
+    extended, banks[seat] = clock.get("extended", 0) + banks[seat], 0
+    return {**clock, "banks": banks, "extended": extended}
+
+
+def paused(clock: Clock, seat: int, until: int, mover: int | None, at: int) -> Clock:
+    """The clock once ``seat``'s player is on vacation until ``until``: if it is to move, its time left is held."""
+    vacation = list(clock.get("vacation") or [None] * len(clock["reserves"]))
+    held = clock.get("held")
+    if mover == seat and (ends := ends_at(clock, seat)) is not None:
+        held = max(0, ends - at)
+    vacation[seat] = until
+    return {**clock, "vacation": vacation, "held": held}
+
+
+def resumed(clock: Clock, seat: int, mover: int | None, at: int) -> Clock:
+    """The clock once ``seat``'s vacation is over: if it is to move, its turn goes on from now with the time it had
+    left (its full time if the turn came to it during the vacation)."""
+    vacation = list(clock.get("vacation") or [None] * len(clock["reserves"]))
+    vacation[seat] = None
+    resumed = {**clock, "vacation": vacation}
+    if mover == seat and clock["reserves"][seat] is not None:
+        held = clock.get("held")
+        left = clock["reserves"][seat] + clock.get("extended", 0) if held is None else held
+        resumed.update(since=at + left - clock["reserves"][seat], extended=0, held=None)
+    return resumed

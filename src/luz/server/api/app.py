@@ -38,6 +38,7 @@ from ..tables.broker import Broker, MemoryBroker, RedisBroker
 from ..tables.chat import Chat
 from ..tables.rounds import Rounds
 from ..tournaments import Tournaments
+from ..vacation import VacationRefused, Vacations
 from . import daily as daily_routes
 from . import (
     dealsets,
@@ -53,6 +54,7 @@ from . import (
     reviews,
     tables,
     tournaments,
+    vacation,
 )
 from .dailies import Daily
 from .deps import services_of, tables_of
@@ -167,6 +169,8 @@ def create_app(
         rounds.start()
         daily = Daily(DailyRecords(engine), registry, clock)  # the daily deal, settled at each midnight
         await daily.start()
+        vacations = Vacations(engine, registry, settings, clock)  # each vacation's end rung by a timer
+        await vacations.start_timers()
         services = Services(
             settings=settings,
             clock=clock,
@@ -183,6 +187,7 @@ def create_app(
             database_health=database_health,
             tournaments=tournaments,
             rounds=rounds,
+            vacations=vacations,
         )
         app.state.services = services
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)
@@ -192,6 +197,7 @@ def create_app(
         finally:
             identities.close()
             daily.close()
+            vacations.close()
             await notifications.close()
             await chat.close()
             await reviews.close()
@@ -229,6 +235,10 @@ def create_app(
         if isinstance(error, TooManyGames):
             metrics.refused("max_turn_based_games")
         return JSONResponse({"detail": str(error), "code": error.code}, status_code=403)
+
+    @app.exception_handler(VacationRefused)
+    async def vacation_refused(request: Request, error: VacationRefused) -> JSONResponse:
+        return JSONResponse({"detail": str(error), "code": error.code}, status_code=error.status)
 
     @app.exception_handler(OneSeatPerAddress)
     async def seat_per_address(request: Request, error: OneSeatPerAddress) -> JSONResponse:
@@ -296,6 +306,7 @@ def create_app(
         daily_routes,
         dealsets,
         playsettings,
+        vacation,
     )
     for module in routers:
         app.include_router(module.router)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -90,6 +90,12 @@ class TableCreate(BaseModel):
         le=5,
         description="Turn-based tables: after this many timeouts in a row, a bot plays the seat for the rest of the "
         "game (a rated game then ranks its player last).",
+    )
+
+    time_bank_hours: Literal[0, 12, 24, 48] = Field(
+        0,
+        description="Turn-based tables: each seat's time bank, hours per game (0, 12, 24 or 48): when a move's time "
+        "first runs out, the whole bank extends it, before the timeout is played.",
     )
 
     @field_validator("name")

@@ -17,6 +17,7 @@ from ..tables import Registry
 from ..tables.chat import Chat
 from ..tables.rounds import Rounds
 from ..tournaments import Tournaments
+from ..vacation import Vacations
 from .dailies import Daily
 from .guards import Guards
 from .identities import Identities
@@ -47,3 +48,5 @@ class Services:
     """The tournaments as stored (tournaments.py)."""
     rounds: Rounds
     """The tournaments' rounds, formed and started through the door (tables/rounds.py)."""
+    vacations: Vacations
+    """The players' vacations, their turn-based clocks paused through the door (vacation.py)."""

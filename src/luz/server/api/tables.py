@@ -101,7 +101,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
                 check_caps(seat.bot or QUICK_BOT, settings)
             except LuzError as error:
                 raise HTTPException(422, str(error)) from None
-    time_control = stored_time_control(spec.time_control, spec.timeouts_before_bot)
+    time_control = stored_time_control(spec.time_control, spec.timeouts_before_bot, spec.time_bank_hours)
     with guards.bot_table_place(tables, client, all(seat.kind == SeatKind.BOT for seat in seats)):
         table_id, tokens = await asyncio.to_thread(
             tables.store.create_table,

@@ -12,9 +12,9 @@ from luz.engine import view
 
 from .. import timecontrol
 from ..clock import Clock, Timer
-from ..timecontrol import deadline
+from ..timecontrol import bank_left, deadline, on_vacation
 from .botpool import choose_for
-from .commands import Act, Door
+from .commands import Act, Door, SpendBank
 from .model import QUICK_BOT
 from .table import Table
 from .tasks import Tasks
@@ -47,6 +47,11 @@ def public(table: Table) -> dict[str, Any] | None:
     }
     if "timeouts" in state.clock:  # turn-based: the seats whose last card, their only legal one, was played
         public["forced"] = state.clock.get("forced", [])
+        public["banks"] = state.clock.get("banks") or [None] * len(remaining)
+        public["vacation"] = state.clock.get("vacation") or [None] * len(remaining)
+        if mover is not None and on_vacation(state.clock, mover) and remaining[mover] is not None:
+            held = state.clock.get("held")  # paused: the time it will have when its player is back
+            remaining[mover] = remaining[mover] + state.clock.get("extended", 0) if held is None else held
     return public
 
 
@@ -92,6 +97,10 @@ class Clocks:
             self.arm(table)
             return
         ends = due + int(PREPARE * 1000)
+        clock = table.state.clock
+        if clock is not None and bank_left(clock, mover) > 0:  # its time bank first, the timeout once it is spent
+            self.tasks.spawn(self._spend_bank(table, mover, table.state.version, ends))
+            return
         self.tasks.spawn(self._play_for(table, mover, table.state.version, ends))
 
     async def _play_for(self, table: Table, seat: int, version: int, ends: int) -> None:
@@ -103,6 +112,10 @@ class Clocks:
         action = choose_for(QUICK_BOT, view(game, seat), seed)
         await self.clock.sleep(max(0.0, (ends - self.clock.now_ms()) / 1000))
         self.door.post(table, Act(seat, action, expected=version, timeout=True))
+
+    async def _spend_bank(self, table: Table, seat: int, version: int, ends: int) -> None:
+        await self.clock.sleep(max(0.0, (ends - self.clock.now_ms()) / 1000))
+        self.door.post(table, SpendBank(seat, version))
 
     def notice(self, table: Table) -> dict[str, Any] | None:
         """The ``timeout`` message for the table, once per timed-out move (sent with that move's state)."""

@@ -147,6 +147,29 @@ class ChangeSeatSettings:
 
 
 @dataclass(frozen=True)
+class SpendBank:
+    """``seat``'s time ran out at version ``expected``: its time bank extends its turn (``timecontrol.spend_bank``)."""
+
+    seat: int
+    expected: int
+
+
+@dataclass(frozen=True)
+class PauseClock:
+    """``seat``'s player is on vacation until ``until`` (epoch ms): its clock at this turn-based table stops."""
+
+    seat: int
+    until: int
+
+
+@dataclass(frozen=True)
+class ResumeClock:
+    """``seat``'s player is back from vacation: its clock runs again with the time it had left."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class Follow:
     """Another process stored the table's ``version`` (``change``: the action, when it was one)."""
 
@@ -175,6 +198,9 @@ Command = (
     | Premove
     | DropPremove
     | ChangeSeatSettings
+    | SpendBank
+    | PauseClock
+    | ResumeClock
     | Follow
     | Refresh
 )

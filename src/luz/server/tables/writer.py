@@ -22,7 +22,8 @@ from ..domain import Status, TableState, agreed, replaced, unrated_at_end, unrat
 from ..history import results_of
 from ..settings import Settings
 from ..store import AppendedAction, StaleVersion, Store
-from ..timecontrol import Turn, after_move, turn_of
+from ..timecontrol import Clock as StoredClock
+from ..timecontrol import Turn, after_move, bank_left, now_ms, paused, resumed, spend_bank, turn_of
 from . import rematch
 from .commands import (
     Act,
@@ -37,11 +38,14 @@ from .commands import (
     Leave,
     Note,
     Outcome,
+    PauseClock,
     Premove,
     Refresh,
     RematchAnswer,
+    ResumeClock,
     Return,
     ShowHand,
+    SpendBank,
     Start,
     TakeOver,
 )
@@ -150,6 +154,8 @@ class Writer:
                     out.send.append(self._to_seat(table, command.seat, premove_message(table, command.seat, True)))
             case ChangeSeatSettings():
                 self._seat_settings(table, command, out)
+            case SpendBank() | PauseClock() | ResumeClock():
+                await self._clock(table, command, out)
             case Follow():
                 if command.version <= table.state.version:
                     return  # an earlier event's catch-up got this far (and sent it)
@@ -220,6 +226,37 @@ class Writer:
         except LuzError as error:
             raise Refused("illegal" if isinstance(error, IllegalAction) else "malformed", str(error)) from None
         return trial
+
+    # -- clocks between moves ------------------------------------------------------------------------------
+
+    async def _clock(self, table: Table, command: SpendBank | PauseClock | ResumeClock, out: Outcome) -> None:
+        """Store a turn-based table's clock changed between moves: a seat's time bank spent (its time ran out at
+        version ``expected``), its player's vacation begun or over. Nothing when it does not apply (the table
+        moved on, is not turn-based, or the seat is already so)."""
+        state, game = table.state, table.game
+        clock = state.clock
+        if clock is None or "timeouts" not in clock or state.status != Status.PLAYING or game is None:
+            return
+        mover, at = game.current_player, now_ms()  # the clock's own time, as after_move's
+        vacation = clock.get("vacation") or [None] * len(clock["reserves"])
+        changed: StoredClock | None = None
+        match command:
+            case SpendBank(seat=seat, expected=expected):
+                if mover == seat and table.fresh(expected) and bank_left(clock, seat) > 0:
+                    changed = spend_bank(clock, seat)
+            case PauseClock(seat=seat, until=until):
+                if vacation[seat] != until:
+                    changed = paused(clock, seat, until, mover, at)
+            case ResumeClock(seat=seat):
+                if vacation[seat] is not None:
+                    changed = resumed(clock, seat, mover, at)
+        if changed is None:
+            return
+        turn = turn_of(state.time_control, changed, mover, table.bot_seats(), passed=False)
+        stored = await asyncio.to_thread(self.store.set_clock, table.id, state.version, changed, turn)
+        table.state.clock, table.state.version = stored.clock, stored.version
+        out.tell = True
+        out.send.append(self.render(table))
 
     # -- games and seats ---------------------------------------------------------------------------------------
 

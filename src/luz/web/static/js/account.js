@@ -1,13 +1,45 @@
 // Your identity: display name, turning a guest into an account, signing in and out, the password; your play
-// settings (forced moves); the notifications of your turns (notifications.js).
+// settings (forced moves); the notifications of your turns (notifications.js); your vacation (the clocks of your
+// turn-based games paused).
 
 import { $, ApiError, api, identity } from "./common.js";
+import { dayText } from "./clock.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { setName } from "./identity.js";
 import { loadNotifications, showNotifications, startNotifications } from "./notifications.js";
 import { startPage, watchTurns } from "./site.js";
 
 let me = null;
+let vacation = null;
+
+/** The vacation panel: days left this year, and the current vacation's end with a button to end it early. */
+function showVacation() {
+  if (!vacation || !me) return;
+  const away = vacation.until !== null;
+  const left = t("vacation.left", { n: vacation.days_left, total: vacation.allowance_days });
+  $("#vacation-state").textContent = me.guest
+    ? t("vacation.accounts_only")
+    : away ? `${t("vacation.until", { date: dayText(vacation.until) })} ${left}` : left;
+  $("#vacation-form").hidden = me.guest || away || vacation.days_left < 1;
+  $("#vacation-days").max = String(Math.max(1, vacation.days_left));
+  $("#vacation-end").hidden = !away;
+}
+
+async function loadVacation() {
+  vacation = await api("/api/me/vacation").catch(() => null);
+  showVacation();
+}
+
+async function changeVacation(request) {
+  $("#vacation-error").textContent = "";
+  try {
+    vacation = await request();
+    showVacation();
+  } catch (error) {
+    const known = ["vacation_allowance", "on_vacation"].includes(error?.code);
+    $("#vacation-error").textContent = known ? t(`vacation.refused_${error.code}`) : error instanceof ApiError ? error.message : t("conn.failed");
+  }
+}
 
 function show() {
   if (!me) return;
@@ -23,6 +55,7 @@ async function refresh({ first = false } = {}) {
   show();
   await loadPlay(); // another identity: its own settings
   await loadNotifications(me); // a guest turned account may now have email
+  await loadVacation();
   if (!first && me?.id !== before) watchTurns({ restart: true }); // another identity: its own turns
 }
 
@@ -100,7 +133,14 @@ async function main() {
     show();
     showPlay();
     showNotifications();
+    showVacation();
   });
+  $("#vacation-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const days = Number($("#vacation-days").value);
+    changeVacation(() => api("/api/me/vacation", { method: "POST", body: { days } }));
+  });
+  $("#vacation-end").addEventListener("click", () => changeVacation(() => api("/api/me/vacation", { method: "DELETE" })));
   startNotifications();
   $("#play-forced").addEventListener("change", savePlay);
   handle("#rename-form", () => setName($("#display-name").value.trim()), "player.saved", "player.saving"); // the header follows

@@ -3,7 +3,7 @@
 // wrong clock on this device changes nothing.
 
 import { $, colourOf, el, valueText } from "./common.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 
 const LOW_MS = 10_000;
 const NOTICE_MS = 8_000;
@@ -38,6 +38,16 @@ export function timeLeftText(ms) {
   if (ms >= DAY) return t("turn.left_days", { d: Math.floor(ms / DAY), h: Math.floor((ms % DAY) / HOUR) });
   if (ms >= HOUR) return t("turn.left_hours", { h: Math.floor(ms / HOUR), m: Math.floor((ms % HOUR) / MINUTE) });
   return t("turn.left_minutes", { m: Math.max(1, Math.ceil(ms / MINUTE)) });
+}
+
+/** A date as the player's language writes a day: "12 December", "12 décembre", "12月12日". */
+export function dayText(ms) {
+  return new Date(ms).toLocaleDateString(language(), { day: "numeric", month: "long" });
+}
+
+/** "Ana is on vacation until 12 Dec": said to everyone at a turn-based table instead of her countdown. */
+export function vacationText(name, until) {
+  return t("turn.vacation", { name, date: dayText(until) });
 }
 
 /** The same, short, for a seat's clock: "2 d 4 h", "5 h 12 min", "12 min". */

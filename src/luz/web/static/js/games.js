@@ -2,7 +2,7 @@
 // that opens its table; kept current by the identity's event stream (the header's badge) and the time left ticking.
 
 import { initials } from "./board.js";
-import { missedText, timeLeftText, turnBasedText } from "./clock.js";
+import { missedText, timeLeftText, turnBasedText, vacationText } from "./clock.js";
 import { $, ApiError, api, editions, el } from "./common.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { onTurns, startPage } from "./site.js";
@@ -36,6 +36,8 @@ function turnText(game) {
 }
 
 function leftText(game) {
+  const away = game.to_move != null ? game.vacation?.[game.to_move] : null;
+  if (away) return vacationText(seatLabel(game, game.to_move), away);
   if (!game.deadline) return "";
   return timeLeftText(game.deadline - (Date.now() + state.offset));
 }

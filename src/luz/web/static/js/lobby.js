@@ -263,6 +263,7 @@ function tableSpec() {
     const days = Number($("#days-per-move").value);
     spec.time_control = [1, 2, 3, 7].includes(days) ? `${days}d` : { days_per_move: days };
     spec.timeouts_before_bot = Number($("#timeouts-before-bot").value);
+    spec.time_bank_hours = Number($("#time-bank").value);
     return spec;
   }
   const clock = timeControl();

@@ -23,7 +23,15 @@ import {
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
 import { showOtherScores } from "./deal.js";
-import { drawClocks, drawMissed, showTimeout, timeControlText, timeLeftShort, timeLeftText } from "./clock.js";
+import {
+  drawClocks,
+  drawMissed,
+  showTimeout,
+  timeControlText,
+  timeLeftShort,
+  timeLeftText,
+  vacationText,
+} from "./clock.js";
 import {
   $,
   ApiError,
@@ -283,7 +291,8 @@ function draw(state) {
   if (state.me && state.tutorial) import("./tutorial.js").then(({ coach }) => coach(view, state.me.seat, edition));
 }
 
-/** A turn-based table: the seat to move and the time it has left ("Bo to move: 2 d 4 h left"), kept current. */
+/** A turn-based table: the seat to move and the time it has left ("Bo to move: 2 d 4 h left"), with its time
+ * bank, kept current; the players on vacation ("Ana is on vacation until 12 Dec": her clock is paused). */
 function drawDeadline(state) {
   const table = state.table;
   const box = $("#deadline");
@@ -291,6 +300,16 @@ function drawDeadline(state) {
   // The summary's seat to move and deadline; else the clock's (the mover's reserve left when it was sent).
   const clock = table?.clock;
   const mover = table?.to_move ?? clock?.running ?? null;
+  const away = table?.turn_based && !over ? (clock?.vacation ?? []) : [];
+  const note = $("#vacation-note");
+  const vacations = away.flatMap((until, seat) => (until ? [vacationText(nameOf(state, seat), until)] : []));
+  note.textContent = vacations.join(" ");
+  note.hidden = !vacations.length;
+  if (mover !== null && away[mover]) {
+    box.hidden = true;
+    clearTimeout(state.timers.deadline);
+    return;
+  }
   let deadline = table?.deadline ?? null;
   if (deadline === null && mover !== null && clock?.server_time && clock.remaining_ms?.[mover] != null) {
     deadline = clock.server_time + clock.remaining_ms[mover];
@@ -301,7 +320,9 @@ function drawDeadline(state) {
   if (!due) return;
   const left = deadline - (Date.now() + state.serverOffset);
   const key = state.me?.seat === mover ? "turn.deadline_you" : "turn.deadline";
-  $("#deadline-text").textContent = t(key, { name: nameOf(state, mover), left: timeLeftText(left) });
+  const bank = clock?.banks?.[mover];
+  const text = t(key, { name: nameOf(state, mover), left: timeLeftText(left) });
+  $("#deadline-text").textContent = bank ? `${text} · ${t("turn.bank", { h: Math.round(bank / 3_600_000) })}` : text;
   box.classList.toggle("low", left < 3_600_000);
   box.classList.toggle("mine", state.me?.seat === mover);
   // Minutes are shown under a day: the words change at most once a minute.
