@@ -95,8 +95,8 @@ def bench_tournament(
 
 def bench_door(tables: int = 64, size: int = 4) -> dict[str, Any]:
     """Seconds to form round 1 of ``tables`` tables through the server's door in this process, on SQLite in a
-    temporary folder: the pairing, every table created, every player seated (``Join``) and every game started
-    (``Start`` on the round's seed), each a transaction of its own."""
+    temporary folder: the pairing, the round claimed with every table (one transaction), every table's players
+    seated and its game started on the round's seed (a ``StartRound`` each, one transaction each)."""
     import secrets
     import tempfile
     from datetime import UTC, datetime

@@ -142,6 +142,30 @@ class AppendedAction:
         return not self.game_over and self.unrated is None
 
 
+@dataclass(frozen=True)
+class NewTable:
+    """A table to create, waiting for its players (``insert_tables``). Each seat: ``kind``, ``bot``, ``name``, and
+    ``player``, which reserves a human seat for that player, who takes it by the door (``StartRound``)."""
+
+    name: str
+    edition: str
+    players: int
+    options: dict[str, Any]
+    public: bool
+    grace_seconds: float
+    seats: list[dict[str, Any]]
+    hints: bool = False
+    rated: bool = False
+    time_control: dict[str, int] | None = None
+    show_hands: bool = False
+    tutorial: bool = False
+    creator: str | None = None
+    expires_at: int | None = None
+    """When it expires if still waiting (epoch ms)."""
+    deal: DealSource | None = None
+    """Its first game on this deal."""
+
+
 class StaleVersion(Exception):
     """The table changed since the caller last read it."""
 
@@ -198,58 +222,31 @@ class Store:
         most_waiting: int | None = None,
         deal: DealSource | None = None,
     ) -> tuple[str, dict[int, str]]:
-        """Store a new table (its first game on ``deal``'s when given); returns its id and the secret token of each
-        human seat. ``creator``: the keyed hash of its client; a public one is refused (:class:`TooManyWaiting`)
-        when that client has ``most_waiting`` public tables waiting already. ``expires_at``: when it expires if
-        still waiting (epoch ms)."""
-        table_id = secrets.token_hex(8)
-        tokens = {}
+        """Store a new table (its first game on ``deal``'s when given: ``NewTable``); returns its id and the
+        secret token of each human seat. ``creator``: the keyed hash of its client; a public one is refused
+        (:class:`TooManyWaiting`) when that client has ``most_waiting`` public tables waiting already.
+        ``expires_at``: when it expires if still waiting (epoch ms)."""
         with Session(self.engine) as session, session.begin():
             if public and creator is not None and most_waiting is not None:
                 self._check_waiting(session, creator, most_waiting)
-            session.add(
-                TableRow(
-                    id=table_id,
-                    name=name,
-                    edition=edition,
-                    players=players,
-                    options=options,
-                    public=public,
-                    grace_seconds=grace_seconds,
-                    hints=hints,
-                    rated=rated,
-                    show_hands=show_hands,
-                    tutorial=tutorial,
-                    deal_seed=deal.seed if deal else None,
-                    deal_table=deal.table if deal else None,
-                    deal_game=deal.game if deal else None,
-                    deal_set=deal.deal_set if deal else None,
-                    time_control=time_control,
-                    turn_based=is_turn_based(time_control),
-                    status=Status.WAITING,
-                    game_no=0,
-                    version=1,
-                    creator=creator,
-                    expires_at=expires_at,
-                )
+            new = NewTable(
+                name=name,
+                edition=edition,
+                players=players,
+                options=options,
+                public=public,
+                grace_seconds=grace_seconds,
+                seats=seats,
+                hints=hints,
+                rated=rated,
+                time_control=time_control,
+                show_hands=show_hands,
+                tutorial=tutorial,
+                creator=creator,
+                expires_at=expires_at,
+                deal=deal,
             )
-            session.flush()
-            for number, spec in enumerate(seats):
-                token = None
-                if spec["kind"] == SeatKind.HUMAN:
-                    token = tokens[number] = new_token()
-                session.add(
-                    SeatRow(
-                        table_id=table_id,
-                        seat=number,
-                        kind=spec["kind"],
-                        bot=spec.get("bot"),
-                        name=spec.get("name"),
-                        token_hash=token_hash(token) if token else None,
-                        joined=spec["kind"] == SeatKind.BOT,
-                    )
-                )
-        return table_id, tokens
+            return insert_tables(session, [new])[0]
 
     def _check_waiting(self, session: Session, creator: str, most: int) -> None:
         """:class:`TooManyWaiting` when ``creator`` has ``most`` public tables waiting for players (the count and
@@ -272,50 +269,25 @@ class Store:
                 return None
             return self._state(session, row)
 
+    def load_many(self, table_ids: list[str]) -> dict[str, TableState]:
+        """The tables of ``table_ids`` found, as stored now, read together (one snapshot; a tournament round's)."""
+        if not table_ids:
+            return {}
+        with Session(self._reader) as session:
+            rows = session.scalars(select(TableRow).where(TableRow.id.in_(table_ids))).all()
+            seats: dict[str, list[tuple[SeatRow, str | None, str | None, bool | None]]] = {}
+            for seat in self._seats(session, *table_ids):
+                seats.setdefault(seat[0].table_id, []).append(seat)
+            return {row.id: self._with_game(session, row, table_state(row, seats.get(row.id, []))) for row in rows}
+
     def _state(self, session: Session, row: TableRow, actions: bool = True) -> TableState:
-        seats = session.execute(
-            select(SeatRow, PlayerRow.username, PlayerRow.id, PlayerRow.forced_moves)
-            .outerjoin(PlayerRow, PlayerRow.id == SeatRow.player_id)
-            .where(SeatRow.table_id == row.id)
-            .order_by(SeatRow.seat)
-        ).all()
-        state = TableState(
-            id=row.id,
-            name=row.name,
-            edition=row.edition,
-            players=row.players,
-            options=dict(row.options),
-            public=row.public,
-            grace_seconds=row.grace_seconds,
-            status=Status(row.status),
-            game_no=row.game_no,
-            version=row.version,
-            seats=[
-                SeatState(
-                    s.seat,
-                    SeatKind(s.kind),
-                    s.bot,
-                    s.name,
-                    s.joined,
-                    s.player_id,
-                    person is not None and not username,
-                    s.shows_hand,
-                    s.client,
-                    forced is not False,
-                )
-                for s, username, person, forced in seats
-            ],
-            hints=row.hints,
-            rated=row.rated,
-            time_control=row.time_control,
-            clock=row.clock,
-            rematch=row.rematch,
-            show_hands=row.show_hands,
-            tutorial=row.tutorial,
-            deal_seed=row.deal_seed,
-            deal_set=row.deal_set,
-        )
-        if row.game_no and actions:
+        state = table_state(row, self._seats(session, row.id))
+        return self._with_game(session, row, state) if actions else state
+
+    @staticmethod
+    def _with_game(session: Session, row: TableRow, state: TableState) -> TableState:
+        """``state`` with its current game's seed, actions and rating, read."""
+        if row.game_no:
             game = session.get(GameRow, (row.id, row.game_no))
             assert game is not None
             state.seed = game.seed
@@ -329,6 +301,20 @@ class Store:
                 )
             )
         return state
+
+    @staticmethod
+    def _seats(session: Session, *table_ids: str) -> list[tuple[SeatRow, str | None, str | None, bool | None]]:
+        """The tables' seats in order, each with its player's username, id and forced-moves setting."""
+        where = SeatRow.table_id == table_ids[0] if len(table_ids) == 1 else SeatRow.table_id.in_(table_ids)
+        return [
+            (seat, username, person, forced)
+            for seat, username, person, forced in session.execute(
+                select(SeatRow, PlayerRow.username, PlayerRow.id, PlayerRow.forced_moves)
+                .outerjoin(PlayerRow, PlayerRow.id == SeatRow.player_id)
+                .where(where)
+                .order_by(SeatRow.table_id, SeatRow.seat)
+            )
+        ]
 
     def seat_of(self, table_id: str, token: str) -> int | None:
         """The seat that ``token`` opens at ``table_id``, if any."""
@@ -671,33 +657,53 @@ class Store:
         with self._locked(table_id) as (session, row):
             if row.version != expected_version:
                 raise StaleVersion
-            row.game_no += 1
-            row.status = Status.PLAYING
-            row.rematch = None
-            if row.time_control is not None:
-                kinds = session.scalars(select(SeatRow.kind).where(SeatRow.table_id == table_id).order_by(SeatRow.seat))
-                clock = new_clock(row.time_control, list(kinds))
-                if clock is not None and "banks" in clock:  # turn-based: its players away start paused
-                    clock["vacation"] = self._away(session, table_id, row.players)
-                row.clock = clock
-            session.add(GameRow(table_id=table_id, game_no=row.game_no, seed=seed))
-            session.flush()
-            game = build_game(self._state(session, row))
-            assert game is not None
-            bots = {
-                s.seat
-                for s in session.scalars(select(SeatRow).where(SeatRow.table_id == table_id))
-                if s.kind == SeatKind.BOT
-            }
-            turn = turn_of(row.time_control, row.clock, game.current_player, bots)
-            row.to_move, row.deadline, row.notify_at, row.remind_at = (
-                turn.to_move,
-                turn.deadline,
-                turn.notify_at,
-                turn.remind_at,
-            )
-            self._bump(session, row)
-            return self._state(session, row)
+            return self._begin_game(session, row, self._seats(session, table_id), seed)
+
+    def start_round(self, table_id: str, expected_version: int, seed: int) -> TableState:
+        """Seat every player a tournament table's seats were reserved for (``NewTable``) and start its first game on
+        the round's ``seed``: one transaction, one version. :class:`StaleVersion` if the table moved;
+        ``PermissionError`` if it is not waiting or a human seat is reserved for nobody."""
+        with self._locked(table_id) as (session, row):
+            if row.version != expected_version:
+                raise StaleVersion
+            if row.status != Status.WAITING:
+                raise PermissionError("the table is not waiting for its players")
+            seats = self._seats(session, table_id)
+            for seat, *_ in seats:
+                if seat.kind == SeatKind.HUMAN and seat.player_id is None:
+                    raise PermissionError(f"seat {seat.seat} is reserved for nobody")
+                seat.joined = True
+            return self._begin_game(session, row, seats, seed)
+
+    @staticmethod
+    def _begin_game(
+        session: Session, row: TableRow, seats: list[tuple[SeatRow, str | None, str | None, bool | None]], seed: int
+    ) -> TableState:
+        """The table's next game stored on ``seed`` (``seats``: as ``_seats`` read them, changed in this
+        transaction), the turn's columns set, a new version; the table as it will be stored (no read again)."""
+        row.game_no += 1
+        row.status = Status.PLAYING
+        row.rematch = None
+        if row.time_control is not None:
+            clock = new_clock(row.time_control, [seat.kind for seat, *_ in seats])
+            if clock is not None and "banks" in clock:  # turn-based: its players away start paused
+                clock["vacation"] = Store._away(session, row.id, row.players)
+            row.clock = clock
+        row.version += 1
+        session.add(GameRow(table_id=row.id, game_no=row.game_no, seed=seed))
+        state = table_state(row, seats)
+        state.seed = seed
+        game = build_game(state)
+        assert game is not None
+        bots = {seat.seat for seat, *_ in seats if seat.kind == SeatKind.BOT}
+        turn = turn_of(row.time_control, row.clock, game.current_player, bots)
+        row.to_move, row.deadline, row.notify_at, row.remind_at = (
+            turn.to_move,
+            turn.deadline,
+            turn.notify_at,
+            turn.remind_at,
+        )
+        return state
 
     def set_clock(self, table_id: str, expected_version: int, clock: dict[str, Any], turn: Turn) -> TableState:
         """Store a turn-based table's clock changed between moves (a time bank spent, a player's vacation begun or
@@ -994,6 +1000,102 @@ class Store:
         with contextlib.suppress(IntegrityError), Session(self.engine) as session, session.begin():
             if session.get(ReviewRow, (table_id, game_no, seat)) is None:
                 session.add(ReviewRow(table_id=table_id, game_no=game_no, seat=seat, body=json.dumps(review)))
+
+
+def table_state(row: TableRow, seats: list[tuple[SeatRow, str | None, str | None, bool | None]]) -> TableState:
+    """The table of ``row`` with its ``seats`` (``Store._seats``), without its game's seed and actions."""
+    return TableState(
+        id=row.id,
+        name=row.name,
+        edition=row.edition,
+        players=row.players,
+        options=dict(row.options),
+        public=row.public,
+        grace_seconds=row.grace_seconds,
+        status=Status(row.status),
+        game_no=row.game_no,
+        version=row.version,
+        seats=[
+            SeatState(
+                s.seat,
+                SeatKind(s.kind),
+                s.bot,
+                s.name,
+                s.joined,
+                s.player_id,
+                person is not None and not username,
+                s.shows_hand,
+                s.client,
+                forced is not False,
+            )
+            for s, username, person, forced in seats
+        ],
+        hints=row.hints,
+        rated=row.rated,
+        time_control=row.time_control,
+        clock=row.clock,
+        rematch=row.rematch,
+        show_hands=row.show_hands,
+        tutorial=row.tutorial,
+        deal_seed=row.deal_seed,
+        deal_set=row.deal_set,
+    )
+
+
+def insert_tables(session: Session, tables: list[NewTable]) -> list[tuple[str, dict[int, str]]]:
+    """Add new tables waiting for their players to ``session``'s transaction, in two statements whatever their
+    number (``Store.create_table``; a tournament round's tables with the round: tournaments.py); each one's id and
+    the secret token of each human seat."""
+    made: list[tuple[str, dict[int, str]]] = [(secrets.token_hex(8), {}) for _ in tables]
+    table_rows, seat_rows = [], []
+    for (table_id, tokens), new in zip(made, tables, strict=True):
+        deal = new.deal
+        table_rows.append(
+            {
+                "id": table_id,
+                "name": new.name,
+                "edition": new.edition,
+                "players": new.players,
+                "options": new.options,
+                "public": new.public,
+                "grace_seconds": new.grace_seconds,
+                "hints": new.hints,
+                "rated": new.rated,
+                "show_hands": new.show_hands,
+                "tutorial": new.tutorial,
+                "deal_seed": deal.seed if deal else None,
+                "deal_table": deal.table if deal else None,
+                "deal_game": deal.game if deal else None,
+                "deal_set": deal.deal_set if deal else None,
+                "time_control": new.time_control,
+                "turn_based": is_turn_based(new.time_control),
+                "status": Status.WAITING,
+                "game_no": 0,
+                "version": 1,
+                "creator": new.creator,
+                "expires_at": new.expires_at,
+            }
+        )
+        for number, spec in enumerate(new.seats):
+            token = None
+            if spec["kind"] == SeatKind.HUMAN:
+                token = tokens[number] = new_token()
+            seat_rows.append(
+                {
+                    "table_id": table_id,
+                    "seat": number,
+                    "kind": spec["kind"],
+                    "bot": spec.get("bot"),
+                    "name": spec.get("name"),
+                    "token_hash": token_hash(token) if token else None,
+                    "joined": spec["kind"] == SeatKind.BOT,
+                    "player_id": spec.get("player"),
+                }
+            )
+    if table_rows:
+        session.execute(insert(TableRow), table_rows)
+        session.execute(insert(SeatRow), seat_rows)
+    return made
 
 
 def deal_set_summary(row: DealSetRow) -> dict[str, Any]:

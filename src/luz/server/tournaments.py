@@ -1,6 +1,6 @@
 """The tournaments as stored: created, joined and left before the start, their rounds and tables, each round's
 results read from the games' results (history.py) as the pure rules' entries (tournament.py). Persistence only:
-the rounds' tables are created and started through the tables' door (tables/rounds.py)."""
+a round's tables are created with the round, waiting, and started through the tables' door (tables/rounds.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, insert, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -18,11 +18,14 @@ from .db import (
     PlayerRow,
     ResultRow,
     SeatRow,
+    TableRow,
     TournamentPlayerRow,
     TournamentRoundRow,
     TournamentRow,
     TournamentTableRow,
 )
+from .domain import Status
+from .store import NewTable, insert_tables
 from .tournament import Entry
 
 OPEN, PLAYING, OVER = "open", "playing", "over"
@@ -202,22 +205,46 @@ class Tournaments:
         with Session(self.engine) as session:
             return list(session.scalars(select(TournamentRow.id).where(TournamentRow.status == PLAYING)))
 
-    def claim_round(self, tournament_id: str, round_no: int, seed: int) -> bool:
-        """Claim round ``round_no`` (its seed stored, the tournament at that round): ``False`` if it was claimed
-        already (by another call or process), so each round is formed once."""
+    def claim_round(self, tournament_id: str, round_no: int, seed: int, tables: list[NewTable]) -> bool:
+        """Claim round ``round_no`` and create its ``tables`` (their human seats reserved for the round's players) in
+        one transaction: its seed stored, the tournament
+        at that round, every table of the round waiting for its ``StartRound``. ``False`` if it was claimed already
+        (by another call or process), so each round is formed once and never in part."""
         with Session(self.engine) as session, session.begin():
             row = self._locked(session, tournament_id)
             if row.round_no >= round_no or row.status == OVER:
                 return False
             row.round_no, row.status = round_no, PLAYING
             session.add(TournamentRoundRow(tournament_id=tournament_id, round_no=round_no, seed=seed, over=False))
+            session.flush()  # the round's row before its tables'
+            made = insert_tables(session, tables)
+            session.execute(
+                insert(TournamentTableRow),
+                [
+                    {"tournament_id": tournament_id, "round_no": round_no, "table_no": table_no, "table_id": table_id}
+                    for table_no, (table_id, _) in enumerate(made)
+                ],
+            )
             return True
 
-    def add_table(self, tournament_id: str, round_no: int, table_no: int, table_id: str) -> None:
-        with Session(self.engine) as session, session.begin():
-            session.add(
-                TournamentTableRow(tournament_id=tournament_id, round_no=round_no, table_no=table_no, table_id=table_id)
+    def waiting(self, tournament_id: str, round_no: int) -> tuple[int, list[str]]:
+        """The round's seed and its tables still waiting for their ``StartRound`` (none once the round is under way;
+        some where a process died while starting them)."""
+        with Session(self.engine) as session:
+            played = session.get(TournamentRoundRow, (tournament_id, round_no))
+            if played is None:
+                raise KeyError((tournament_id, round_no))
+            waiting = session.scalars(
+                select(TournamentTableRow.table_id)
+                .join(TableRow, TableRow.id == TournamentTableRow.table_id)
+                .where(
+                    TournamentTableRow.tournament_id == tournament_id,
+                    TournamentTableRow.round_no == round_no,
+                    TableRow.status == Status.WAITING,
+                )
+                .order_by(TournamentTableRow.table_no)
             )
+            return played.seed, list(waiting)
 
     def tables(self, tournament_id: str, round_no: int) -> list[RoundTable]:
         with Session(self.engine) as session:

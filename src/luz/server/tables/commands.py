@@ -40,6 +40,15 @@ class Start:
 
 
 @dataclass(frozen=True)
+class StartRound:
+    """A tournament table's round begins: every seat reserved for a player when the round created the table is
+    taken by that player and the game starts on the round's ``seed``, in one transaction and one version
+    (``Store.start_round``). A table already started: nothing (the round formed again after a crash)."""
+
+    seed: int
+
+
+@dataclass(frozen=True)
 class Join:
     """Take ``seat`` for ``player_id`` under the name ``name``, with its invite ``token`` or an open seat of a
     public table (``Store.join`` checks the seat's policies)."""
@@ -185,6 +194,7 @@ class Refresh:
 Command = (
     Act
     | Start
+    | StartRound
     | Join
     | Leave
     | TakeOver

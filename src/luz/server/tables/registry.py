@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from luz.engine import Bid
 
 from ..clock import Clock, RealClock
-from ..domain import SeatKind, Status, build_game, is_turn_based
+from ..domain import SeatKind, Status, TableState, build_game, is_turn_based
 from ..identity import Players
 from ..logs import on_table
 from ..metrics import Metrics
@@ -104,16 +104,40 @@ class Registry:
                 if state is None:
                     self.broker.release(table_id)
                     return None
-                table = Table(state, build_game(state))
-                if is_turn_based(state.time_control) and state.status == Status.PLAYING:
-                    # A player who left the table: a bot plays their seat (presence never counts down here).
-                    table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
-                self.live[table_id] = table
-                self.clocks.loaded(table)  # its last timeout was told when it was stored
-                self.resume(table)  # however it came into memory: its due bot and deadline at once
+                self._hold(state)
             table = self.live[table_id]
             table.touched = self.clock.monotonic()
             return table
+
+    async def get_many(self, table_ids: list[str]) -> dict[str, Table]:
+        """The live tables of ``table_ids`` found, those not in memory loaded in one read (a tournament round's
+        tables), as ``get`` loads one."""
+        async with self._load_lock:
+            missing = [table_id for table_id in dict.fromkeys(table_ids) if table_id not in self.live]
+            missing = [table_id for table_id in missing if "\x00" not in table_id]
+            for table_id in missing:
+                await self.broker.hold(table_id)
+            states = await asyncio.to_thread(self.store.load_many, missing)
+            for table_id in missing:
+                if table_id in states:
+                    self._hold(states[table_id])
+                else:
+                    self.broker.release(table_id)
+            found = {table_id: self.live[table_id] for table_id in table_ids if table_id in self.live}
+        now = self.clock.monotonic()
+        for table in found.values():
+            table.touched = now
+        return found
+
+    def _hold(self, state: TableState) -> None:
+        """Keep the table just read in memory and resume it."""
+        table = Table(state, build_game(state))
+        if is_turn_based(state.time_control) and state.status == Status.PLAYING:
+            # A player who left the table: a bot plays their seat (presence never counts down here).
+            table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
+        self.live[state.id] = table
+        self.clocks.loaded(table)  # its last timeout was told when it was stored
+        self.resume(table)  # however it came into memory: its due bot and deadline at once
 
     def resume(self, table: Table, delay: float = 0.0) -> None:
         """The one place a table's timers and bots are looked at: when it comes into memory (for a request, a

@@ -1,6 +1,7 @@
 """A tournament's rounds on the live tables (docs/TOURNAMENTS.md): a round formed by the pure rules
-(tournament.py), its tables created and each seat taken (``Join``) and each game started on the round's one secret
-seed (``Start(seed)``), all through the door; the next round formed once every table of the last one is over."""
+(tournament.py), claimed with its tables in one transaction (each human seat reserved for its player), then each
+table's players seated and its game started on the round's one secret seed by one ``StartRound`` through the door;
+the next round formed once every table of the last one is over."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from datetime import UTC, datetime
 from luz.engine import get_edition
 
 from ..clock import Clock
+from ..store import NewTable
 from ..tournament import meetings, pair, seats_held, standings
 from ..tournaments import PLAYING, Tournaments
-from .commands import Join, Start
+from .commands import StartRound
 from .model import QUICK_BOT
 from .registry import Registry
 from .table import Table
@@ -27,7 +29,7 @@ SWEEP_SECONDS = 5.0
 """Seconds between two looks at the tournaments due to start or whose round ended on another process."""
 
 TABLES_AT_ONCE = 8
-"""Tables of a round created, seated and started at the same time (each one's commands in order)."""
+"""Tables of a round started at the same time."""
 
 MIN_PLAYERS = 2
 """Fewer players at the start time: the tournament ends unplayed."""
@@ -105,14 +107,15 @@ class Rounds:
             if row.status != PLAYING:
                 return
             if not await asyncio.to_thread(self.tournaments.round_finished, tournament_id, row.round_no):
+                await self.start_tables(tournament_id, row.round_no)  # a round left part-started by a crash
                 return
             last = row.round_no >= row.rounds
             if await asyncio.to_thread(self.tournaments.end_round, tournament_id, row.round_no, last) and not last:
                 await self.form(tournament_id, row.round_no + 1)
 
     async def form(self, tournament_id: str, round_no: int) -> None:
-        """Form round ``round_no`` from the standings, create its tables, seat its players and start every table
-        on the round's seed."""
+        """Form round ``round_no`` from the standings: claim it and create its tables, each seat reserved for its
+        player, in one transaction; then start them (``start_tables``)."""
         row = await asyncio.to_thread(self.tournaments.row, tournament_id)
         assert row is not None
         players = await asyncio.to_thread(self.tournaments.players, tournament_id)
@@ -120,45 +123,45 @@ class Rounds:
         names = dict(players)
         order = [line.player for line in standings([p for p, _ in players], played)]
         seating = pair(order, row.size, meetings(played), seats_held(played))
-        seed = secrets.randbits(62)
-        if not await asyncio.to_thread(self.tournaments.claim_round, tournament_id, round_no, seed):
-            return
         options = get_edition(row.edition).options(row.size).to_json()
+        tables = [
+            NewTable(
+                name=f"{row.name[:60]} · {round_no}.{table_no + 1}",
+                edition=row.edition,
+                players=row.size,
+                options=options,
+                public=False,
+                grace_seconds=30.0,
+                rated=row.rated,
+                time_control=row.time_control,
+                seats=[
+                    {"kind": "human", "player": player, "name": names[player]}
+                    if player is not None
+                    else {"kind": "bot", "bot": QUICK_BOT}
+                    for player in seats
+                ],
+            )
+            for table_no, seats in enumerate(seating)
+        ]
+        seed = secrets.randbits(62)
+        if await asyncio.to_thread(self.tournaments.claim_round, tournament_id, round_no, seed, tables):
+            await self.start_tables(tournament_id, round_no)
+
+    async def start_tables(self, tournament_id: str, round_no: int) -> None:
+        """Start every table of the round still waiting, a ``StartRound`` each through the door (its players seated
+        and its game started on the round's seed, one transaction); tell the players of the tables started here.
+        Idempotent: after a crash while a round was being started, the next look at the tournament finishes it."""
+        seed, waiting = await asyncio.to_thread(self.tournaments.waiting, tournament_id, round_no)
         told: list[tuple[str, str, str]] = []
         limit = asyncio.Semaphore(TABLES_AT_ONCE)
 
-        async def seat(table_no: int, seats: list[str | None]) -> Table:
-            """One table created and its players seated (a ``Join`` each, through the door)."""
-            async with limit:
-                table_id, tokens = await asyncio.to_thread(
-                    self.registry.store.create_table,
-                    name=f"{row.name[:60]} · {round_no}.{table_no + 1}",
-                    edition=row.edition,
-                    players=row.size,
-                    options=options,
-                    public=False,
-                    grace_seconds=30.0,
-                    rated=row.rated,
-                    time_control=row.time_control,
-                    seats=[
-                        {"kind": "human", "bot": None} if player is not None else {"kind": "bot", "bot": QUICK_BOT}
-                        for player in seats
-                    ],
-                )
-                await asyncio.to_thread(self.tournaments.add_table, tournament_id, round_no, table_no, table_id)
-                table = await self.registry.get(table_id)
-                assert table is not None
-                for number, player in enumerate(seats):
-                    if player is not None:
-                        await self.registry.submit(table, Join(number, names[player], tokens[number], player))
-                        told.append((player, table_id, table.state.name))
-                return table
-
-        tables = await asyncio.gather(*(seat(n, seats) for n, seats in enumerate(seating)))
-
         async def start(table: Table) -> None:
             async with limit:
-                await self.registry.submit(table, Start(seed=seed))
+                if (await self.registry.submit(table, StartRound(seed))).started:
+                    state = table.state
+                    told.extend((seat.player, table.id, state.name) for seat in state.seats if seat.player is not None)
 
-        await asyncio.gather(*(start(table) for table in tables))  # every table seated first, then all start
-        self.told(told)
+        tables = await self.registry.get_many(waiting)
+        await asyncio.gather(*(start(table) for table in tables.values()))
+        if told:
+            self.told(told)

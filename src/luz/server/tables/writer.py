@@ -47,6 +47,7 @@ from .commands import (
     ShowHand,
     SpendBank,
     Start,
+    StartRound,
     TakeOver,
 )
 from .forced import forced_seat
@@ -111,6 +112,8 @@ class Writer:
                 await self._act(table, command, out)
             case Start():
                 await self._start(table, command, out)
+            case StartRound():
+                await self._start_round(table, command, out)
             case Join():
                 await self._join(table, command, out)
             case Leave():
@@ -274,10 +277,22 @@ class Writer:
 
     async def _started(self, table: Table, seed: int, out: Outcome) -> None:
         """Store and apply the table's next game on ``seed``."""
-        state = await asyncio.to_thread(self.store.start_game, table.id, table.state.version, seed)
+        await self._started_by(table, self.store.start_game, seed, out)
+
+    async def _started_by(
+        self, table: Table, store: Callable[[str, int, int], TableState], seed: int, out: Outcome
+    ) -> None:
+        """Store a game's start (``store``: at the table's version, on ``seed``), then apply it."""
+        state = await asyncio.to_thread(store, table.id, table.state.version, seed)
         table.reload(state)
         out.started = out.tell = True
         out.send.append(self.render(table))
+
+    async def _start_round(self, table: Table, command: StartRound, out: Outcome) -> None:
+        """Seat a tournament table's players and start its game, stored as one version (nothing if it started)."""
+        if table.state.status != Status.WAITING:
+            return
+        await self._started_by(table, self.store.start_round, command.seed, out)
 
     async def _join(self, table: Table, command: Join, out: Outcome) -> None:
         token, state = await asyncio.to_thread(
