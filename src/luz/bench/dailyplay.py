@@ -187,11 +187,27 @@ Seat = Callable[[Any, str, dict[str, str]], Awaitable[tuple[str, int, str]]]
 """How a player gets its table: (HTTP client, server URL, its session header) -> (table id, seat, token)."""
 
 
+async def post(http: Any, url: str, body: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Any:
+    """POST ``body`` and return the answer's JSON; a transport error retried (a kept-alive connection the server
+    just closed), an HTTP error raised."""
+    import httpx
+
+    for attempt in range(4):
+        try:
+            answer = await http.post(url, json=body, headers=headers)
+        except httpx.TransportError:
+            if attempt == 3:
+                raise
+            await asyncio.sleep(0.2 * (attempt + 1))
+            continue
+        answer.raise_for_status()
+        return answer.json()
+    raise AssertionError("not reached")
+
+
 async def daily_attempt(http: Any, url: str, session: dict[str, str]) -> tuple[str, int, str]:
     """Start the player's attempt at today's deal."""
-    answer = await http.post(f"{url}/api/daily/{EDITION}", headers=session)
-    answer.raise_for_status()
-    body = answer.json()
+    body = await post(http, f"{url}/api/daily/{EDITION}", headers=session)
     return str(body["table_id"]), int(body["seat"]), str(body["token"])
 
 
@@ -208,15 +224,10 @@ async def ordinary_table(http: Any, url: str, session: dict[str, str]) -> tuple[
         "options": {"first_player": daily.SEAT},
         "seats": [{"kind": "human"} if seat == daily.SEAT else bot for seat in range(deal.players)],
     }
-    answer = await http.post(f"{url}/api/tables", json=spec, headers=session)
-    answer.raise_for_status()
-    body = answer.json()
+    body = await post(http, f"{url}/api/tables", spec, session)
     table_id = str(body["table"]["id"])
     token = next(invite["token"] for invite in body["invites"] if invite["seat"] == daily.SEAT)
-    joined = await http.post(
-        f"{url}/api/tables/{table_id}/seats/{daily.SEAT}/join", json={"name": "bench", "token": token}, headers=session
-    )
-    joined.raise_for_status()
+    await post(http, f"{url}/api/tables/{table_id}/seats/{daily.SEAT}/join", {"name": "bench", "token": token}, session)
     return table_id, daily.SEAT, token
 
 
@@ -250,9 +261,8 @@ async def _drive(
     async with httpx.AsyncClient(timeout=60, limits=limits) as http:
 
         async def seated() -> Player:
-            guest = await http.post(f"{server.url}/api/me/guest", json={})
-            guest.raise_for_status()
-            table_id, number, token = await seat(http, server.url, {"X-Luz-Session": guest.json()["session"]})
+            guest = await post(http, f"{server.url}/api/me/guest", {})
+            table_id, number, token = await seat(http, server.url, {"X-Luz-Session": guest["session"]})
             url = f"{server.ws_url}/ws/tables/{table_id}?token={token}"
             return Player(url, number, figures, random.Random(rng.getrandbits(64)), think)
 
