@@ -221,6 +221,7 @@ async def ordinary_table(http: Any, url: str, session: dict[str, str]) -> tuple[
         "edition": EDITION,
         "players": deal.players,
         "public": False,
+        "grace_seconds": 3600,  # (the most): its bots never take the seat of a player still being seated
         "options": {"first_player": daily.SEAT},
         "seats": [{"kind": "human"} if seat == daily.SEAT else bot for seat in range(deal.players)],
     }
@@ -348,7 +349,7 @@ def _phase(
     progress(f"{name}: starting the server ({url.split('://')[0]})")
     server = ServerProcess.start(url, None, folder / f"{name}.log", bot_workers=1)
     try:
-        server.wait_healthy()
+        server.wait_healthy(600)  # (on a database of the daily's, its unfinished tables restored first)
         figures = asyncio.run(
             _drive(server, seat, players=players, seconds=seconds, think=think, seed=seed, progress=progress)
         )
@@ -371,15 +372,17 @@ def bench_daily_play(
 ) -> dict[str, Any]:
     """Run the daily phase, then (``reference``) the ordinary tables' phase; the report (the module's docstring).
 
-    ``database_url``: a throwaway database, both phases' (default: SQLite in a temporary folder)."""
+    ``database_url``: a throwaway database both phases write to (default: a SQLite file of each phase's in a
+    temporary folder)."""
     say = progress or (lambda _: None)
     load_before = [round(v, 1) for v in os.getloadavg()]
     open_files = raise_open_files(4 * players + 1024)
     folder = Path(tempfile.mkdtemp(prefix="luz-bench-daily-play-"))
-    url = database_url or f"sqlite:///{folder / 'luz.sqlite3'}"
 
     def phase(name: str, seat: Seat) -> dict[str, Any]:
-        return _phase(name, seat, url, folder, players=players, seconds=seconds, think=think, seed=seed, progress=say)
+        # SQLite: a database of each phase's (a server started on the daily's would first restore its tables)
+        where = database_url or f"sqlite:///{folder / name}.sqlite3"
+        return _phase(name, seat, where, folder, players=players, seconds=seconds, think=think, seed=seed, progress=say)
 
     try:
         daily = phase("daily", daily_attempt)
@@ -393,7 +396,7 @@ def bench_daily_play(
         "benchmark": "daily-play",
         "edition": EDITION,
         "players": players,
-        "database": url.split("://")[0].split("+")[0],
+        "database": (database_url or "sqlite").split(":")[0].split("+")[0],
         "think_s": list(think),
         "open_files_limit": open_files,
         "cores": os.cpu_count() or 0,
