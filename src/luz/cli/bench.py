@@ -766,6 +766,61 @@ def daily(
     Console().print(f"p99 results / reference: [bold]{report['ratio_p99_leaderboard_over_reference']}[/bold]")
 
 
+@bench_app.command("daily-play")
+def daily_play(
+    players: int = typer.Option(1000, min=1, max=20_000, help="Players, each a guest playing today's daily deal."),
+    seconds: float = typer.Option(60.0, min=1.0, help="Measuring time of each phase (setup comes on top)."),
+    think_min: float = typer.Option(2.0, min=0.0, help="Least think time of a player before each action, in seconds."),
+    think_max: float = typer.Option(4.0, min=0.0, help="Most think time of a player before each action, in seconds."),
+    database_url: str | None = typer.Option(
+        None, help="PostgreSQL URL of a throwaway database (both phases write there); default: SQLite in a temp dir."
+    ),
+    seed: int = typer.Option(0, help="Seed of the players' think times and choices."),
+    reference: bool = typer.Option(
+        True, help="Then the same players at ordinary private tables with the same bots, on a fresh server process."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as one JSON object."),
+) -> None:
+    """Players playing today's daily deal at once on one server process, each over its WebSocket with a think
+    time: the acks' latency, errors and server CPU per action, against ordinary tables in the same run."""
+    require("server", "luz bench daily-play")
+    if think_max < think_min:
+        raise typer.BadParameter(f"must be at least --think-min ({think_min:g})", param_hint="--think-max")
+    from luz.bench.dailyplay import bench_daily_play
+
+    report = bench_daily_play(
+        players,
+        seconds,
+        (think_min, think_max),
+        database_url,
+        seed,
+        reference,
+        progress=None if as_json else progress_line,
+    )
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    table = Table(title=f"{players:,} players, daily deal {report['edition']} ({report['database']}, one process)")
+    for column in ("phase", "actions/s", "ack p50", "p95", "p99", "max ms", "errors", "server CPU ms/action"):
+        table.add_column(column, justify="right")
+    for name, phase in (("daily", report), ("ordinary tables", report["reference"])):
+        if phase is None:
+            continue
+        ms = phase["ack_ms"]
+        table.add_row(
+            name,
+            f"{phase['actions_per_s']}",
+            f"{ms['p50']}",
+            f"{ms['p95']}",
+            f"{ms['p99']}",
+            f"{ms['max']}",
+            f"{phase['errors']}",
+            f"{phase['server_cpu_ms_per_action']}",
+        )
+    Console().print(table)
+    Console().print(f"load average {report['load_average']['before']} before, {report['load_average']['after']} after")
+
+
 @bench_app.command("coldstart")
 def coldstart(
     parts: str = typer.Option("play,vector,server", help="Parts measured, comma-separated: play, vector, server."),
