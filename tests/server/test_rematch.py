@@ -170,3 +170,13 @@ def test_a_turn_based_offer_waits_as_long_as_a_move() -> None:
     assert lifetime_ms(over_state(None, time_control={"reserve_ms": 600_000, "increment_ms": 0}), settings) == 120_000
     days = stored_time_control("2d")
     assert lifetime_ms(over_state(None, time_control=days), settings) == 2 * 86_400_000
+
+
+def test_a_tournament_table_offers_no_rematch() -> None:
+    """Its one game is the round's: the next round seats its players again."""
+    state = over_state(None)
+    state.tournament = "sunday"
+    with pytest.raises(Refused) as refusal:
+        decide(state, 0, True, 5_000, 60_000)
+    assert refusal.value.code == "tournament"
+    assert decide(over_state(None), 0, True, 5_000, 60_000) is not None  # elsewhere, the same answer offers one

@@ -105,6 +105,8 @@ def test_thirteen_players_play_three_duplicate_rounds(client: Any) -> None:
         page = wait_for(lambda r=round_no: round_page(client, made["id"], r))  # type: ignore[misc]
         tables = page["played"][round_no - 1]["tables"]
         assert len(tables) == 4
+        summaries = [client.get(f"/api/tables/{t['id']}").json() for t in tables]
+        assert {summary["tournament"] for summary in summaries} == {made["id"]}  # no rematch there: one game
         humans = [[s["name"] for s in t["seats"] if not s["bot"]] for t in tables]
         assert [len(h) for h in humans] == [4, 4, 4, 1]  # bots fill the last table
         assert sorted(n for h in humans for n in h) == sorted(f"player {n}" for n in range(13))

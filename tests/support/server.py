@@ -56,6 +56,7 @@ ERROR_CODES = {
     "no_offer",
     "answered",
     "not_seated",
+    "tournament",
 }
 LIVE = ("bid", "play")
 

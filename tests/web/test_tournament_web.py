@@ -49,7 +49,7 @@ def test_join_play_round_one_and_see_the_standings(browser: Any, server: ServerP
     SHOTS.mkdir(parents=True, exist_ok=True)
     tournament = owner_creates(server)
     url = f"{server.http}/tournaments/{tournament}"
-    players = [open_player(browser, url, DESKTOP) for _ in range(2)]
+    players = [open_player(browser, url, DESKTOP), open_player(browser, url, PHONE, touch=True)]
     for number, player in enumerate(players):
         page = player.page
         page.locator("#tour-join").click()
@@ -61,6 +61,18 @@ def test_join_play_round_one_and_see_the_standings(browser: Any, server: ServerP
         player.page.locator(".tour-table a", has_text="Play").click()  # their table of round 1
         player.page.wait_for_url("**/t/*")
     play_together_to_end(players)
+    for player, size in zip(players, ("1280", "375"), strict=True):  # the game over: back to the tournament
+        page = player.page
+        page.wait_for_selector("#tournament-over:not([hidden])")
+        assert page.get_attribute("#tournament-link", "href") == f"/tournaments/{tournament}"
+        assert page.locator("#rematch").is_hidden() and page.locator("#replay-link").is_hidden()
+        for language in LOCALES:
+            page.click(f".lang button[data-lang='{language}']")
+            page.wait_for_function(f"document.documentElement.lang === '{language}'")
+            assert "tour." not in page.inner_text("#over")
+            page.locator("#over").scroll_into_view_if_needed()
+            page.screenshot(path=str(SHOTS / f"over-{language}-{size}.png"))
+        page.click(".lang button[data-lang='en']")
     first = players[0].page
     first.goto(url)
     first.wait_for_function("document.querySelectorAll('#standings tbody tr').length === 2")

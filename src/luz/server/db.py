@@ -99,6 +99,8 @@ class TableRow(Base):
     """The finished game (table and number) whose deal it plays again, when ``deal_seed`` is set."""
     deal_set: Mapped[str | None] = mapped_column(String(32), nullable=True, index=True)
     """The named deal set whose deal its first game plays (``deal_seed`` is the set's), if any."""
+    tournament: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The tournament whose round it plays (one game: no rematch), if any."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
 
 

@@ -110,6 +110,8 @@ class TableState:
     """The finished game's seed its first game plays again ("Play this deal"); never in the summary."""
     deal_set: str | None = None
     """The named deal set its first game plays (then ``deal_seed`` is the set's)."""
+    tournament: str | None = None
+    """The tournament whose round it plays: its one game is the round's (no rematch)."""
 
     def summary(self) -> dict[str, Any]:
         gone = replaced(self.clock)
@@ -127,6 +129,7 @@ class TableState:
             "tutorial": self.tutorial,
             "shared_deal": self.deal_seed is not None,
             "deal_set": self.deal_set,
+            "tournament": self.tournament,
             "unrated": self.unrated,
             "time_control": self.time_control,
             "turn_based": is_turn_based(self.time_control),

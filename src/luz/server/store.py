@@ -164,6 +164,8 @@ class NewTable:
     """When it expires if still waiting (epoch ms)."""
     deal: DealSource | None = None
     """Its first game on this deal."""
+    tournament: str | None = None
+    """The tournament whose round it plays."""
 
 
 class StaleVersion(Exception):
@@ -1039,6 +1041,7 @@ def table_state(row: TableRow, seats: list[tuple[SeatRow, str | None, str | None
         tutorial=row.tutorial,
         deal_seed=row.deal_seed,
         deal_set=row.deal_set,
+        tournament=row.tournament,
     )
 
 
@@ -1067,6 +1070,7 @@ def insert_tables(session: Session, tables: list[NewTable]) -> list[tuple[str, d
                 "deal_table": deal.table if deal else None,
                 "deal_game": deal.game if deal else None,
                 "deal_set": deal.deal_set if deal else None,
+                "tournament": new.tournament,
                 "time_control": new.time_control,
                 "turn_based": is_turn_based(new.time_control),
                 "status": Status.WAITING,

@@ -62,6 +62,8 @@ def decide(state: TableState, seat: int, accept: bool, at: int, lifetime: int) -
     has accepted). :class:`Refused` when the answer may not be given."""
     if state.status != Status.OVER:
         raise Refused("no_game", "a rematch is offered once the game is over")
+    if state.tournament is not None:
+        raise Refused("tournament", "a tournament's table plays one game: the next round seats you again")
     seated = humans(state)
     if seat not in seated:
         raise Refused("not_seated", "only the players seated at the table answer a rematch")

@@ -126,6 +126,7 @@ class Rounds:
         options = get_edition(row.edition).options(row.size).to_json()
         tables = [
             NewTable(
+                tournament=tournament_id,
                 name=f"{row.name[:60]} · {round_no}.{table_no + 1}",
                 edition=row.edition,
                 players=row.size,

@@ -598,6 +598,11 @@ function drawOver(state, view) {
   const daily = new URLSearchParams(location.search).get("daily"); // a daily deal's table (daily.js)
   $("#daily-over").hidden = !daily;
   if (daily) $("#daily-link").href = `/daily?edition=${encodeURIComponent(daily)}`;
+  // A tournament's table: one game, no rematch; its records open when the round ends (on the tournament's page).
+  const tournament = state.table.tournament;
+  $("#tournament-over").hidden = !tournament;
+  if (tournament) $("#tournament-link").href = `/tournaments/${encodeURIComponent(tournament)}`;
+  for (const id of ["#replay-link", "#record-link"]) $(id).hidden = Boolean(tournament);
   showOtherScores(state.tableId, game, $("#other-scores"), state.table.shared_deal && game === 1);
   $("#replay-link").href = `/replay/${encodeURIComponent(state.tableId)}?game=${game}`;
   const record = $("#record-link");
@@ -623,7 +628,7 @@ function drawRematch(state) {
   const left = rematchLeft(state);
   const panel = rematchPanel(table, state.me?.seat, yours(state), left, countdownText(left));
   const offerButton = $("#rematch");
-  offerButton.hidden = !panel.offer;
+  offerButton.hidden = !panel.offer || Boolean(table.tournament);
   offerButton.textContent = t(panel.solo ? "outcome.rematch" : "rematch.offer");
   $("#rematch-text").textContent = panel.text;
   $("#rematch-text").hidden = !panel.text;
