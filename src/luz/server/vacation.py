@@ -85,7 +85,7 @@ class Vacations:
         await asyncio.to_thread(self._take, player_id, days, ends, now)
         await self._tell_tables(player_id, lambda seat: PauseClock(seat, ends))
         self._arm(player_id, ends)
-        return self.state(player_id, guest)
+        return await asyncio.to_thread(self.state, player_id, guest)
 
     def _take(self, player_id: str, days: int, until: int, now: int) -> None:
         year = year_of(now)
@@ -107,7 +107,7 @@ class Vacations:
         """End the player's vacation now (the whole days not begun are given back) and resume their clocks."""
         await asyncio.to_thread(self._give_back, player_id, self.clock.now_ms())
         await self._back(player_id)
-        return self.state(player_id, guest)
+        return await asyncio.to_thread(self.state, player_id, guest)
 
     def _give_back(self, player_id: str, now: int) -> None:
         with Session(self.engine) as session, session.begin():
@@ -128,12 +128,16 @@ class Vacations:
     async def _ended(self, player_id: str, until: int) -> None:
         """The vacation's date came (on this process's clock): over, whichever process stores it first."""
         self.timers.pop(player_id, None)
-        with Session(self.engine) as session, session.begin():
-            session.execute(
-                update(PlayerRow)
-                .where(PlayerRow.id == player_id, PlayerRow.vacation_until == until)
-                .values(vacation_until=None)
-            )
+
+        def over() -> None:
+            with Session(self.engine) as session, session.begin():
+                session.execute(
+                    update(PlayerRow)
+                    .where(PlayerRow.id == player_id, PlayerRow.vacation_until == until)
+                    .values(vacation_until=None)
+                )
+
+        await asyncio.to_thread(over)
         await self._back(player_id)
 
     async def _tell_tables(self, player_id: str, command: Any) -> None:
@@ -164,8 +168,8 @@ class Vacations:
         for player_id, until in await asyncio.to_thread(going_on):
             self._arm(player_id, until)
 
-    def close(self) -> None:
+    async def close(self) -> None:
         for timer in self.timers.values():
             timer.cancel()
         self.timers.clear()
-        self.tasks.cancel()
+        await self.tasks.close()

@@ -197,7 +197,7 @@ def create_app(
         finally:
             identities.close()
             daily.close()
-            vacations.close()
+            await vacations.close()
             await notifications.close()
             await chat.close()
             await reviews.close()

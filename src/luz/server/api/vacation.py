@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -31,7 +32,7 @@ class VacationRequest(BaseModel):
 async def vacation(request: Request, response: Response) -> dict[str, Any]:
     """Your vacation: ``allowance_days`` a year, ``days_left`` this ``year``, ``until`` (epoch ms) if on one."""
     identity = await identities_of(request).require(request, response, create=True, changes=False)
-    return services_of(request).vacations.state(identity.player_id, identity.guest)
+    return await asyncio.to_thread(services_of(request).vacations.state, identity.player_id, identity.guest)
 
 
 @router.post("/api/me/vacation")
