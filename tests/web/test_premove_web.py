@@ -118,6 +118,10 @@ def test_a_next_card_is_chosen_while_the_bots_play(browser: Any, server: ServerP
         except Exception:
             continue  # played or cancelled at once: the turn came before the picture
         assert page.get_attribute(f"#my-hand button.card[data-slot='{slot}']", "aria-pressed") == "true"
+        tagged, keys = page.evaluate(
+            "() => [Boolean(document.querySelector('.premove-tag')), document.querySelector('#keys-help').dataset.i18n]"
+        )
+        assert keys == "hand.keys_premove" or not tagged, "while a next card is chosen, Enter chooses (the keys say so)"
         if lang == "en":
             assert page.locator("#premove-note").inner_text() == CHOSEN
         if not cancel and shots:

@@ -128,6 +128,11 @@ export function drawControls(state) {
   morph($("#my-hand"), hand);
   if (hadFocus) focusSlot(focused === undefined ? null : Number(focused));
   drawPremove(state, premoving);
+  const keys = premoving ? "hand.keys_premove" : "hand.keys"; // Enter chooses the next card while others play
+  if ($("#keys-help").dataset.i18n !== keys) {
+    $("#keys-help").dataset.i18n = keys;
+    $("#keys-help").textContent = t(keys);
+  }
   drawBidding(state, view, legal);
 }
 
