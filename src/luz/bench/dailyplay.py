@@ -126,7 +126,7 @@ class Player:
             if self.pending is not None and message.get("id") == self.pending[0]:
                 self.pending = None
                 self.reply.set()
-        elif kind not in ("ack", "notes", "chat"):
+        elif kind not in ("ack", "notes", "chat", "premove"):  # a seat's own notes and next card: none here
             self.figures.error(f"unexpected_{kind}")
 
     def on_state(self, message: dict[str, Any]) -> None:

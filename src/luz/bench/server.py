@@ -634,7 +634,7 @@ class SeatClient:
                 if self.in_doubt is not None and self.version > self.in_doubt[0]:
                     self.resolve_doubt(stored=True)
                 self.reply.set()
-        elif kind != "notes":  # a seat's own notes on its cards come on connecting: the bench writes none
+        elif kind not in ("notes", "premove"):  # a seat's own notes and next card, told on connecting: none here
             self.figures.error(f"unexpected_{kind}")
 
     def on_state(self, message: dict[str, Any]) -> None:
