@@ -173,6 +173,7 @@ def test_table_info_has_no_secrets(client: Any) -> None:
         "tutorial",
         "shared_deal",
         "deal_set",
+        "tournament",
     }
     assert info["rematch"] is None, "no rematch offer while a game is played"
     assert all(

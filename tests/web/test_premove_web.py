@@ -127,7 +127,7 @@ def test_a_next_card_is_chosen_while_the_bots_play(browser: Any, server: ServerP
         if not cancel and shots:
             shoot(ana, f"premove-chosen-{size}-{shots.pop(0)}", full_page=False)
         if cancel:
-            page.wait_for_function("() => document.querySelector('#premove-note.cancelled')", timeout=15000)
+            page.wait_for_function("() => document.querySelector('#premove-note.cancelled')", timeout=60_000)
             assert page.locator("#premove-note").inner_text() == CANCELLED
             assert page.locator(".premove-tag").count() == 0
             for each in LANGUAGES:
@@ -137,7 +137,7 @@ def test_a_next_card_is_chosen_while_the_bots_play(browser: Any, server: ServerP
             cancelled += 1
         else:
             page.wait_for_function(
-                f"() => !document.querySelector(\"#my-hand button.card[data-slot='{slot}']\")", timeout=15000
+                f"() => !document.querySelector(\"#my-hand button.card[data-slot='{slot}']\")", timeout=60_000
             )  # played by the server for me: a gap in my hand now
             view = newest_view(ana)
             assert view is not None and view["hands"][0][slot]["played"]
