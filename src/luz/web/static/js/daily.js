@@ -151,7 +151,7 @@ function drawBids(results) {
     const cells = bids
       .slice()
       .sort((a, b) => b.players - a.players)
-      .map((row) => el("span", { class: "daily-bid" }, `${row.bid}${row.safety ? "+" : ""}: ${Math.round((100 * row.players) / total)}%`));
+      .map((row) => el("span", { class: "daily-bid" }, t("daily.bid_share", { bid: `${row.bid}${row.safety ? "+" : ""}`, p: Math.round((100 * row.players) / total) })));
     return el("tr", {}, el("th", { scope: "row" }, String(deal)), el("td", {}, ...cells));
   });
   $("#results-bids").replaceChildren(el("thead", {}, head), el("tbody", {}, ...rows));
@@ -170,7 +170,7 @@ function drawResults() {
       el(
         "p",
         { class: "daily-marks", "aria-label": t("daily.marks") },
-        ...you.marks.map((mark, deal) => el("span", { class: `daily-mark ${mark}` }, `${deal + 1}: ${t(`daily.mark_${mark}`)}`)),
+        ...you.marks.map((mark, deal) => el("span", { class: `daily-mark ${mark}` }, t("daily.deal_mark", { deal: deal + 1, mark: t(`daily.mark_${mark}`) }))),
       ),
     );
     lines.push(
