@@ -4,7 +4,7 @@
 //
 // Keys are the elements' data-key (a hand card "seat:slot", a trick card "deal:trick:seat", a seat panel
 // "seat:N", a sheet row "deal:N"): positions and seats, never a hidden value. A child without one is known by
-// its tag and its rank among its unkeyed siblings of that tag.
+// its tag and class and its rank among its unkeyed siblings of that tag and class.
 
 /** Each node's key among ``nodes`` (siblings), as the reconciling matches them. */
 function keysOf(nodes) {
@@ -12,9 +12,11 @@ function keysOf(nodes) {
   return nodes.map((node) => {
     const key = node.dataset?.key;
     if (key !== undefined) return key;
-    const rank = ranks.get(node.nodeName) ?? 0;
-    ranks.set(node.nodeName, rank + 1);
-    return `#${node.nodeName}:${rank}`;
+    // Its class too: a badge that leaves does not shift the keys of the others (turn, first, bid...).
+    const kind = `${node.nodeName}.${node.getAttribute?.("class") ?? ""}`;
+    const rank = ranks.get(kind) ?? 0;
+    ranks.set(kind, rank + 1);
+    return `#${kind}:${rank}`;
   });
 }
 
@@ -80,7 +82,7 @@ export function steady(key, fresh) {
 }
 
 /** Items for :func:`reconcile` of ``nodes`` drawn anew, null ones left out: each keyed by its data-key, else by
- * its tag and rank among its unkeyed siblings of that tag (a string is a text node). */
+ * its tag, class and rank among its unkeyed siblings of that tag and class (a string is a text node). */
 export function steadyAll(...nodes) {
   const given = nodes
     .flat()
