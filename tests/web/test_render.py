@@ -1,6 +1,6 @@
 """The table keeps what stayed (render.js): a view moves, updates, creates and removes only what changed, so
-the hand's and the trick's card elements, and the focus on a hand card, survive the views of a real game
-against bots (``?pace=0``). A MutationObserver counts the element nodes each view adds and removes."""
+the hand's, the trick's and the other seats' card elements, and the focus on a hand card, survive the views of a
+real game against bots (``?pace=0``). A MutationObserver counts the element nodes each view adds and removes."""
 
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ WATCH = """() => {
       removed: watch.removed,
       hand: [...document.querySelectorAll('#my-hand button.card')].map((b) => [b.dataset.slot, idOf(b)]),
       trick: [...document.querySelectorAll('#trick-cards .trick-play')].map((p) => [p.dataset.key, idOf(p)]),
+      seats: [...document.querySelectorAll('#seats .seat')].map((s) => [s.dataset.key, idOf(s)]),
+      others: [...document.querySelectorAll('#seats .card.back')].map((c) => [c.dataset.key, idOf(c)]),
       focused: document.activeElement?.matches?.('#my-hand button.card') ? idOf(document.activeElement) : null,
     });
     watch.added = 0;
@@ -49,7 +51,8 @@ VIEWS = "() => window.__watch.views"
 
 
 def stable(views: list[dict[str, Any]], part: str) -> list[str]:
-    """The keys of ``part`` ("hand" or "trick") whose element was replaced between two views showing it."""
+    """The keys of ``part`` ("hand", "trick", "seats" or "others") whose element was replaced between two views
+    showing it."""
     seen: dict[str, int] = {}
     replaced = []
     for view in views:
@@ -78,6 +81,8 @@ def test_views_keep_the_hand_the_trick_and_the_focus(browser: Any, server: Serve
     print(f"\nnodes added per view: mean {sum(added) / len(added):.1f}, max {max(added)}, views {len(added)}")
     assert stable(views, "hand") == [], "a hand card that stayed kept its element"
     assert stable(views, "trick") == [], "a trick card that stayed kept its element"
+    assert stable(views, "seats") == [], "a seat's panel kept its element"
+    assert stable(views, "others") == [], "another seat's hidden card kept its element until played"
     # A view adds the card played (its face in the trick, its gap in the hand), the turn badges and the texts
     # that changed: a few dozen nodes at most, where rebuilding every section added 150 or more.
     assert max(added) <= 60, added
@@ -150,12 +155,13 @@ def test_the_bid_buttons_are_kept_and_updated_in_place(browser: Any, server: Ser
 
 
 def test_a_child_that_left_moves_none_of_those_after_it(browser: Any, server: ServerProcess) -> None:
-    """render.morph on a list whose first child left: the others are neither removed nor inserted again (a moved
-    node loses its focus), and a real reorder still comes out in order."""
+    """render.reconcile on a list whose first child left: the others are neither removed nor inserted again (a
+    moved node loses its focus), and a real reorder still comes out in order."""
     player = open_player(browser, f"{server.http}/how-to-play")
     result = player.page.evaluate(
         """async () => {
-          const { morph } = await import('/static/js/render.js');
+          const { reconcile, steadyAll } = await import('/static/js/render.js');
+          const draw = (list, nodes) => reconcile(list, steadyAll(nodes));
           const item = (key) => {
             const node = document.createElement('button');
             node.textContent = key;
@@ -164,7 +170,7 @@ def test_a_child_that_left_moves_none_of_those_after_it(browser: Any, server: Se
           };
           const list = document.createElement('div');
           document.body.append(list);
-          morph(list, ['a', 'b', 'c', 'd'].map(item));
+          draw(list, ['a', 'b', 'c', 'd'].map(item));
           const [, b, c, d] = list.children;
           d.focus();
           let mutations = 0;
@@ -172,11 +178,11 @@ def test_a_child_that_left_moves_none_of_those_after_it(browser: Any, server: Se
             for (const r of records) mutations += r.removedNodes.length + r.addedNodes.length;
           };
           new MutationObserver(count).observe(list, { childList: true });
-          morph(list, ['b', 'c', 'd'].map(item));
+          draw(list, ['b', 'c', 'd'].map(item));
           await Promise.resolve();
           const kept = list.children[0] === b && list.children[1] === c && list.children[2] === d;
           const focused = document.activeElement === d;
-          morph(list, ['d', 'b', 'e'].map(item));
+          draw(list, ['d', 'b', 'e'].map(item));
           const order = [...list.children].map((n) => n.dataset.key);
           return { kept, focused, mutations, order, same: list.children[0] === d };
         }"""

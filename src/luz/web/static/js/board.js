@@ -3,6 +3,7 @@
 
 import { colourName, colourOf, el, valueText } from "./common.js";
 import { t } from "./i18n.js";
+import { reconcile, setAttributes, setText, steadyAll } from "./render.js";
 
 function colourClass(colour) {
   return `c-${colour.name}${colour.trump ? " trump" : ""}`;
@@ -10,21 +11,25 @@ function colourClass(colour) {
 
 /** A face-up card (anyone may see it), as the view gives it ({card, colour, rank}): its colour symbol and value
  * as printed; ``data-card`` names it (the edition's notation) for the tests. */
-export function cardFace(edition, card, { mini = true, played = false } = {}) {
+export function cardFace(edition, card, options = {}) {
+  const node = el("span", {}, el("span", { class: "sym", "aria-hidden": "true" }), el("span", { "aria-hidden": "true" }));
+  return paintFace(node, edition, card, options);
+}
+
+/** ``node`` (a :func:`cardFace`) made the face of ``card``, in place. */
+function paintFace(node, edition, card, { mini = true, played = false, label = null } = {}) {
   const colour = colourOf(edition, card.colour);
   const value = valueText(card);
-  const label = t(played ? "card.played" : "card.face", { colour: colourName(colour), symbol: colour.symbol, value });
-  return el(
-    "span",
-    {
-      class: `card ${played ? "gap" : "face"} ${mini ? "mini" : ""} ${colourClass(colour)}`,
-      role: "img",
-      "aria-label": label,
-      dataset: { card: card.card },
-    },
-    el("span", { class: "sym", "aria-hidden": "true" }, colour.symbol),
-    el("span", { class: played ? "val face-text" : "val", "aria-hidden": "true" }, value),
-  );
+  const text = t(played ? "card.played" : "card.face", { colour: colourName(colour), symbol: colour.symbol, value });
+  setAttributes(node, {
+    class: `card ${played ? "gap" : "face"} ${mini ? "mini" : ""} ${colourClass(colour)}`,
+    role: "img",
+    "aria-label": label ? label(text) : text,
+    "data-card": card.card,
+  });
+  setText(node.firstChild, colour.symbol);
+  setText(setAttributes(node.lastChild, { class: played ? "val face-text" : "val" }), value);
+  return node;
 }
 
 /** The probabilities of one hidden slot as text: "7 (50%), 8 (50%)". */
@@ -39,66 +44,133 @@ function oddsText(slotHints) {
  * ``mine``: the viewer's own hand (card backs, as buttons when ``onPlay`` is given; ``legal`` the slots that
  * may be played now). ``hints``: the view's hints, shown under each hidden slot.
  */
-export function renderHand(
+export function renderHand(edition, hand, options = {}) {
+  const box = el("div");
+  drawHand(box, edition, hand, options);
+  return box.firstChild;
+}
+
+/**
+ * ``hand`` drawn in ``container`` (its one child, the hand's box), by key (render.js): each colour group and each
+ * slot ("seat:slot", a position, never a value) keeps its element and is updated in place, so that a card's focus,
+ * listener and place for the screen reader outlive a new view; a slot whose kind changed (a card back played
+ * becomes a gap) is drawn anew in its place. Options as :func:`renderHand`'s.
+ */
+export function drawHand(container, edition, hand, options = {}) {
+  reconcile(container, [handItem(edition, hand, options)]);
+}
+
+/** The item (render.js) of a hand's box, keyed "hand": see :func:`drawHand`. */
+function handItem(
   edition,
   hand,
   { mine = false, legal = new Set(), onPlay = null, hints = null, seat = null, notes = null, premove = undefined } = {},
 ) {
   const chosen = premove !== undefined && premove !== null; // room above the hand for the chosen card's label
-  const box = el("div", { class: `hand${mine ? " mine" : ""}${legal.size ? " playing" : ""}${chosen ? " has-premove" : ""}` });
   const hintBySlot = new Map((hints?.slots || []).map((h) => [h.slot, h]));
-  let group = null;
-  let groupColour = null;
+  const groups = [];
   for (const slot of hand) {
-    const colour = colourOf(edition, slot.colour);
-    if (slot.colour !== groupColour) {
-      group = el("div", { class: "group", role: "group", "aria-label": colourName(colour) });
-      box.append(group);
-      groupColour = slot.colour;
-    }
-    const position = t("card.position", { n: slot.slot + 1, count: hand.length });
-    let node;
-    if (slot.played) {
-      node = cardFace(edition, slot, { mini: !mine, played: true });
-      node.setAttribute("aria-label", `${position}: ${node.getAttribute("aria-label")}`);
-    } else if (slot.card) {
-      node = cardFace(edition, slot, { mini: !mine });
-    } else {
-      const label = t("card.hidden", { position, colour: colourName(colour), symbol: colour.symbol });
-      const props = {
-        class: `card back ${mine ? "" : "mini "}${colourClass(colour)}`,
-        "aria-label": label,
-        dataset: { slot: slot.slot, colour: slot.colour },
-      };
-      const symbol = el("span", { class: "sym", "aria-hidden": "true" }, colour.symbol);
-      if (onPlay) {
-        const playable = legal.has(slot.slot);
-        const next = premove === slot.slot; // my next card, chosen before my turn: raised, pressed
-        const chosen = next ? { class: `${props.class} premove`, "aria-label": `${label} (${t("premove.label")})` } : {};
-        const pressed = premove !== undefined ? { "aria-pressed": String(next) } : {}; // choosing: toggles
-        node = el("button", { ...props, ...chosen, ...pressed, type: "button", disabled: !playable, "aria-disabled": String(!playable) }, symbol);
-        node.addEventListener("click", () => onPlay(slot.slot));
-        if (next) node.append(el("span", { class: "premove-tag", "aria-hidden": "true" }, t("premove.label")));
-      } else {
-        node = el("span", { ...props, role: "img" }, symbol);
-      }
-      const odds = hintBySlot.get(slot.slot);
-      if (odds) {
-        const likely = odds.most_likely.join("/");
-        node.title = oddsText(odds);
-        node = el("span", { class: "slot" }, node, el("span", { class: "slot-hint", "aria-hidden": "true" }, likely));
-      }
-    }
-    const note = notes?.[slot.slot];
-    if (note && !slot.played) {
-      const tag = el("span", { class: "note", title: t("notes.on_card", { text: note }) }, note);
-      node = node.classList.contains("slot") ? (node.append(tag), node) : el("span", { class: "slot" }, node, tag);
-    }
-    if (seat !== null) node.dataset.key = `${seat}:${slot.slot}`;
-    group.append(node);
+    if (slot.colour !== groups.at(-1)?.colour) groups.push({ colour: slot.colour, slots: [] });
+    groups.at(-1).slots.push(slot);
   }
-  box.append(el("span", { class: "high-end", title: t("card.high_end"), "aria-label": t("card.high_end") }, "+"));
-  return box;
+  const context = { edition, count: hand.length, mine, legal, onPlay, hintBySlot, seat, notes, premove };
+  const high = t("card.high_end");
+  const paint = (box) => {
+    setAttributes(box, { class: `hand${mine ? " mine" : ""}${legal.size ? " playing" : ""}${chosen ? " has-premove" : ""}` });
+    reconcile(box, [
+      ...groups.map((group) => groupItem(context, group)),
+      {
+        key: "high-end",
+        build: () => el("span", { class: "high-end", title: high, "aria-label": high, dataset: { key: "high-end" } }, "+"),
+        update: (node) => setAttributes(node, { title: high, "aria-label": high }),
+      },
+    ]);
+    return box;
+  };
+  return { key: "hand", build: () => paint(el("div", { dataset: { key: "hand" } })), update: paint };
+}
+
+/** A colour group of a hand, keyed by its colour and its first slot (a hand's groups never share both). */
+function groupItem(context, group) {
+  const key = `group:${group.colour}:${group.slots[0].slot}`;
+  const name = colourName(colourOf(context.edition, group.colour));
+  const paint = (node) => {
+    setAttributes(node, { "aria-label": name });
+    reconcile(node, group.slots.map((slot) => slotItem(context, slot)));
+    return node;
+  };
+  return { key, build: () => paint(el("div", { class: "group", role: "group", dataset: { key } })), update: paint };
+}
+
+/** One slot of a hand: its card (a gap once played, a face where the view shows it, else a back, a button in my
+ * own hand) and, under a hidden card, its hint and its note. Keyed "seat:slot". */
+function slotItem(context, slot) {
+  const { edition, mine, onPlay, hintBySlot, notes, premove } = context;
+  const key = context.seat !== null ? `${context.seat}:${slot.slot}` : `slot:${slot.slot}`;
+  const kind = slot.played ? "gap" : slot.card ? "face" : onPlay ? "button" : "back";
+  const odds = kind === "button" || kind === "back" ? hintBySlot.get(slot.slot) : undefined;
+  const note = slot.played ? undefined : notes?.[slot.slot] || undefined;
+  const shape = `${kind}${odds ? "+hint" : ""}${note ? "+note" : ""}`; // the elements it is made of
+  const wrapped = Boolean(odds || note);
+  const build = () => {
+    let card;
+    if (kind === "gap" || kind === "face") card = cardFace(edition, slot);
+    else {
+      const symbol = el("span", { class: "sym", "aria-hidden": "true" });
+      card = kind === "button" ? el("button", { type: "button" }, symbol) : el("span", { role: "img" }, symbol);
+      if (onPlay) card.addEventListener("click", () => onPlay(slot.slot));
+    }
+    const node = wrapped
+      ? el(
+          "span",
+          { class: "slot" },
+          card,
+          odds ? el("span", { class: "slot-hint", "aria-hidden": "true" }) : null,
+          note ? el("span", { class: "note" }) : null,
+        )
+      : card;
+    node.dataset.shape = shape;
+    node.dataset.key = key;
+    return paint(node);
+  };
+  const paint = (node) => {
+    const card = wrapped ? node.firstChild : node;
+    const position = t("card.position", { n: slot.slot + 1, count: context.count });
+    if (kind === "gap") paintFace(card, edition, slot, { mini: !mine, played: true, label: (text) => `${position}: ${text}` });
+    else if (kind === "face") paintFace(card, edition, slot, { mini: !mine });
+    else paintBack(card, context, slot, position, odds);
+    if (odds) setText(node.querySelector(".slot-hint"), odds.most_likely.join("/"));
+    if (note) setAttributes(setText(node.querySelector(".note"), note), { title: t("notes.on_card", { text: note }) });
+    return node;
+  };
+  return { key, build, update: (node) => (node.dataset.shape === shape ? paint(node) : build()) };
+}
+
+/** A hidden card's back, in place: its colour, its label, and in my hand whether it may be played now and whether
+ * it is my next card (chosen before my turn: raised, pressed). Nothing of its value: the view has none. */
+function paintBack(card, { edition, mine, legal, onPlay, premove }, slot, position, odds) {
+  const colour = colourOf(edition, slot.colour);
+  const label = t("card.hidden", { position, colour: colourName(colour), symbol: colour.symbol });
+  const next = Boolean(onPlay) && premove === slot.slot;
+  setText(card.firstChild, colour.symbol);
+  setAttributes(card, {
+    class: `card back ${mine ? "" : "mini "}${colourClass(colour)}${next ? " premove" : ""}`,
+    "aria-label": next ? `${label} (${t("premove.label")})` : label,
+    "data-slot": slot.slot,
+    "data-colour": slot.colour,
+    title: odds ? oddsText(odds) : null,
+  });
+  if (!onPlay) return;
+  const playable = legal.has(slot.slot);
+  setAttributes(card, {
+    disabled: !playable,
+    "aria-disabled": String(!playable),
+    "aria-pressed": premove !== undefined ? String(next) : null, // choosing: toggles
+  });
+  let tag = card.querySelector(".premove-tag");
+  if (next && !tag) card.append((tag = el("span", { class: "premove-tag", "aria-hidden": "true" })));
+  else if (!next) tag?.remove();
+  if (tag) setText(tag, t("premove.label"));
 }
 
 /** The hints as a list a screen reader can read: each hidden slot's possible values and their odds. */
@@ -171,56 +243,95 @@ export function shortName(label, name = label, longest = 10) {
 }
 
 /** A seat's panel: avatar, name and badges, bid, tricks won, and the hand (face up where the view shows values). */
-export function renderSeat(edition, view, seat, name, badges = [], { place = null, notes = null } = {}) {
-  const turn = view.current_player === seat;
-  return el(
-    "section",
-    { class: `seat${turn ? " turn" : ""}${place ? ` pos-${place}` : ""}`, dataset: { seat, key: `seat:${seat}` }, "aria-label": name },
-    el(
-      "div",
-      { class: "seat-head" },
+export function renderSeat(edition, view, seat, name, badges = [], options = {}) {
+  return seatItem(edition, view, seat, name, badges, options).build();
+}
+
+/** The item (render.js) of a seat's panel, keyed "seat:N": the panel, its head and its hand are kept and updated
+ * in place; the head's avatar, name, badges and bid each stay while they read the same. */
+export function seatItem(edition, view, seat, name, badges = [], { place = null, notes = null } = {}) {
+  const key = `seat:${seat}`;
+  const tricks = view.tricks_won[seat];
+  const head = () =>
+    steadyAll(
       el("span", { class: "avatar", "aria-hidden": "true" }, initials(name)),
       el("h3", { class: "seat-name", title: name }, name),
       ...badges,
       renderBid(view.bids[seat]),
-      el("span", { class: "badge tricks", title: t("seat.tricks", { n: view.tricks_won[seat] }) }, t("seat.tricks_short", { n: view.tricks_won[seat] })),
-    ),
-    view.hands.length ? renderHand(edition, view.hands[seat], { seat, notes }) : null,
-  );
+      el("span", { class: "badge tricks", title: t("seat.tricks", { n: tricks }) }, t("seat.tricks_short", { n: tricks })),
+    );
+  const paintHead = (node) => {
+    reconcile(node, head());
+    return node;
+  };
+  const paint = (section) => {
+    setAttributes(section, {
+      class: `seat${view.current_player === seat ? " turn" : ""}${place ? ` pos-${place}` : ""}`,
+      "data-seat": seat,
+      "aria-label": name,
+    });
+    reconcile(section, [
+      { key: "head", build: () => paintHead(el("div", { class: "seat-head", dataset: { key: "head" } })), update: paintHead },
+      ...(view.hands.length ? [handItem(edition, view.hands[seat], { seat, notes })] : []),
+    ]);
+    return section;
+  };
+  return { key, build: () => paint(el("section", { dataset: { key } })), update: paint };
 }
 
 /** The cards of a trick, each under its player's name; the winner's card ringed once the trick is complete.
  * ``previousDeal``: the trick closed the deal before (its cards say nothing of this deal's hands).
  * ``place``: a seat's place at the table, to lay each card in front of its player; ``key``: the trick's key
  * (deal and trick number), so that each card is known by (trick, seat) and where it came from by (seat, slot). */
-export function renderTrick(edition, trick, nameOf, previousDeal = false, { place = null, key = null, labelOf = nameOf } = {}) {
-  const area = el("div", {
-    class: `trick-area${place ? " around" : ""}`,
-    dataset: { ...(previousDeal ? { previousDeal: "true" } : {}), ...(trick?.winner !== null && trick?.winner !== undefined ? { winner: trick.winner } : {}) },
-  });
-  (trick?.plays || []).forEach((play, index) => {
-    const winner = trick.winner === play.seat;
+export function renderTrick(edition, trick, nameOf, previousDeal = false, options = {}) {
+  const box = el("div");
+  drawTrick(box, edition, trick, nameOf, previousDeal, options);
+  return box.firstChild;
+}
+
+/** :func:`renderTrick`'s trick drawn in ``container`` (its one child, the trick's area) by key: each card played
+ * keeps its element while it stays on the table, updated in place (its winner's ring, its names). */
+export function drawTrick(container, edition, trick, nameOf, previousDeal = false, { place = null, key = null, labelOf = nameOf } = {}) {
+  const winner = trick?.winner ?? null;
+  const plays = (trick?.plays || []).map((play, index) => {
+    const wins = winner === play.seat;
     const name = nameOf(play.seat);
     const label = labelOf(play.seat);
-    const node = el(
-      "div",
-      {
-        class: `trick-play${winner ? " winner" : ""}${index === 0 ? " led" : ""}${place ? ` pos-${place(play.seat)}` : ""}`,
-        dataset: { seat: play.seat, ...(key ? { key: `${key}:${play.seat}`, from: `${play.seat}:${play.slot}` } : {}) },
-      },
-      el(
-        "span",
-        { class: "who", title: label },
-        el("span", { class: "avatar", "aria-hidden": "true" }, initials(name)),
-        el("span", { class: "who-name" }, label),
-        // On the name's line, never over a card: no card's value is ever hidden by it.
-        winner ? el("span", { class: "badge turn wins" }, t("trick.wins")) : null,
-      ),
-      cardFace(edition, play, { mini: false }),
-    );
-    area.append(node);
+    const playKey = key ? `${key}:${play.seat}` : `play:${play.seat}`;
+    const paint = (node) => {
+      setAttributes(node, {
+        class: `trick-play${wins ? " winner" : ""}${index === 0 ? " led" : ""}${place ? ` pos-${place(play.seat)}` : ""}`,
+        "data-seat": play.seat,
+        "data-from": key ? `${play.seat}:${play.slot}` : null,
+      });
+      const [who, card] = node.children;
+      setAttributes(who, { title: label });
+      setText(who.children[0], initials(name));
+      setText(who.children[1], label);
+      // On the name's line, never over a card: no card's value is ever hidden by it.
+      const badge = who.querySelector(".wins");
+      if (wins && !badge) who.append(el("span", { class: "badge turn wins" }, t("trick.wins")));
+      else if (!wins) badge?.remove();
+      if (wins) setText(who.querySelector(".wins"), t("trick.wins"));
+      paintFace(card, edition, play, { mini: false });
+      return node;
+    };
+    const build = () => {
+      const who = el("span", { class: "who" }, el("span", { class: "avatar", "aria-hidden": "true" }), el("span", { class: "who-name" }));
+      return paint(el("div", { dataset: { key: playKey } }, who, cardFace(edition, play, { mini: false })));
+    };
+    return { key: playKey, build, update: paint };
   });
-  return area;
+  const paint = (area) => {
+    setAttributes(area, {
+      class: `trick-area${place ? " around" : ""}`,
+      "data-previous-deal": previousDeal ? "true" : null,
+      "data-winner": winner,
+    });
+    reconcile(area, plays);
+    return area;
+  };
+  reconcile(container, [{ key: "trick", build: () => paint(el("div", { dataset: { key: "trick" } })), update: paint }]);
 }
 
 /** The colour led in ``trick`` (its first card's), for the trick's title; null before the first card. */

@@ -2,11 +2,11 @@
 // notes on your own cards, the answer to a rematch offer. What is legal comes from the view, never from here.
 // Each function is given the page's state (tablestate.js), read here and changed by its named updates only.
 
-import { renderHand } from "./board.js";
+import { drawHand } from "./board.js";
 import { $, announce, el } from "./common.js";
 import { isOpen, send } from "./connection.js";
 import { t } from "./i18n.js";
-import { morph, reconcile } from "./render.js";
+import { reconcile } from "./render.js";
 import { actionSent, chooseNoteSlot, mayPremove, myTurn, nextRequest, noReply, premoveShown, setNoteMode } from "./tablestate.js";
 
 /** The refusal under the controls (an action refused, a card that cannot be played now): shown and said. */
@@ -115,7 +115,7 @@ export function drawControls(state) {
     ? new Set(mine.filter((slot) => !slot.played).map((slot) => slot.slot))
     : new Set(legal.filter((a) => a.type === "play").map((a) => a.slot));
   const notes = state.notes && state.notes.deal === view.deal_number && state.notes.game_no === shown.table.game_no;
-  const hand = renderHand(edition, mine, {
+  drawHand($("#my-hand"), edition, mine, {
     mine: true,
     legal: plays,
     onPlay: (slot) => tapSlot(state, slot),
@@ -124,8 +124,6 @@ export function drawControls(state) {
     notes: notes ? state.notes.notes : null,
     premove: premoving ? premoveShown(state).slot : undefined,
   });
-  hand.addEventListener("keydown", handKeys);
-  morph($("#my-hand"), hand);
   if (hadFocus) focusSlot(focused === undefined ? null : Number(focused));
   drawPremove(state, premoving);
   const keys = premoving ? "hand.keys_premove" : "hand.keys"; // Enter chooses the next card while others play
@@ -241,6 +239,7 @@ export function startControls(state) {
   $("#note-mode").addEventListener("click", () => switchNoteMode(state, !state.noteMode));
   $("#note-save").addEventListener("click", () => saveNote(state, $("#note-text").value));
   $("#note-clear").addEventListener("click", () => saveNote(state, ""));
+  $("#my-hand").addEventListener("keydown", handKeys);
   $("#note-text").addEventListener("keydown", (event) => {
     if (event.key === "Enter") saveNote(state, $("#note-text").value);
   });

@@ -4,7 +4,7 @@
 //
 // Keys are the elements' data-key (a hand card "seat:slot", a trick card "deal:trick:seat", a seat panel
 // "seat:N", a sheet row "deal:N"): positions and seats, never a hidden value. A child without one is known by
-// its tag and its rank among its unkeyed siblings of that tag.
+// its tag and class and its rank among its unkeyed siblings of that tag and class.
 
 /** Each node's key among ``nodes`` (siblings), as the reconciling matches them. */
 function keysOf(nodes) {
@@ -12,9 +12,11 @@ function keysOf(nodes) {
   return nodes.map((node) => {
     const key = node.dataset?.key;
     if (key !== undefined) return key;
-    const rank = ranks.get(node.nodeName) ?? 0;
-    ranks.set(node.nodeName, rank + 1);
-    return `#${node.nodeName}:${rank}`;
+    // Its class too: a badge that leaves does not shift the keys of the others (turn, first, bid...).
+    const kind = `${node.nodeName}.${node.getAttribute?.("class") ?? ""}`;
+    const rank = ranks.get(kind) ?? 0;
+    ranks.set(kind, rank + 1);
+    return `#${kind}:${rank}`;
   });
 }
 
@@ -53,41 +55,55 @@ export function reconcile(container, items) {
   }
 }
 
-function syncAttributes(node, fresh) {
-  for (const name of node.getAttributeNames()) if (!fresh.hasAttribute(name)) node.removeAttribute(name);
-  for (const name of fresh.getAttributeNames()) {
-    const value = fresh.getAttribute(name);
-    if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+/** ``node``'s attributes made ``attributes`` where they differ (null, undefined or false: absent; true: present,
+ * empty); ``node`` returned. */
+export function setAttributes(node, attributes) {
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) {
+      if (node.hasAttribute(name)) node.removeAttribute(name);
+    } else {
+      const text = value === true ? "" : String(value);
+      if (node.getAttribute(name) !== text) node.setAttribute(name, text);
+    }
   }
-}
-
-/** ``node`` made like ``fresh`` (a newly drawn version of it) where they differ; ``fresh`` itself when their kinds
- * differ (the caller puts it in place). The kept node keeps its listeners: they must not depend on the view. */
-export function patch(node, fresh) {
-  if (node.nodeName !== fresh.nodeName) return fresh;
-  if (node.nodeType !== Node.ELEMENT_NODE) {
-    if (node.nodeValue !== fresh.nodeValue) node.nodeValue = fresh.nodeValue;
-    return node;
-  }
-  syncAttributes(node, fresh);
-  morphChildren(node, [...fresh.childNodes]);
   return node;
 }
 
-/** ``container``'s children made like ``nodes`` (newly drawn), keeping each child whose key stayed. */
-export function morphChildren(container, nodes) {
-  const keys = keysOf(nodes);
-  reconcile(
-    container,
-    nodes.map((fresh, index) => ({ key: keys[index], build: () => fresh, update: (node) => patch(node, fresh) })),
-  );
+/** ``node``'s text made ``text`` if it differs (a kept text node stays); ``node`` returned. */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+  return node;
 }
 
-/** ``container``'s content made like ``replaceChildren(...nodes)`` would, keeping what stayed. */
-export function morph(container, ...nodes) {
-  const given = nodes.flat().filter((node) => node !== null && node !== undefined);
-  morphChildren(
-    container,
-    given.map((node) => (typeof node === "string" ? document.createTextNode(node) : node)),
-  );
+/** An item for :func:`reconcile` of a node drawn anew each time, one with nothing to keep but itself (a badge, a
+ * line of text): the kept node stays while it equals ``fresh``, else ``fresh`` takes its place. */
+export function steady(key, fresh) {
+  return { key, build: () => fresh, update: (node) => (node.isEqualNode(fresh) ? node : fresh) };
+}
+
+/** Items for :func:`reconcile` of ``nodes`` drawn anew, null ones left out: each keyed by its data-key, else by
+ * its tag, class and rank among its unkeyed siblings of that tag and class (a string is a text node). */
+export function steadyAll(...nodes) {
+  const given = nodes
+    .flat()
+    .filter((node) => node !== null && node !== undefined)
+    .map((node) => (typeof node === "string" ? document.createTextNode(node) : node));
+  const keys = keysOf(given);
+  return given.map((node, index) => steady(keys[index], node));
+}
+
+/** Items for :func:`reconcile` of ``nodes`` drawn anew, keyed as :func:`steadyAll`'s, one level deeper: a kept
+ * element stays (a list, a scrolled box) with its attributes made the fresh one's and its children steady. */
+export function keptAll(...nodes) {
+  return steadyAll(...nodes).map(({ key, build }) => {
+    const fresh = build();
+    const update = (node) => {
+      if (node.nodeName !== fresh.nodeName || node.nodeType !== Node.ELEMENT_NODE) return node.isEqualNode(fresh) ? node : fresh;
+      for (const name of node.getAttributeNames()) if (!fresh.hasAttribute(name)) node.removeAttribute(name);
+      setAttributes(node, Object.fromEntries(fresh.getAttributeNames().map((name) => [name, fresh.getAttribute(name)])));
+      reconcile(node, steadyAll(...fresh.childNodes));
+      return node;
+    };
+    return { key, build, update };
+  });
 }

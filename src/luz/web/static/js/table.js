@@ -16,8 +16,9 @@ import {
   renderDealSummary,
   renderHints,
   renderRanking,
-  renderSeat,
+  seatItem,
   renderSheet,
+  drawTrick as drawTrickCards,
   renderTrick,
   trickOnTable,
 } from "./board.js";
@@ -53,7 +54,7 @@ import { drawControls, refuse, startControls } from "./controls.js";
 import { language, onLanguageChange, t } from "./i18n.js";
 import { animateFrom, boxesOf } from "./motion.js";
 import { ratingBadge, ratingBeforeAfter } from "./ratings.js";
-import { morph } from "./render.js";
+import { keptAll, reconcile, steadyAll } from "./render.js";
 import { onInvitation, startPage } from "./site.js";
 import {
   apply,
@@ -283,7 +284,7 @@ function draw(state) {
   drawMissed(shown, state.me?.seat, edition);
   drawControls(state);
   drawSummary(state, view);
-  morph($("#sheet"), renderSheet(view, named(state), yours(state)));
+  reconcile($("#sheet"), keptAll(renderSheet(view, named(state), yours(state))));
   drawHistory(state, edition, view);
   drawOver(state, view);
   animateFrom(before, $("#game"), motionTime(state));
@@ -434,7 +435,7 @@ function drawWaiting(state, table) {
     }
     return item;
   });
-  morph($("#waiting-seats"), rows);
+  reconcile($("#waiting-seats"), steadyAll(rows));
   const invites = (saved.get(`invites.${state.tableId}`) || []).filter(
     (invite) => invite.seat !== state.me?.seat && !table.seats[invite.seat]?.joined,
   );
@@ -505,9 +506,9 @@ function drawSeats(state, edition, view) {
   // Seated: the others around the table; watching: every seat, the first at the bottom.
   const shown = state.me ? seatOrder(state, view).filter((seat) => state.me.seat !== seat) : seatOrder(state, view);
   const place = placeAt(state, view);
-  morph(
+  reconcile(
     $("#seats"),
-    ...shown.map((seat) => renderSeat(edition, view, seat, nameOf(state, seat), seatBadges(state, view, seat), { place: place(seat) })),
+    shown.map((seat) => seatItem(edition, view, seat, nameOf(state, seat), seatBadges(state, view, seat), { place: place(seat) })),
   );
 }
 
@@ -518,9 +519,8 @@ function drawTrick(state, edition, view) {
   const done = view.tricks_won.reduce((a, b) => a + b, 0);
   const number = trick === view.trick ? done + 1 : done;
   const key = previousDeal ? `${view.deal_number - 1}:last` : `${view.deal_number}:${number}`;
-  const area = renderTrick(edition, trick, named(state), previousDeal, { place: placeAt(state, view), key });
-  area.dataset.players = String(view.players);
-  morph($("#trick-cards"), area);
+  drawTrickCards($("#trick-cards"), edition, trick, named(state), previousDeal, { place: placeAt(state, view), key });
+  $("#trick-cards .trick-area").dataset.players = String(view.players);
   $("#beads").textContent = beadsText(view);
 }
 
@@ -533,12 +533,12 @@ function drawMe(state, edition, view) {
   const section = $("#me");
   section.classList.toggle("turn", view.current_player === seat);
   $("#me-title").textContent = t("seat.you", { name: nameOf(state, seat) });
-  morph($("#me-badges"), ...seatBadges(state, view, seat));
-  morph($("#me-bid"), renderBid(view.bids[seat]));
+  reconcile($("#me-badges"), steadyAll(seatBadges(state, view, seat)));
+  reconcile($("#me-bid"), steadyAll(renderBid(view.bids[seat])));
   $("#me-tricks").textContent = t("seat.tricks", { n: view.tricks_won[seat] });
   const hints = view.hints;
   $("#hints").hidden = !hints;
-  if (hints) morph($("#hints-list"), renderHints(edition, view.hands[seat], hints));
+  if (hints) reconcile($("#hints-list"), keptAll(renderHints(edition, view.hands[seat], hints)));
 }
 
 /** The summary of the deal just scored, in the trick's place (the hands stay in sight), until it is closed or the
@@ -554,7 +554,7 @@ function drawSummary(state, view) {
   if (!open) return;
   const result = view.results.at(-1);
   $("#summary-title").textContent = t("summary.title", { n: scored });
-  morph($("#summary-body"), renderDealSummary(view, result, named(state), yours(state)));
+  reconcile($("#summary-body"), keptAll(renderDealSummary(view, result, named(state), yours(state))));
   let next = "";
   if (view.phase !== "game_over") {
     // The view is the next deal's already: its first player, and whether the leader on score opens it.
@@ -578,11 +578,12 @@ function drawHistory(state, edition, view) {
   const history = view.trick_history;
   $("#history").hidden = !history;
   if (!history) return;
-  const tricks = history.flatMap((trick, index) => [
-    el("h3", {}, t("history.trick", { n: index + 1, name: youOr(state, trick.winner) })),
-    renderTrick(edition, trick, named(state), false, { labelOf: yours(state) }),
-  ]);
-  morph($("#history-list"), history.length ? tricks : el("p", { class: "muted" }, t("history.none")));
+  const tricks = history.flatMap((trick, index) => {
+    const area = renderTrick(edition, trick, named(state), false, { labelOf: yours(state) });
+    area.dataset.key = `history:${index}`; // each trick kept while it reads the same
+    return [el("h3", {}, t("history.trick", { n: index + 1, name: youOr(state, trick.winner) })), area];
+  });
+  reconcile($("#history-list"), steadyAll(history.length ? tricks : el("p", { class: "muted" }, t("history.none"))));
 }
 
 function drawOver(state, view) {
@@ -591,7 +592,7 @@ function drawOver(state, view) {
   if (!outcome) return;
   const last = view.results.at(-1)?.scores;
   $("#over-text").textContent = outcomeText(outcome, last, yours(state));
-  morph($("#ranking"), renderRanking(outcome, yours(state)));
+  reconcile($("#ranking"), keptAll(renderRanking(outcome, yours(state))));
   drawRematch(state);
   drawRatingChanges(state, outcome);
   const game = state.table.game_no;
