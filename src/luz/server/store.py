@@ -10,7 +10,7 @@ import contextlib
 import hashlib
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
@@ -22,7 +22,19 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from . import friends, links
-from .db import ActionRow, DealSetRow, GameRow, NoteRow, PlayerRow, ResultRow, ReviewRow, SeatRow, TableRow, now
+from .db import (
+    ActionRow,
+    DealSetRow,
+    GameRow,
+    NameChangeRow,
+    NoteRow,
+    PlayerRow,
+    ResultRow,
+    ReviewRow,
+    SeatRow,
+    TableRow,
+    now,
+)
 from .domain import (
     AccountRequired,
     AccountTooNew,
@@ -459,28 +471,46 @@ class Store:
             or 0
         )
 
-    def rename_player(self, player_id: str, name: str, every: bool = False) -> list[tuple[str, int]]:
-        """Every seat of ``player_id`` named ``name`` (and its guest mark read again) in one transaction: all of
-        them or none. Each table whose seat's name changed gets a new version (every process reloads it); a seat
-        already so named is left alone, so renaming again to the same name repairs only what a crash cut short.
-        ``every``: every table of the player gets a new version (its guest mark changed: an account registered).
-        Returns the tables changed and their new versions; their rows are locked in the order of their ids (two
-        renames never wait on each other in a circle)."""
+    def rename_player(
+        self, player_id: str, name: str, every: bool = False, first: Callable[[Session], object] | None = None
+    ) -> list[tuple[str, int]]:
+        """Every seat of ``player_id`` named ``name`` (and its guest mark read again) in one transaction, after
+        ``first`` (the player's own name: ``Players.rename``): all of it or none. Each table whose seat's name
+        changed gets a new version (every process reloads it); a seat already so named is left alone, so renaming
+        again to the same name repairs only what is behind. ``every``: every table of the player gets a new version
+        (its guest mark changed: an account registered). Returns the tables changed and their new versions."""
         with Session(self.engine) as session, session.begin():
+            if first is not None:
+                first(session)
             query = select(SeatRow).where(SeatRow.player_id == player_id)
             seats = [seat for seat in session.scalars(query) if every or seat.name != name]
-            ids = sorted({seat.table_id for seat in seats})
-            if not ids:
-                return []
-            rows = select(TableRow).where(TableRow.id.in_(ids)).order_by(TableRow.id)
-            if self.engine.dialect.name != "sqlite":
-                rows = rows.with_for_update()
-            changed = []
-            for row in session.scalars(rows):
-                changed.append((row.id, self._bump(session, row)))
-            for seat in seats:
-                seat.name = name
-            return changed
+            return self._rename(session, [(seat, name) for seat in seats])
+
+    def repair_names(self) -> list[tuple[str, int]]:
+        """Every seat of a renamed player whose name is not its player's name as stored (a rename cut short when
+        the player's name and its seats' were two transactions) renamed, in one transaction: the tables changed and
+        their new versions (each process reloads them)."""
+        with Session(self.engine) as session, session.begin():
+            query = (
+                select(SeatRow, PlayerRow.name)
+                .join(PlayerRow, PlayerRow.id == SeatRow.player_id)
+                .where(SeatRow.player_id.in_(select(NameChangeRow.player_id)), SeatRow.name != PlayerRow.name)
+            )
+            return self._rename(session, [(seat, name) for seat, name in session.execute(query).all()])
+
+    def _rename(self, session: Session, names: list[tuple[SeatRow, str | None]]) -> list[tuple[str, int]]:
+        """Each seat given its name, after a new version for each of their tables, whose rows are locked first and
+        in the order of their ids (as every writer of a table: two renames never wait on each other in a circle)."""
+        ids = sorted({seat.table_id for seat, _ in names})
+        if not ids:
+            return []
+        rows = select(TableRow).where(TableRow.id.in_(ids)).order_by(TableRow.id)
+        if self.engine.dialect.name != "sqlite":
+            rows = rows.with_for_update()
+        changed = [(row.id, self._bump(session, row)) for row in session.scalars(rows)]
+        for seat, name in names:
+            seat.name = name
+        return changed
 
     def unfinished_tutorial(self, player_id: str) -> str | None:
         """The tutorial's table where ``player_id`` holds a seat and whose game is not over, if any."""
