@@ -22,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from . import friends, links
+from .clock import SYSTEM_CLOCK, Clock
 from .db import (
     ActionRow,
     DealSetRow,
@@ -53,7 +54,7 @@ from .domain import (
     replaced,
 )
 from .ratings import rate_game
-from .timecontrol import Turn, ends_at, new_clock, now_ms, turn_of
+from .timecontrol import Turn, ends_at, new_clock, turn_of
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
@@ -185,8 +186,10 @@ class StaleVersion(Exception):
 
 
 class Store:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, clock: Clock = SYSTEM_CLOCK) -> None:
         self.engine = engine
+        self.clock = clock
+        """When a game starts (its stored clock's first turn) and who is on vacation then."""
         # A table is read in several queries: on PostgreSQL they must see one snapshot, else a reader may get a
         # version with the actions of a later one (another process writing in between). SQLite transactions
         # here all begin IMMEDIATE, which serialises them anyway.
@@ -707,9 +710,12 @@ class Store:
                 seat.joined = True
             return self._begin_game(session, row, seats, seed)
 
-    @staticmethod
     def _begin_game(
-        session: Session, row: TableRow, seats: list[tuple[SeatRow, str | None, str | None, bool | None]], seed: int
+        self,
+        session: Session,
+        row: TableRow,
+        seats: list[tuple[SeatRow, str | None, str | None, bool | None]],
+        seed: int,
     ) -> TableState:
         """The table's next game stored on ``seed`` (``seats``: as ``_seats`` read them, changed in this
         transaction), the turn's columns set, a new version; the table as it will be stored (no read again)."""
@@ -717,9 +723,10 @@ class Store:
         row.status = Status.PLAYING
         row.rematch = None
         if row.time_control is not None:
-            clock = new_clock(row.time_control, [seat.kind for seat, *_ in seats])
+            at = self.clock.now_ms()
+            clock = new_clock(row.time_control, [seat.kind for seat, *_ in seats], at)
             if clock is not None and "banks" in clock:  # turn-based: its players away start paused
-                clock["vacation"] = Store._away(session, row.id, row.players)
+                clock["vacation"] = Store._away(session, row.id, row.players, at)
             row.clock = clock
         row.version += 1
         session.add(GameRow(table_id=row.id, game_no=row.game_no, seed=seed))
@@ -769,13 +776,13 @@ class Store:
             )
 
     @staticmethod
-    def _away(session: Session, table_id: str, players: int) -> list[int | None]:
-        """Per seat of the table: until when its player is on vacation (vacation.py), or ``None``."""
+    def _away(session: Session, table_id: str, players: int, at: int) -> list[int | None]:
+        """Per seat of the table: until when its player is on vacation at ``at`` (vacation.py), or ``None``."""
         away: list[int | None] = [None] * players
         rows = session.execute(
             select(SeatRow.seat, PlayerRow.vacation_until)
             .join(PlayerRow, PlayerRow.id == SeatRow.player_id)
-            .where(SeatRow.table_id == table_id, PlayerRow.vacation_until > now_ms())
+            .where(SeatRow.table_id == table_id, PlayerRow.vacation_until > at)
         )
         for seat, until in rows:
             away[seat] = until

@@ -135,7 +135,7 @@ def create_app(
         # interpreter for long stretches: done while serving, it held every table up for seconds), then the bot
         # processes started: they warm up while the server answers and its quick bots play.
         await start_bots(pool)
-        registry = Registry(Store(engine), broker, pool, settings, metrics, clock)
+        registry = Registry(Store(engine, clock), broker, pool, settings, metrics, clock)
         metrics.watch(
             lambda: len(registry.live),
             registry.store.count_tables,

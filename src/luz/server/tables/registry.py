@@ -133,7 +133,7 @@ class Registry:
 
     def _hold(self, state: TableState) -> None:
         """Keep the table just read in memory and resume it."""
-        table = Table(state, build_game(state))
+        table = Table(state, build_game(state), clock=self.clock)
         if is_turn_based(state.time_control) and state.status == Status.PLAYING:
             # A player who left the table: a bot plays their seat (presence never counts down here).
             table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
