@@ -203,8 +203,8 @@ class Store:
         self._bump_sql, self._bump_clock_sql, self._append_sql = (
             DriverStatement.compile(statement, engine) for statement in (BUMP, BUMP_CLOCK, APPEND)
         )
-        clock = TableRow.__table__.c.clock.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
-        self._clock_json: Any = clock or (lambda value: value)  # the engine's JSON serialiser (orjson)
+        to_json = TableRow.__table__.c.clock.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
+        self._clock_json: Any = to_json or (lambda value: value)  # the engine's JSON serialiser (orjson)
         created_at = ActionRow.__table__.c.created_at.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
         self._created_at: Any = created_at or (lambda value: value)
 
