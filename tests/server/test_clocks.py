@@ -15,7 +15,8 @@ import httpx
 import pytest
 
 from luz.engine import view
-from luz.server import app_services, timecontrol
+from luz.server import app_services, create_app
+from luz.server.clock import FakeClock
 from luz.server.domain import build_game
 from luz.server.tables import clocks
 from luz.server.tables.botpool import choose_for
@@ -93,11 +94,16 @@ def test_not_a_number_is_refused(module_client: Any) -> None:
     assert answer.status_code == 422, answer.text
 
 
-def test_each_move_spends_its_time_and_earns_the_increment(
-    client: Any, truth: Truth, settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    now = [1_000_000]
-    monkeypatch.setattr(timecontrol, "now_ms", lambda: now[0])
+def test_each_move_spends_its_time_and_earns_the_increment(settings: Any) -> None:
+    """The stored clock's arithmetic on the server's clock (a fake one, moved by hand)."""
+    from fastapi.testclient import TestClient
+
+    clock = FakeClock(1_000.0)
+    with TestClient(create_app(settings, clock)) as client:
+        each_move_spends_its_time(client, Truth(app_services(client.app).tables.store), settings, clock)
+
+
+def each_move_spends_its_time(client: Any, truth: Truth, settings: Any, clock: FakeClock) -> None:
     table_id, tokens, _ = timed_table(client, TIMED)
     store = open_store(settings.database_url)
     assert store.load(table_id).clock == {"reserves": [60_000] * 3, "since": 1_000_000, "timeout": None}
@@ -109,7 +115,7 @@ def test_each_move_spends_its_time_and_earns_the_increment(
     try:
         first = peers[0].view["current_player"]
         before = peers[0].state["version"]
-        now[0] += 5_000
+        client.portal.call(clock.advance, 5.0)
         assert peers[first].act(first_legal(peers[first].view), peers[first].state["version"])["type"] == "ack"
         peers[0].wait_state(lambda state: state["version"] > before)  # the move's broadcast, not the sync's reply
         stored = store.load(table_id)
@@ -117,12 +123,12 @@ def test_each_move_spends_its_time_and_earns_the_increment(
                                 "timeout": None}  # fmt: skip
         assert app_services(client.app).tables.live[table_id].state.clock == stored.clock
 
-        now[0] += 1_500
+        client.portal.call(clock.advance, 1.5)
         second = build_game(stored).current_player
         assert second is not None and second != first
         # The state that answers this sync (a broadcast sent before the clock moved may still be queued).
         peers[0].send({"type": "sync"})
-        answer = peers[0].wait(lambda m: m["type"] == "state" and m["table"]["clock"]["server_time"] == now[0])
+        answer = peers[0].wait(lambda m: m["type"] == "state" and m["table"]["clock"]["server_time"] == clock.now_ms())
         shown = answer["table"]["clock"]
         assert shown == {
             "remaining_ms": [58_500 if s == second else 57_000 if s == first else 60_000 for s in range(3)],

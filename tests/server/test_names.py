@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from sqlalchemy.orm import Session
 
 from luz.server import Settings, app_services, create_app
+from luz.server.db import NameChangeRow, PlayerRow
 from support.server import Peer, Truth, create_table, from_address, guest, play, seats
 
 HEADER = "X-Luz-Session"
@@ -285,25 +287,60 @@ def test_a_rename_makes_no_move_in_flight_stale(client: Any, truth: Truth) -> No
         assert reply["type"] == "ack", reply
 
 
+def cut_short(client: Any, player_id: str, name: str) -> None:
+    """The player's name stored and not its seats' (as a rename cut short when they were two transactions)."""
+    with Session(app_services(client.app).tables.store.engine) as session, session.begin():
+        player = session.get(PlayerRow, player_id)
+        assert player is not None
+        session.add(NameChangeRow(player_id=player_id, old_name=player.name, new_name=name))
+        player.name = name
+
+
 def test_a_rename_cut_short_is_repaired_by_renaming_again(client: Any) -> None:
-    """The name stored but not every seat's (the server stopped in between): asking again for the same name
-    renames the seats left behind, at every table."""
+    """The name stored but not every seat's: asking again for the same name renames the seats left behind, at
+    every table."""
     first, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
     second, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
     cy = guest(client)
     assert join(client, first, 0, cy).status_code == 200
     assert join(client, second, 1, cy).status_code == 200
     me = client.get("/api/me", headers=cy).json()
-    players = app_services(client.app).identities.players
-    assert players.rename(me["id"], "Cy", 1000)  # the name stored, the seats not: a rename cut short
+    cut_short(client, me["id"], "Cy")
     assert client.get(f"/api/tables/{first}").json()["seats"][0]["name"] == me["name"]
     assert rename(client, cy, "Cy").status_code == 200  # the same name again
     assert client.get(f"/api/tables/{first}").json()["seats"][0]["name"] == "Cy"
     assert client.get(f"/api/tables/{second}").json()["seats"][1]["name"] == "Cy"
 
 
+def test_a_rename_cut_short_is_repaired_at_start(settings: Settings, truth: Truth) -> None:
+    """A server that starts renames every seat left behind by a rename cut short, and a table in memory shows it
+    at once (a ``Refresh`` through the door); a table already right is not touched."""
+    from fastapi.testclient import TestClient
+
+    with TestClient(create_app(settings)) as client:
+        held, tokens, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+        other, _, _ = create_table(client, players=3, seats=seats("human", "human", "random"))
+        ada, bob = guest(client), guest(client)
+        assert join(client, held, 0, ada, token=tokens[0]).status_code == 200
+        assert join(client, held, 1, bob, token=tokens[1]).status_code == 200
+        assert join(client, other, 1, bob).status_code == 200
+        bob_id = client.get("/api/me", headers=bob).json()["id"]
+        cut_short(client, bob_id, "Bob")
+        registry = app_services(client.app).tables
+        with Peer(client, held, tokens[0], 0, truth) as zero:
+            zero.wait_state(lambda s: s["table"]["seats"][1]["name"] is not None)
+            assert client.portal.call(registry.repair_names) == 2
+            zero.wait_state(lambda s: names_in(s)[1] == "Bob")
+        assert client.portal.call(registry.repair_names) == 0  # nothing left behind: no table bumped
+        cut_short(client, bob_id, "Bobby")
+    with TestClient(create_app(settings)) as client:  # a restart
+        assert client.get(f"/api/tables/{held}").json()["seats"][1]["name"] == "Bobby"
+        assert client.get(f"/api/tables/{other}").json()["seats"][1]["name"] == "Bobby"
+
+
 def test_a_rename_reaches_every_seat_or_none(client: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One transaction for every seat of the player: a failure on the way leaves every seat as it was."""
+    """The player's name and every seat of the player in one transaction: a failure on the way leaves the name,
+    its history and every seat as they were."""
     tables = [create_table(client, players=3, seats=seats("human", "human", "random"))[0] for _ in range(3)]
     dee = guest(client)
     for table_id in tables:
@@ -320,9 +357,11 @@ def test_a_rename_reaches_every_seat_or_none(client: Any, monkeypatch: pytest.Mo
 
     monkeypatch.setattr(store, "_bump", failing_bump)
     with pytest.raises(RuntimeError):
-        store.rename_player(me["id"], "Dee")
+        rename(client, dee, "Dee")
     monkeypatch.undo()
+    assert client.get("/api/me", headers=dee).json()["name"] == me["name"]
+    assert client.get(f"/api/players/{me['id']}").json()["former_names"] == []
     assert [store.load(t).seats[0].name for t in tables] == [me["name"]] * 3
-    assert sorted(t for t, _ in store.rename_player(me["id"], "Dee")) == sorted(tables)
+    assert rename(client, dee, "Dee").status_code == 200
     assert [store.load(t).seats[0].name for t in tables] == ["Dee"] * 3
     assert store.rename_player(me["id"], "Dee") == []  # nothing left to repair: no table bumped

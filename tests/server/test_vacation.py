@@ -17,8 +17,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from luz.server import Settings, app_services, create_app
-from luz.server.clock import FakeClock
-from luz.server.timecontrol import DAY_MS, ends_at, now_ms
+from luz.server.clock import SYSTEM_CLOCK, FakeClock
+from luz.server.timecontrol import DAY_MS, ends_at
 from support.server import Peer, action_log, create_table, guest, join_all, wait_for
 
 PASSWORD = "a long enough password 42"
@@ -113,7 +113,7 @@ def test_the_time_bank_is_spent_before_the_timeout_then_the_timeout_plays_as_bef
     assert spent["banks"] == [0, 12 * 3_600_000, 12 * 3_600_000]
     assert action_log(store, table_id) == []  # no move played for it yet
     left = ends_at(spent, 0)
-    assert left is not None and 12 * 3_600_000 - 60_000 < left - now_ms() <= 12 * 3_600_000
+    assert left is not None and 12 * 3_600_000 - 60_000 < left - SYSTEM_CLOCK.now_ms() <= 12 * 3_600_000
     assert client.get(f"/api/tables/{table_id}").json()["deadline"] == left
 
     age(client, table_id, 12 * 3_600_000)  # and now the bank is spent too: the timeout, as before
@@ -152,7 +152,7 @@ def test_a_vacation_pauses_every_turn_based_clock_and_resumes_it_with_the_same_t
     live_before = stored_clock(app, live)
     before = ends_at(stored_clock(app, moving), 0)
     assert before is not None
-    left_before = before - now_ms()
+    left_before = before - clock.now_ms()
 
     answer = app.post("/api/me/vacation", json={"days": 1}, headers=ana)
     assert answer.status_code == 200, answer.text
@@ -176,7 +176,7 @@ def test_a_vacation_pauses_every_turn_based_clock_and_resumes_it_with_the_same_t
     resumed = stored_clock(app, moving)
     assert resumed["vacation"] == [None, None, None]
     after = ends_at(resumed, 0)
-    assert after is not None and paused["held"] - 5_000 < after - now_ms() <= paused["held"]
+    assert after is not None and paused["held"] - 5_000 < after - clock.now_ms() <= paused["held"]
     assert stored_clock(app, waiting)["vacation"] == [None, None, None]
 
 
@@ -205,7 +205,7 @@ def test_a_vacation_ends_by_itself_at_its_date(app: TestClient, clock: FakeClock
     back = wait_for(lambda: (c := stored_clock(app, table_id))["vacation"][0] is None and c, timeout=30)
     assert app.get("/api/me/vacation", headers=ana).json()["until"] is None
     ends = ends_at(back, 0)
-    assert ends is not None and held - 5_000 < ends - now_ms() <= held
+    assert ends is not None and held - 5_000 < ends - clock.now_ms() <= held
 
 
 def test_the_allowance_is_enforced_with_typed_errors(app: TestClient, clock: FakeClock) -> None:
@@ -244,12 +244,14 @@ def test_a_vacation_until_a_date_counts_its_days(app: TestClient, clock: FakeClo
     assert answer.json()["days_left"] == 16  # 3 days and some: 4 counted
 
 
-def test_a_game_that_starts_while_a_player_is_away_starts_with_their_clock_paused(app: TestClient) -> None:
+def test_a_game_that_starts_while_a_player_is_away_starts_with_their_clock_paused(
+    app: TestClient, clock: FakeClock
+) -> None:
     ana = account(app, "ana")
     until = app.post("/api/me/vacation", json={"days": 2}, headers=ana).json()["until"]
     table_id = table_with(app, ana, 0)  # the game starts as the last seat is taken, Ana to move
-    clock = stored_clock(app, table_id)
-    assert clock["vacation"] == [until, None, None] and ends_at(clock, 0) is None
+    stored = stored_clock(app, table_id)
+    assert stored["vacation"] == [until, None, None] and ends_at(stored, 0) is None
     app.delete("/api/me/vacation", headers=ana)
     back = ends_at(stored_clock(app, table_id), 0)
-    assert back is not None and 7 * DAY_MS - 5_000 < back - now_ms() <= 7 * DAY_MS
+    assert back is not None and 7 * DAY_MS - 5_000 < back - clock.now_ms() <= 7 * DAY_MS

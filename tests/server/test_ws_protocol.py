@@ -8,7 +8,6 @@ never go back (and the same version always with the same game state), well-forme
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +17,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from luz.engine import replay
 from luz.server import Settings, app_services, create_app
+from luz.server.clock import FakeClock
 from support.server import (
     Peer,
     Truth,
@@ -181,11 +181,12 @@ def test_refusals_say_why(client: Any, truth: Truth) -> None:
 
 def test_rate_limit(settings: Settings) -> None:
     limited_settings = replace(settings, messages_per_second=20)
-    with TestClient(create_app(limited_settings)) as client:
-        rate_limited(client, Truth(app_services(client.app).tables.store))
+    clock = FakeClock()
+    with TestClient(create_app(limited_settings, clock)) as client:
+        rate_limited(client, Truth(app_services(client.app).tables.store), clock)
 
 
-def rate_limited(client: Any, truth: Truth) -> None:
+def rate_limited(client: Any, truth: Truth, clock: FakeClock) -> None:
     table_id, tokens = start(client, players=3, seats=seats("human", "random", "random"))
     with Peer(client, table_id, tokens[0], 0, truth) as peer:
         for _ in range(80):
@@ -193,8 +194,9 @@ def rate_limited(client: Any, truth: Truth) -> None:
         replies = [peer.wait(lambda m: m["type"] in ("pong", "error")) for _ in range(80)]
         limited = [r for r in replies if r["type"] == "error"]
         assert limited and all(r["code"] == "rate_limited" for r in limited)
-        assert 30 <= 80 - len(limited) <= 60  # a burst of twice the rate (20 a second), then refused
-        time.sleep(0.6)
+        assert 80 - len(limited) == 40  # a burst of twice the rate (20 a second), then refused: the clock stood still
+        assert peer.request({"type": "ping"})["code"] == "rate_limited"
+        client.portal.call(clock.advance, 0.05)  # one message's worth of time
         assert peer.request({"type": "ping"})["type"] == "pong"
 
 

@@ -146,10 +146,11 @@ def seed_tables(
 
     from luz.engine import DEFAULT_EDITION
     from luz.engine.editions import get_edition
+    from luz.server.clock import SYSTEM_CLOCK
     from luz.server.db import GameRow, PlayerRow, PushSubscriptionRow, SeatRow, TableRow, make_engine, migrate
     from luz.server.store import token_hash
     from luz.server.tables.model import QUICK_BOT
-    from luz.server.timecontrol import DAY_MS, new_clock, now_ms, stored_time_control, turn_of
+    from luz.server.timecontrol import DAY_MS, new_clock, stored_time_control, turn_of
 
     started = time.perf_counter()
     rng = random.Random(seed)
@@ -158,7 +159,7 @@ def seed_tables(
     control = stored_time_control("3d")
     assert control is not None and control["reserve_ms"] == DAYS * DAY_MS
     kinds = ["human"] * HUMANS + ["bot"]
-    now = now_ms()
+    now = SYSTEM_CLOCK.now_ms()
     p256dh, auth = subscription_keys()
     engine = make_engine(database_url)
     since: list[int] = []
@@ -168,7 +169,7 @@ def seed_tables(
             numbers = range(start, min(count, start + CHUNK))
             tables, seats, players, games, subscriptions = [], [], [], [], []
             for n in numbers:
-                clock = new_clock(control, kinds)
+                clock = new_clock(control, kinds, now)
                 assert clock is not None
                 clock["since"] = now - rng.randrange(6 * 3600 * 1000)  # the turn began up to 6 hours ago
                 since.append(clock["since"])
@@ -241,15 +242,16 @@ def age_tables(database_url: str, seeded: Seeded, numbers: list[int]) -> int:
     epoch ms they were aged at."""
     from sqlalchemy import bindparam, update
 
+    from luz.server.clock import SYSTEM_CLOCK
     from luz.server.db import TableRow, make_engine
-    from luz.server.timecontrol import DAY_MS, new_clock, now_ms, stored_time_control
+    from luz.server.timecontrol import DAY_MS, new_clock, stored_time_control
 
     control = stored_time_control("3d")
     engine = make_engine(database_url)
     back = DAYS * DAY_MS + 1000
     rows = []
     for n in numbers:
-        clock = new_clock(control, ["human"] * HUMANS + ["bot"])
+        clock = new_clock(control, ["human"] * HUMANS + ["bot"], SYSTEM_CLOCK.now_ms())
         assert clock is not None and control is not None
         clock["since"] = seeded.since[n] - back
         rows.append(
@@ -268,7 +270,7 @@ def age_tables(database_url: str, seeded: Seeded, numbers: list[int]) -> int:
     try:
         with engine.begin() as connection:
             connection.execute(statement, rows)
-        return now_ms()
+        return SYSTEM_CLOCK.now_ms()
     finally:
         engine.dispose()
 

@@ -11,8 +11,6 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from . import timecontrol
-
 
 class Timer(Protocol):
     def cancel(self) -> None: ...
@@ -39,14 +37,13 @@ class Clock(Protocol):
 
 
 class RealClock:
-    """The system's clocks and the event loop's timers; the epoch milliseconds are ``timecontrol.now_ms`` (the one
-    source of wall time stored with deadlines)."""
+    """The system's clocks and the event loop's timers."""
 
     def now(self) -> float:
         return time.time()
 
     def now_ms(self) -> int:
-        return timecontrol.now_ms()
+        return int(time.time() * 1000)
 
     def monotonic(self) -> float:
         return time.monotonic()  # the event loop's clock (asyncio's default ``loop.time``)

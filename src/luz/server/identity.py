@@ -237,39 +237,40 @@ class Players:
             ).one_or_none()
         return None if row is None else Identity(row.id, row.name, row.username, token_hash)
 
-    def rename(self, player_id: str, name: str, per_week: int) -> bool:
-        """Give ``player_id`` the display name ``name`` (already :func:`display_name`'s); whether it changed (the
-        same name, in the same case, is no change and is not counted). :class:`NameTaken` when another account
+    def rename(self, session: Session, player_id: str, name: str, per_week: int) -> bool:
+        """Give ``player_id`` the display name ``name`` (already :func:`display_name`'s) in the caller's
+        transaction (``session``: the one that renames its seats too, ``Store.rename_player``); whether it changed
+        (the same name, in the same case, is no change and is not counted). :class:`NameTaken` when another account
         holds it or one that looks like it; :class:`TooManyRenames` past ``per_week`` changes in seven days (the
         first change of all, away from a guest's random name, is free). Each change is kept (``name_changes``)."""
+        query = select(PlayerRow).where(PlayerRow.id == player_id)
+        if self.engine.dialect.name != "sqlite":
+            query = query.with_for_update()  # two renames at once count each other
+        player = session.scalars(query).one()
+        if player.name == name:
+            return False
+        self._check_free(session, player_id, name)
+        changes = select(NameChangeRow.id).where(NameChangeRow.player_id == player_id)
+        first = session.scalar(changes.order_by(NameChangeRow.id).limit(1))
+        if first is not None:
+            recent = session.scalar(
+                select(func.count()).where(
+                    NameChangeRow.player_id == player_id,
+                    NameChangeRow.id != first,
+                    NameChangeRow.changed_at >= now() - RENAME_WINDOW,
+                )
+            )
+            if (recent or 0) >= per_week:
+                raise TooManyRenames(per_week)
+        session.add(NameChangeRow(player_id=player_id, old_name=player.name, new_name=name, changed_at=now()))
+        player.name = name
+        if player.username is not None:
+            player.name_skeleton = skeleton(name)
         try:
-            with Session(self.engine) as session, session.begin():
-                query = select(PlayerRow).where(PlayerRow.id == player_id)
-                if self.engine.dialect.name != "sqlite":
-                    query = query.with_for_update()  # two renames at once count each other
-                player = session.scalars(query).one()
-                if player.name == name:
-                    return False
-                self._check_free(session, player_id, name)
-                changes = select(NameChangeRow.id).where(NameChangeRow.player_id == player_id)
-                first = session.scalar(changes.order_by(NameChangeRow.id).limit(1))
-                if first is not None:
-                    recent = session.scalar(
-                        select(func.count()).where(
-                            NameChangeRow.player_id == player_id,
-                            NameChangeRow.id != first,
-                            NameChangeRow.changed_at >= now() - RENAME_WINDOW,
-                        )
-                    )
-                    if (recent or 0) >= per_week:
-                        raise TooManyRenames(per_week)
-                session.add(NameChangeRow(player_id=player_id, old_name=player.name, new_name=name, changed_at=now()))
-                player.name = name
-                if player.username is not None:
-                    player.name_skeleton = skeleton(name)
-                return True
+            session.flush()
         except IntegrityError:  # another account took it at the same moment
             raise NameTaken from None
+        return True
 
     @staticmethod
     def _check_free(session: Session, player_id: str, name: str) -> None:

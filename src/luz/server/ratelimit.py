@@ -13,9 +13,10 @@ import ipaddress
 import logging
 import math
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 
-from limits import RateLimitItem, parse, storage, strategies
+from limits import RateLimitItem, parse, storage
 from limits.aio import storage as aio_storage
 from limits.aio import strategies as aio_strategies
 from limits.errors import StorageError
@@ -79,60 +80,103 @@ def _in(address: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Netwo
     return any(ip in network for network in networks)
 
 
+class MovingWindow:
+    """At most ``rate`` (``"10/minute"``) hits per key over a moving window, in this process's memory, on
+    ``clock``'s monotonic time (a ``FakeClock`` drives it in tests). The ``limits`` library's own memory windows read
+    the system clock, with no hook to give them another."""
+
+    SWEEP_EVERY = 1024
+    """Hits between two sweeps of the keys whose every hit has left the window."""
+
+    def __init__(self, rate: str, clock: Clock = SYSTEM_CLOCK) -> None:
+        item = parse(rate)
+        self.amount, self.seconds = item.amount, float(item.get_expiry())
+        self.clock = clock
+        self.hits: dict[str, deque[float]] = {}
+        self._until_sweep = self.SWEEP_EVERY
+
+    def hit(self, key: str, count: bool = True) -> int | None:
+        """Count a hit of ``key`` (``count``: else only look): ``None`` if allowed, else the whole seconds until
+        its oldest hit leaves the window (for ``Retry-After``)."""
+        now = self.clock.monotonic()
+        times = self.hits.get(key)
+        if times is not None:
+            while times and times[0] <= now - self.seconds:
+                times.popleft()
+            if len(times) >= self.amount:
+                return max(1, math.ceil(times[0] + self.seconds - now))
+        if count:
+            self.hits.setdefault(key, deque()).append(now)
+            self._until_sweep -= 1
+            if self._until_sweep <= 0:
+                self._sweep(now)
+        return None
+
+    def _sweep(self, now: float) -> None:
+        self._until_sweep = self.SWEEP_EVERY
+        for key in [key for key, times in self.hits.items() if not times or times[-1] <= now - self.seconds]:
+            del self.hits[key]
+
+
 class RateLimit:
     """At most ``rate`` (``"10/minute"``) hits per key over a moving window, in this process's memory (for checks
     that cannot wait for a network round trip: sockets as they open)."""
 
-    def __init__(self, rate: str) -> None:
-        self.rate = parse(rate)
-        self.limiter = strategies.MovingWindowRateLimiter(storage.MemoryStorage())
+    def __init__(self, rate: str, clock: Clock = SYSTEM_CLOCK) -> None:
+        self.window = MovingWindow(rate, clock)
 
     def hit(self, key: str) -> int | None:
         """Count a hit of ``key``: ``None`` if allowed, else the whole seconds to wait (for ``Retry-After``)."""
-        if self.limiter.hit(self.rate, key):
-            return None
-        return _seconds_to(self.limiter.get_window_stats(self.rate, key).reset_time)
+        return self.window.hit(key)
 
 
 class SharedRateLimit:
     """At most ``rate`` hits per key over a moving window, counted together by every server process of a
-    deployment when it has Redis (``redis_url``; ``scope`` keeps deployments sharing a Redis apart), else in this
-    process's memory."""
+    deployment when it has Redis (``redis_url``; ``scope`` keeps deployments sharing a Redis apart: the ``limits``
+    library's windows, on the system clock), else in this process's memory on ``clock``."""
 
-    def __init__(self, rate: str, redis_url: str | None = None, scope: str = "") -> None:
+    def __init__(self, rate: str, redis_url: str | None = None, scope: str = "", clock: Clock = SYSTEM_CLOCK) -> None:
         self.rate = parse(rate)
+        self.window: MovingWindow | None = None
+        self.limiter: aio_strategies.MovingWindowRateLimiter | None = None
         if redis_url:
             shared = storage.storage_from_string(
                 f"async+{redis_url}", implementation="redispy", key_prefix=f"luz-limits:{scope}", wrap_exceptions=True
             )
             assert isinstance(shared, aio_storage.Storage)
-            self.storage: aio_storage.Storage = shared
+            self.limiter = aio_strategies.MovingWindowRateLimiter(shared)
         else:
-            self.storage = aio_storage.MemoryStorage()
-        self.limiter = aio_strategies.MovingWindowRateLimiter(self.storage)
+            self.window = MovingWindow(rate, clock)
 
     async def hit(self, key: str) -> int | None:
         """Count a hit of ``key``: ``None`` if allowed, else the whole seconds to wait (for ``Retry-After``). With
         Redis unreachable the limit is not enforced (a line in the log), rather than every request refused."""
-        return await self._check(key, self.limiter.hit)
+        if self.window is not None:
+            return self.window.hit(key)
+        assert self.limiter is not None
+        return await self._check(key, self.limiter, self.limiter.hit)
 
     async def wait(self, key: str) -> int | None:
         """Without counting a hit: ``None`` if one would be allowed now, else the whole seconds to wait."""
-        return await self._check(key, self.limiter.test)
+        if self.window is not None:
+            return self.window.hit(key, count=False)
+        assert self.limiter is not None
+        return await self._check(key, self.limiter, self.limiter.test)
 
-    async def _check(self, key: str, allows: Callable[[RateLimitItem, str], Awaitable[bool]]) -> int | None:
+    async def _check(
+        self,
+        key: str,
+        limiter: aio_strategies.MovingWindowRateLimiter,
+        allows: Callable[[RateLimitItem, str], Awaitable[bool]],
+    ) -> int | None:
         try:
             if await allows(self.rate, key):
                 return None
-            stats = await self.limiter.get_window_stats(self.rate, key)
+            stats = await limiter.get_window_stats(self.rate, key)
         except StorageError as error:
             log.warning("rate limit not checked, its storage failed: %s", type(error.storage_error).__name__)
             return None
-        return _seconds_to(stats.reset_time)
-
-
-def _seconds_to(reset: float) -> int:
-    return max(1, math.ceil(reset - time.time()))  # the time of the ``limits`` library's windows
+        return max(1, math.ceil(stats.reset_time - time.time()))  # the time of the ``limits`` library's windows
 
 
 def deployment_scope(database_url: str) -> str:

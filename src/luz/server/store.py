@@ -10,7 +10,7 @@ import contextlib
 import hashlib
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, timedelta
@@ -22,7 +22,20 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from . import friends, links
-from .db import ActionRow, DealSetRow, GameRow, NoteRow, PlayerRow, ResultRow, ReviewRow, SeatRow, TableRow, now
+from .clock import SYSTEM_CLOCK, Clock
+from .db import (
+    ActionRow,
+    DealSetRow,
+    GameRow,
+    NameChangeRow,
+    NoteRow,
+    PlayerRow,
+    ResultRow,
+    ReviewRow,
+    SeatRow,
+    TableRow,
+    now,
+)
 from .domain import (
     AccountRequired,
     AccountTooNew,
@@ -41,7 +54,7 @@ from .domain import (
     replaced,
 )
 from .ratings import rate_game
-from .timecontrol import Turn, ends_at, new_clock, now_ms, turn_of
+from .timecontrol import Turn, ends_at, new_clock, turn_of
 
 # The statements of an action, written once (an ORM unit of work or statements built per call were half of the
 # server's CPU per action). Each table's action numbers (seq) count from 1 in each game.
@@ -173,8 +186,10 @@ class StaleVersion(Exception):
 
 
 class Store:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, clock: Clock = SYSTEM_CLOCK) -> None:
         self.engine = engine
+        self.clock = clock
+        """When a game starts (its stored clock's first turn) and who is on vacation then."""
         # A table is read in several queries: on PostgreSQL they must see one snapshot, else a reader may get a
         # version with the actions of a later one (another process writing in between). SQLite transactions
         # here all begin IMMEDIATE, which serialises them anyway.
@@ -188,8 +203,8 @@ class Store:
         self._bump_sql, self._bump_clock_sql, self._append_sql = (
             DriverStatement.compile(statement, engine) for statement in (BUMP, BUMP_CLOCK, APPEND)
         )
-        clock = TableRow.__table__.c.clock.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
-        self._clock_json: Any = clock or (lambda value: value)  # the engine's JSON serialiser (orjson)
+        to_json = TableRow.__table__.c.clock.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
+        self._clock_json: Any = to_json or (lambda value: value)  # the engine's JSON serialiser (orjson)
         created_at = ActionRow.__table__.c.created_at.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
         self._created_at: Any = created_at or (lambda value: value)
 
@@ -459,28 +474,46 @@ class Store:
             or 0
         )
 
-    def rename_player(self, player_id: str, name: str, every: bool = False) -> list[tuple[str, int]]:
-        """Every seat of ``player_id`` named ``name`` (and its guest mark read again) in one transaction: all of
-        them or none. Each table whose seat's name changed gets a new version (every process reloads it); a seat
-        already so named is left alone, so renaming again to the same name repairs only what a crash cut short.
-        ``every``: every table of the player gets a new version (its guest mark changed: an account registered).
-        Returns the tables changed and their new versions; their rows are locked in the order of their ids (two
-        renames never wait on each other in a circle)."""
+    def rename_player(
+        self, player_id: str, name: str, every: bool = False, first: Callable[[Session], object] | None = None
+    ) -> list[tuple[str, int]]:
+        """Every seat of ``player_id`` named ``name`` (and its guest mark read again) in one transaction, after
+        ``first`` (the player's own name: ``Players.rename``): all of it or none. Each table whose seat's name
+        changed gets a new version (every process reloads it); a seat already so named is left alone, so renaming
+        again to the same name repairs only what is behind. ``every``: every table of the player gets a new version
+        (its guest mark changed: an account registered). Returns the tables changed and their new versions."""
         with Session(self.engine) as session, session.begin():
+            if first is not None:
+                first(session)
             query = select(SeatRow).where(SeatRow.player_id == player_id)
             seats = [seat for seat in session.scalars(query) if every or seat.name != name]
-            ids = sorted({seat.table_id for seat in seats})
-            if not ids:
-                return []
-            rows = select(TableRow).where(TableRow.id.in_(ids)).order_by(TableRow.id)
-            if self.engine.dialect.name != "sqlite":
-                rows = rows.with_for_update()
-            changed = []
-            for row in session.scalars(rows):
-                changed.append((row.id, self._bump(session, row)))
-            for seat in seats:
-                seat.name = name
-            return changed
+            return self._rename(session, [(seat, name) for seat in seats])
+
+    def repair_names(self) -> list[tuple[str, int]]:
+        """Every seat of a renamed player whose name is not its player's name as stored (a rename cut short when
+        the player's name and its seats' were two transactions) renamed, in one transaction: the tables changed and
+        their new versions (each process reloads them)."""
+        with Session(self.engine) as session, session.begin():
+            query = (
+                select(SeatRow, PlayerRow.name)
+                .join(PlayerRow, PlayerRow.id == SeatRow.player_id)
+                .where(SeatRow.player_id.in_(select(NameChangeRow.player_id)), SeatRow.name != PlayerRow.name)
+            )
+            return self._rename(session, [(seat, name) for seat, name in session.execute(query).all()])
+
+    def _rename(self, session: Session, names: list[tuple[SeatRow, str | None]]) -> list[tuple[str, int]]:
+        """Each seat given its name, after a new version for each of their tables, whose rows are locked first and
+        in the order of their ids (as every writer of a table: two renames never wait on each other in a circle)."""
+        ids = sorted({seat.table_id for seat, _ in names})
+        if not ids:
+            return []
+        rows = select(TableRow).where(TableRow.id.in_(ids)).order_by(TableRow.id)
+        if self.engine.dialect.name != "sqlite":
+            rows = rows.with_for_update()
+        changed = [(row.id, self._bump(session, row)) for row in session.scalars(rows)]
+        for seat, name in names:
+            seat.name = name
+        return changed
 
     def unfinished_tutorial(self, player_id: str) -> str | None:
         """The tutorial's table where ``player_id`` holds a seat and whose game is not over, if any."""
@@ -677,9 +710,12 @@ class Store:
                 seat.joined = True
             return self._begin_game(session, row, seats, seed)
 
-    @staticmethod
     def _begin_game(
-        session: Session, row: TableRow, seats: list[tuple[SeatRow, str | None, str | None, bool | None]], seed: int
+        self,
+        session: Session,
+        row: TableRow,
+        seats: list[tuple[SeatRow, str | None, str | None, bool | None]],
+        seed: int,
     ) -> TableState:
         """The table's next game stored on ``seed`` (``seats``: as ``_seats`` read them, changed in this
         transaction), the turn's columns set, a new version; the table as it will be stored (no read again)."""
@@ -687,9 +723,10 @@ class Store:
         row.status = Status.PLAYING
         row.rematch = None
         if row.time_control is not None:
-            clock = new_clock(row.time_control, [seat.kind for seat, *_ in seats])
+            at = self.clock.now_ms()
+            clock = new_clock(row.time_control, [seat.kind for seat, *_ in seats], at)
             if clock is not None and "banks" in clock:  # turn-based: its players away start paused
-                clock["vacation"] = Store._away(session, row.id, row.players)
+                clock["vacation"] = Store._away(session, row.id, row.players, at)
             row.clock = clock
         row.version += 1
         session.add(GameRow(table_id=row.id, game_no=row.game_no, seed=seed))
@@ -739,13 +776,13 @@ class Store:
             )
 
     @staticmethod
-    def _away(session: Session, table_id: str, players: int) -> list[int | None]:
-        """Per seat of the table: until when its player is on vacation (vacation.py), or ``None``."""
+    def _away(session: Session, table_id: str, players: int, at: int) -> list[int | None]:
+        """Per seat of the table: until when its player is on vacation at ``at`` (vacation.py), or ``None``."""
         away: list[int | None] = [None] * players
         rows = session.execute(
             select(SeatRow.seat, PlayerRow.vacation_until)
             .join(PlayerRow, PlayerRow.id == SeatRow.player_id)
-            .where(SeatRow.table_id == table_id, PlayerRow.vacation_until > now_ms())
+            .where(SeatRow.table_id == table_id, PlayerRow.vacation_until > at)
         )
         for seat, until in rows:
             away[seat] = until

@@ -9,7 +9,6 @@ actions were stored, never on a card.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -99,16 +98,13 @@ def stored_time_control(
     return {"reserve_ms": round(spec.reserve_seconds * 1000), "increment_ms": round(spec.increment_seconds * 1000)}
 
 
-def now_ms() -> int:
-    return int(time.time() * 1000)
-
-
-def new_clock(time_control: dict[str, int] | None, kinds: list[str]) -> Clock | None:
-    """The clock of a game starting now: every human seat's full reserve (bot seats are not timed)."""
+def new_clock(time_control: dict[str, int] | None, kinds: list[str], at: int) -> Clock | None:
+    """The clock of a game starting at ``at`` (epoch ms, the server's ``Clock``): every human seat's full reserve
+    (bot seats are not timed)."""
     if time_control is None:
         return None
     reserves = [time_control["reserve_ms"] if kind == SeatKind.HUMAN else None for kind in kinds]
-    clock: Clock = {"reserves": reserves, "since": now_ms(), "timeout": None}
+    clock: Clock = {"reserves": reserves, "since": at, "timeout": None}
     if is_turn_based(time_control):
         clock["timeouts"], clock["replaced"], clock["forced"] = [0] * len(kinds), [], []
         bank = time_control.get("bank_ms", 0)
@@ -117,16 +113,21 @@ def new_clock(time_control: dict[str, int] | None, kinds: list[str]) -> Clock | 
 
 
 def after_move(
-    state: Timed, seat: int, timeout: bool = False, played: dict[str, Any] | None = None, forced: bool = False
+    state: Timed,
+    seat: int,
+    at: int,
+    timeout: bool = False,
+    played: dict[str, Any] | None = None,
+    forced: bool = False,
 ) -> Clock | None:
-    """The clock once the mover ``seat``'s move is stored (now): its reserve less the time it took, plus the
-    increment. A timeout's move counts as stored at the deadline, and ``played`` (what it played) is kept as that
-    seat's missed move; a seat's own move forgets its missed one. At a turn-based table, ``forced`` lists the
-    seats whose last move was their only legal card, played for them (until they next move)."""
+    """The clock once the mover ``seat``'s move is stored at ``at`` (epoch ms, the server's ``Clock``): its reserve
+    less the time it took, plus the increment. A timeout's move counts as stored at the deadline, and ``played``
+    (what it played) is kept as that seat's missed move; a seat's own move forgets its missed one. At a turn-based
+    table, ``forced`` lists the seats whose last move was their only legal card, played for them (until they next
+    move)."""
     clock, control = state.clock, state.time_control
     if clock is None or control is None:
         return None
-    at = now_ms()
     ends = deadline(state, seat)
     if timeout and ends is not None and at - ends < LATE:
         at = ends

@@ -135,7 +135,7 @@ def create_app(
         # interpreter for long stretches: done while serving, it held every table up for seconds), then the bot
         # processes started: they warm up while the server answers and its quick bots play.
         await start_bots(pool)
-        registry = Registry(Store(engine), broker, pool, settings, metrics, clock)
+        registry = Registry(Store(engine, clock), broker, pool, settings, metrics, clock)
         metrics.watch(
             lambda: len(registry.live),
             registry.store.count_tables,
@@ -158,6 +158,7 @@ def create_app(
             per_address=settings.chat_per_address,
             scope=deployment_scope(settings.database_url),
             broker=broker if broker.shared else None,
+            clock=clock,
         )
         await chat.start()
         # Notifications (notify/): push and email when it is a player's turn and they are not looking.
@@ -216,7 +217,7 @@ def create_app(
                 freezing_gc.stop()
 
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
-    guards = Guards.of(settings)
+    guards = Guards.of(settings, clock)
     app.add_middleware(RequestIds)  # each request's id, in its log lines and its answer (logs.py)
 
     @app.exception_handler(RequestValidationError)

@@ -14,6 +14,7 @@ from starlette.requests import HTTPConnection
 
 from luz.engine.record import to_record
 
+from ..clock import Clock
 from ..domain import build_game
 from ..friends import Friends
 from ..logs import on_table
@@ -36,6 +37,10 @@ def services_of(connection: HTTPConnection) -> Services:
 
 def settings_of(connection: HTTPConnection) -> Settings:
     return services_of(connection).settings
+
+
+def clock_of(connection: HTTPConnection) -> Clock:
+    return services_of(connection).clock
 
 
 def guards_of(connection: HTTPConnection) -> Guards:

@@ -15,8 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..friends import Refusal
 from ..identity import Identity
 from ..notify import Notice
-from ..timecontrol import now_ms
-from .deps import chat_of, friends_of, guards_of, identities_of, notify_of, tables_of
+from .deps import chat_of, clock_of, friends_of, guards_of, identities_of, notify_of, tables_of
 from .guards import OverLimit
 from .schemas import DB_INT
 
@@ -131,7 +130,7 @@ async def my_friends(request: Request, response: Response) -> Any:
     if friends.due(identity.player_id):
         await asyncio.to_thread(friends.seen, identity.player_id)
     found = await asyncio.to_thread(friends.friends_of, identity.player_id)
-    return {**found, "server_time": now_ms()}
+    return {**found, "server_time": clock_of(request).now_ms()}
 
 
 @router.get("/api/me/invitations")

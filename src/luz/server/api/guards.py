@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from fastapi import HTTPException
 
+from ..clock import SYSTEM_CLOCK, Clock
 from ..ratelimit import Counter, SharedRateLimit, deployment_scope
 from ..settings import Settings
 from ..tables import Registry
@@ -44,20 +45,21 @@ class Guards:
     """Tables of bots only being created, per client (not yet counted by ``Registry.bot_tables_of``)."""
 
     @classmethod
-    def of(cls, settings: Settings) -> Guards:
+    def of(cls, settings: Settings, clock: Clock = SYSTEM_CLOCK) -> Guards:
+        """The guards of ``settings``, their windows in memory on ``clock`` (without Redis)."""
         scope = deployment_scope(settings.database_url)
         per_minute, per_seat = settings.tables_per_minute, settings.seat_connections_per_minute
         exports = settings.exports_per_minute
         return cls(
             settings,
-            SharedRateLimit(per_minute, settings.redis_url, scope) if per_minute else None,
-            SharedRateLimit(settings.connections_per_second, settings.redis_url, scope),
-            SharedRateLimit(per_seat, settings.redis_url, scope) if per_seat else None,
+            SharedRateLimit(per_minute, settings.redis_url, scope, clock) if per_minute else None,
+            SharedRateLimit(settings.connections_per_second, settings.redis_url, scope, clock),
+            SharedRateLimit(per_seat, settings.redis_url, scope, clock) if per_seat else None,
             Counter(settings.max_connections_per_client),
-            SharedRateLimit(exports, settings.redis_url, scope) if exports else None,
-            SharedRateLimit(INVITATIONS_RATE, settings.redis_url, scope),
+            SharedRateLimit(exports, settings.redis_url, scope, clock) if exports else None,
+            SharedRateLimit(INVITATIONS_RATE, settings.redis_url, scope, clock),
             [
-                SharedRateLimit(rate, settings.redis_url, scope)
+                SharedRateLimit(rate, settings.redis_url, scope, clock)
                 for rate in settings.invitations_per_invitee.split(";")
                 if rate.strip()
             ],

@@ -60,16 +60,17 @@ async def set_name(request: Request, identity: Identity, raw: str) -> Identity:
         name = display_name(raw)
     except BadName as error:
         raise HTTPException(422, str(error)) from None
-    players = identities_of(request).players
+    players, per_week = identities_of(request).players, settings_of(request).renames_per_week
     try:
-        await asyncio.to_thread(players.rename, identity.player_id, name, settings_of(request).renames_per_week)
+        # The name and every seat's in one transaction; every seat, changed or not: a seat left behind (renamed
+        # by hand in the database) is repaired by asking again for the same name.
+        await tables_of(request).rename_seats(
+            identity.player_id, name, first=lambda session: players.rename(session, identity.player_id, name, per_week)
+        )
     except NameTaken as error:
         raise HTTPException(409, str(error)) from None
     except TooManyRenames as error:
         raise OverLimit("renames_per_week", str(error)) from None
-    # Every seat too, changed or not: a rename cut short (the name stored, not every seat's) is repaired by asking
-    # again for the same name.
-    await tables_of(request).rename_seats(identity.player_id, name)
     return replace(identity, name=name)
 
 

@@ -12,8 +12,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
-from ..timecontrol import now_ms
-from .deps import client_of, friends_of, guards_of, identities_of, tables_of
+from .deps import client_of, clock_of, friends_of, guards_of, identities_of, tables_of
 from .guards import OverLimit
 
 router = APIRouter()
@@ -32,7 +31,7 @@ async def my_games(request: Request) -> dict[str, Any]:
     ``your_turn`` and the mover's deadline (epoch ms), your-turn ones first. No identity: no games."""
     identity, _ = await identities_of(request).current(request)
     games = [] if identity is None else await asyncio.to_thread(tables_of(request).store.games_of, identity.player_id)
-    return {"games": games, "your_turn": sum(g["your_turn"] for g in games), "server_time": now_ms()}
+    return {"games": games, "your_turn": sum(g["your_turn"] for g in games), "server_time": clock_of(request).now_ms()}
 
 
 @router.get("/api/me/events", include_in_schema=False)  # an endless stream: no fuzzing

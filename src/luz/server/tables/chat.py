@@ -32,6 +32,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Engine
 
+from ..clock import SYSTEM_CLOCK, Clock
 from ..db import ChatRow, PlayerRow, now
 from ..domain import Status
 from ..friends import Friends
@@ -170,14 +171,15 @@ class Chat:
         per_address: str | None = None,
         scope: str = "",
         broker: Broker | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.held = held
         """The table of an id if this process holds it in memory (``Registry.held``)."""
         self.fanout = fanout
         self.friends = friends
         self.store = ChatStore(engine)
-        self.per_person = SharedRateLimit(CHAT_RATE, redis_url, scope)
-        self.per_address = SharedRateLimit(per_address, redis_url, scope) if per_address else None
+        self.per_person = SharedRateLimit(CHAT_RATE, redis_url, scope, clock)
+        self.per_address = SharedRateLimit(per_address, redis_url, scope, clock) if per_address else None
         self.speakers: weakref.WeakKeyDictionary[Any, Speaker] = weakref.WeakKeyDictionary()
         self.broker = broker
         """The other processes' relay: each table's channel (broker.py), none with one process."""

@@ -10,7 +10,6 @@ from typing import Any
 
 from luz.engine import view
 
-from .. import timecontrol
 from ..clock import Clock, Timer
 from ..timecontrol import bank_left, deadline, on_vacation
 from .botpool import choose_for
@@ -31,7 +30,7 @@ def public(table: Table) -> dict[str, Any] | None:
     state, game = table.state, table.game
     if state.clock is None:
         return None
-    at = timecontrol.now_ms()
+    at = table.clock.now_ms()
     mover = game.current_player if game is not None else None
     ends = deadline(state, mover)
     remaining = list(state.clock["reserves"])

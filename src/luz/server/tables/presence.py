@@ -9,7 +9,6 @@ import itertools
 from ..clock import Clock
 from ..domain import SeatKind, is_turn_based
 from ..settings import Settings
-from ..timecontrol import now_ms
 from .broker import Broker
 from .commands import Door, Return, TakeOver
 from .model import Connection, Refused, Watcher
@@ -78,7 +77,7 @@ class Presence:
         connections.discard(connection)
         if table.connected(seat):
             return False
-        table.left_at[seat] = now_ms()
+        table.left_at[seat] = self.clock.now_ms()
         if self.broker.shared:
             self.tasks.spawn(self.broker.seated(table.id, [seat], False))
         if table.state.seats[seat].kind != SeatKind.HUMAN or seat in table.away:

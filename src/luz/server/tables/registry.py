@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy.orm import Session
+
 from luz.engine import Bid
 
 from ..clock import Clock, RealClock
@@ -131,7 +133,7 @@ class Registry:
 
     def _hold(self, state: TableState) -> None:
         """Keep the table just read in memory and resume it."""
-        table = Table(state, build_game(state))
+        table = Table(state, build_game(state), clock=self.clock)
         if is_turn_based(state.time_control) and state.status == Status.PLAYING:
             # A player who left the table: a bot plays their seat (presence never counts down here).
             table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
@@ -154,7 +156,9 @@ class Registry:
     async def resume_all(self) -> None:
         """After a start or restart: load every real-time table with a game in progress (``get`` resumes it), its
         absent players' grace periods begun. Turn-based tables stay in the database until needed: opened, or
-        found past their deadline by the deadline watch (``start``)."""
+        found past their deadline by the deadline watch (``start``). Seats left behind by a rename cut short are
+        renamed first (``repair_names``)."""
+        await self.repair_names()
         for table_id in await asyncio.to_thread(self.store.live_tables):
             table = await self.get(table_id)
             if table is not None:
@@ -347,12 +351,27 @@ class Registry:
         if outcome.acted is not None and table.state.status == Status.OVER and self.game_over is not None:
             self.game_over(table.id)
 
-    async def rename_seats(self, player_id: str, name: str, every: bool = False) -> None:
+    async def rename_seats(
+        self, player_id: str, name: str, every: bool = False, first: Callable[[Session], object] | None = None
+    ) -> None:
         """Show ``player_id``'s name (and guest mark) as it now is at every table where it holds a seat: every
         seat renamed in one transaction (all or none; renaming again to the same name repairs), then each table
         held here read again (``Refresh``) and the other processes told. A name is no move: a move in flight
-        stays fresh (``Table.fresh``). ``every``: the guest mark changed (``Store.rename_player``)."""
-        for table_id, version in await asyncio.to_thread(self.store.rename_player, player_id, name, every):
+        stays fresh (``Table.fresh``). ``every``: the guest mark changed; ``first``: the player's own name, stored in
+        the same transaction (``Store.rename_player``)."""
+        await self._renamed(await asyncio.to_thread(self.store.rename_player, player_id, name, every, first))
+
+    async def repair_names(self) -> int:
+        """Give every seat its player's stored name (``Store.repair_names``: a rename cut short before names were
+        one transaction), each table held here read again and the other processes told; how many tables."""
+        changed = await asyncio.to_thread(self.store.repair_names)
+        await self._renamed(changed)
+        return len(changed)
+
+    async def _renamed(self, changed: list[tuple[str, int]]) -> None:
+        """Tables whose seats were renamed (at ``version``): each held here read again through the door
+        (``Refresh``), the others' processes told."""
+        for table_id, version in changed:
             table = self.live.get(table_id)
             if table is not None:
                 await self.submit(table, Refresh())

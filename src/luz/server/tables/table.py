@@ -14,9 +14,9 @@ from typing import Any
 from luz.engine import Game, Phase, ViewsJson
 from luz.engine.game import drawn_first_player
 
-from ..clock import Timer
+from ..clock import SYSTEM_CLOCK, Clock, Timer
 from ..domain import SeatKind, Status, TableState, build_game, replaced
-from ..timecontrol import deadline, now_ms
+from ..timecontrol import deadline
 from .model import Chosen, Connection, Watcher
 
 
@@ -60,6 +60,8 @@ class Table:
     game_version: int = 0
     """The version at which its game last changed (a move, a new game): a move made at any version since is not
     stale, whatever else changed (a name, a seat's presence, a rematch's answer)."""
+    clock: Clock = SYSTEM_CLOCK
+    """The server's clock (the registry's: a ``FakeClock`` in tests), not the game's stored one (``state.clock``)."""
 
     def __post_init__(self) -> None:
         self.game_version = self.state.version
@@ -78,7 +80,7 @@ class Table:
     def away_ms(self, seat: int) -> int | None:
         """How long ago ``seat``'s player left this table (``None``: here, or not seen leaving by this process)."""
         left = self.left_at.get(seat)
-        return None if left is None or self.connected(seat) else max(0, now_ms() - left)
+        return None if left is None or self.connected(seat) else max(0, self.clock.now_ms() - left)
 
     def bot_seats(self) -> set[int]:
         """The seats a bot plays: bot seats, human seats taken over, and the turn-based seats passed to a bot."""
@@ -96,7 +98,7 @@ class Table:
         summary["to_move"], summary["deadline"] = mover, deadline(self.state, mover)
         offer = summary["rematch"]
         if offer is not None:  # a client counts its rematch offer down from when it is told (whatever its clock)
-            summary["rematch"] = {**offer, "ends_in_ms": max(0, offer["expires_at"] - now_ms())}
+            summary["rematch"] = {**offer, "ends_in_ms": max(0, offer["expires_at"] - self.clock.now_ms())}
         return summary
 
     def to_move(self, seat: int, expected: int | None) -> bool:

@@ -23,7 +23,7 @@ from ..history import results_of
 from ..settings import Settings
 from ..store import AppendedAction, StaleVersion, Store
 from ..timecontrol import Clock as StoredClock
-from ..timecontrol import Turn, after_move, bank_left, now_ms, paused, resumed, spend_bank, turn_of
+from ..timecontrol import Turn, after_move, bank_left, paused, resumed, spend_bank, turn_of
 from . import rematch
 from .commands import (
     Act,
@@ -181,7 +181,7 @@ class Writer:
         unrated = unrates(table.state, table.game, seat, timeout, table.bot_seats())
         over = trial.phase is Phase.GAME_OVER
         played = timeout_move(trial, seat, action) if timeout else None
-        clock = after_move(table.state, seat, timeout, played, command.forced)
+        clock = after_move(table.state, seat, self.clock.now_ms(), timeout, played, command.forced)
         bots = table.bot_seats() | replaced(clock)
         results = results_of(trial, table.state, table.names(), bots) if over else None
         unrated = unrated or unrated_at_end(table.state, results)
@@ -240,7 +240,7 @@ class Writer:
         clock = state.clock
         if clock is None or "timeouts" not in clock or state.status != Status.PLAYING or game is None:
             return
-        mover, at = game.current_player, now_ms()  # the clock's own time, as after_move's
+        mover, at = game.current_player, self.clock.now_ms()  # the time after_move is given
         vacation = clock.get("vacation") or [None] * len(clock["reserves"])
         changed: StoredClock | None = None
         match command:
