@@ -225,7 +225,8 @@ def test_a_restart_mid_turn_keeps_the_clock(backend: str, tmp_path: Path) -> Non
         asyncio.run(restart_mid_turn(url, tmp_path))
 
 
-RESTART_RESERVE = 15.0
+RESTART_RESERVE = 30.0
+"""Long enough for a kill -9 and a restart on a loaded machine (PostgreSQL's start-up took over 15 s at load 25)."""
 
 
 async def restart_mid_turn(url: str, tmp_path: Path) -> None:
@@ -241,6 +242,8 @@ async def restart_mid_turn(url: str, tmp_path: Path) -> None:
             assert player.state["table"]["clock"]["running"] == mover
         server.kill9()
         server.start()
+        back = time.time() * 1000
+        assert back < deadline - 1_000, (back - deadline, "ms: the restart outlasted the reserve")
         async with WirePeer(server.ws, table_id, None, None, None) as watcher:
             clock = watcher.state["table"]["clock"]
             # The clock kept running from the stored turn start: not a fresh reserve after the restart.
@@ -250,7 +253,7 @@ async def restart_mid_turn(url: str, tmp_path: Path) -> None:
             told = await watcher.wait(lambda m: m["type"] == "timeout", timeout=RESTART_RESERVE + 10)
             arrived = time.time() * 1000
         assert told["seat"] == mover
-        assert deadline - 200 <= arrived < deadline + 3_000, (arrived - deadline, "ms after the deadline")
+        assert deadline - 200 <= arrived < deadline + 5_000, (arrived - deadline, "ms after the deadline")
         log = action_log(store, table_id)
         assert [row[2] for row in log] == [mover]
         assert store.load(table_id).clock["timeout"] == mover
