@@ -106,7 +106,7 @@ class Fanout:
         stepped here at once: one the socket takes at once (the usual case) costs no task; one that has to wait goes
         on in a task (:class:`Stepped`), and if it is not done within ``SEND_SECONDS`` its connection is dropped
         (one timer for them all: a task and a timer per send were a tenth of the fan-out's CPU)."""
-        waiting = []
+        waiting: list[asyncio.Future[None]] = []
         for out in outboxes:
             for seat, connection, text in out:
                 send = self._send(table, seat, connection, text)
@@ -117,8 +117,8 @@ class Fanout:
                 waiting.append(asyncio.ensure_future(Stepped(send, step)))
         if waiting:
             _, late = await asyncio.wait(waiting, timeout=SEND_SECONDS)
-            for send in late:
-                send.cancel()
+            for task in late:
+                task.cancel()
             if late:
                 await asyncio.wait(late)  # each dropped (detached) on its cancellation
 
