@@ -428,10 +428,12 @@ def make_engine(url: str) -> Engine:
         Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
     # JSON columns (a timed table's clock is written with each action) through orjson, a few times faster. As many
     # pooled connections as asyncio's worker threads (its default executor's size), which make the database
-    # calls: with fewer, the pool opened and closed an overflow connection per call under load.
+    # calls: with fewer, the pool opened and closed an overflow connection per call under load. A pooled connection
+    # is checked before use only on a database server (which can drop it): a SQLite file's cannot be dropped, and
+    # its check, a query per call on the event loop's thread, showed in the stall watch's stacks.
     engine = create_engine(
         url,
-        pool_pre_ping=True,
+        pool_pre_ping=not url.startswith("sqlite"),
         pool_size=min(32, (os.cpu_count() or 1) + 4),
         json_serializer=to_json,
     )

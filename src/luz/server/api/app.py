@@ -219,6 +219,7 @@ def create_app(
     app = FastAPI(title="luz", version="1", lifespan=lifespan, description="Play LUZ at tables of humans and bots.")
     guards = Guards.of(settings, clock)
     app.add_middleware(RequestIds)  # each request's id, in its log lines and its answer (logs.py)
+    app.add_middleware(live.Frames)  # added last, so outside the others: a WebSocket's frames skip them (live.py)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:

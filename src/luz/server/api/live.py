@@ -1,5 +1,7 @@
-"""Live play over WebSocket: a seat (with its token) or a spectator (without) connects to a table, receives its view
-after every change, and sends messages (``messages.py``)."""
+"""Live play over WebSocket (docs/PROTOCOL.md): a seat (with its token) or a spectator (without) connects to a
+table, receives its view after every change, and sends messages, each handled by one small function of its type
+(``HANDLERS``) that builds a command for the table's door; the reply it returns (an ack, a pong, an error) goes to
+the sender only."""
 
 from __future__ import annotations
 
@@ -7,17 +9,28 @@ import asyncio
 import hashlib
 import json
 import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..domain import SecondSeat
+from luz.engine import LuzError, action_from_json
+
+from ..domain import SecondSeat, Status
 from ..identity import COOKIE, HEADER, Identity
 from ..logs import on_table
 from ..ratelimit import TokenBucket
-from ..tables import Refused
-from ..tables.commands import Away, Return
+from ..tables import Refused, Registry, Table
+from ..tables.chat import Chat
+from ..tables.commands import Act, Away, Note, Premove, RematchAnswer, Return, ShowHand
 from ..tables.fanout import replay_message
 from ..tables.model import Watcher, dumps
+from ..tables.notes import own_notes
+from ..tables.premoves import premove_message
 from .deps import (
     client_of,
     close_all,
@@ -30,11 +43,43 @@ from .deps import (
     tables_of,
 )
 from .identities import from_this_site
-from .messages import Session, error, handle
 
 log = logging.getLogger("luz.server")
 
 router = APIRouter()
+
+FRAMES = "luz.frames"
+"""The key, in a WebSocket's ASGI scope, of the server's own ``send`` (put there by :class:`Frames`)."""
+
+
+class Frames:
+    """ASGI middleware, outside every other: keeps the server's ``send`` in a WebSocket's scope, so that its frames
+    skip the layers above it (:class:`Socket`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            scope[FRAMES] = send
+        await self.app(scope, receive, send)
+
+
+class Socket:
+    """A client's WebSocket as the tables see it (a ``Connection``). Once it is accepted, each frame is one ASGI
+    message handed straight to the server's ``send``: the middleware and Starlette's wrappers add nothing to a
+    frame (the request id is a header of the handshake: ``logs.RequestIds``). The server's ``send`` still keeps the
+    protocol: a text frame, flow control, an error once the client is gone. Closing goes through Starlette."""
+
+    def __init__(self, websocket: WebSocket) -> None:
+        self.websocket = websocket
+        self._send: Send = websocket.scope.get(FRAMES) or websocket.send
+
+    async def send_text(self, data: str) -> None:
+        await self._send({"type": "websocket.send", "text": data})
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        await self.websocket.close(code, reason)
 
 
 @router.websocket("/ws/tables/{table_id}")
@@ -112,8 +157,9 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
         await websocket.close(code=4403, reason="a player of this tournament round may not watch its tables")
         return
     ties = await watcher_of(websocket, watcher) if seat is None else None
+    socket = Socket(websocket)
     try:
-        arrived, evicted = tables.presence.attach(table, seat, websocket, ties)
+        arrived, evicted = tables.presence.attach(table, seat, socket, ties)
     except Refused as refused:
         if refused.limit is not None:
             metrics_of(websocket).refused(refused.limit)
@@ -123,24 +169,24 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
     services = services_of(websocket)
     settings, chat = services.settings, services.chat
     bucket = TokenBucket(settings.messages_per_second, services.clock)
-    session = Session(tables, chat, table, seat, websocket, bucket, settings.max_message_bytes)
+    session = Session(tables, chat, table, seat, socket, bucket, settings.max_message_bytes)
     try:
         if arrived and seat is not None:  # the others see the seat connected (its bot, if any, stops)
-            await tables.submit(table, Return(seat, websocket))
+            await tables.submit(table, Return(seat, socket))
         await session.send_state()
-        await chat.joined(table, seat, websocket, watcher, client_of(websocket))
+        await chat.joined(table, seat, socket, watcher, client_of(websocket))
         replay = replay_message(table) if seat is None else None
         if replay:
-            await websocket.send_text(dumps(replay))
+            await socket.send_text(dumps(replay))
         while True:
             frame = await websocket.receive()
             if frame["type"] == "websocket.disconnect":
                 break
             reply = await handle(session, frame.get("text") or "")  # a binary frame is no message: malformed
             if reply is not None:
-                await websocket.send_text(dumps(reply))
+                await socket.send_text(dumps(reply))
     finally:
-        if tables.presence.detach(table, seat, websocket) and seat is not None:
+        if tables.presence.detach(table, seat, socket) and seat is not None:
             await tables.submit(table, Away(seat))
 
 
@@ -172,3 +218,171 @@ async def second_seat(websocket: WebSocket, table_id: str, seat: int | None) -> 
         return None
     held = await asyncio.to_thread(tables_of(websocket).store.player_seat, table_id, identity.player_id)
     return held if held is not None and held != seat else None
+
+
+# -- the client's messages ----------------------------------------------------------------------------------
+
+
+class ClientMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["action", "sync", "next_game", "rematch", "ping", "note", "chat", "show_hand", "premove"]
+    id: str | int | None = Field(None, description="Echoed in the reply.")
+    slot: Any = Field(None, description="A note's or premove's card: a slot of your hand (a premove's null: none).")
+    text: Any = Field(None, description="A note's text (empty: remove the note), or a chat message's.")
+    preset: Any = Field(None, description="A quick chat message: good_luck, good_game, well_played or thanks.")
+    action: dict[str, Any] | None = None
+    accept: Any = Field(None, description="A rematch's answer: true offers or accepts it, false declines it.")
+    version: int | None = Field(None, description="The version the client acts on; refused if the table moved on.")
+
+
+Reply = dict[str, Any] | None
+
+
+@dataclass
+class Session:
+    """One connection to a table: what its messages act on."""
+
+    tables: Registry
+    chat: Chat
+    table: Table
+    seat: int | None
+    """``None``: a spectator."""
+    socket: Socket
+    bucket: TokenBucket
+    max_bytes: int
+
+    async def send_state(self) -> None:
+        """The table and this connection's view, then (a seat's) own notes and premove: on connecting and on
+        ``sync``."""
+        await self.socket.send_text(dumps(self.tables.fanout.message_to(self.table, self.seat, self.socket)))
+        if self.seat is not None:
+            notes = await own_notes(self.tables.store, self.table, self.seat)
+            if notes is not None:
+                await self.socket.send_text(json.dumps(notes))
+            premove = premove_message(self.table, self.seat)
+            if premove is not None:
+                await self.socket.send_text(json.dumps(premove))
+
+
+async def handle(session: Session, raw: str) -> Reply:
+    """The reply to one frame's text: checked for size, rate and form, then handled by its type's handler."""
+    limit, metrics = session.max_bytes, session.tables.metrics
+    if len(raw) > limit or len(raw.encode()) > limit:
+        metrics.refused("max_message_bytes")
+        return error(None, "too_large", f"messages are limited to {limit} bytes")
+    if not session.bucket.take():
+        metrics.refused("messages_per_second")
+        return error(None, "rate_limited", "too many messages: slow down")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return error(None, "malformed", "not a message: see docs/PROTOCOL.md")
+    try:
+        message = ClientMessage.model_validate(data)
+    except (ValueError, ValidationError):
+        return error(readable_id(data), "malformed", "not a message: see docs/PROTOCOL.md")
+    handler, seated = HANDLERS[message.type]
+    if seated and session.seat is None:
+        return error(message.id, "spectator", "spectators cannot act")
+    try:
+        return await handler(session, message)
+    except Refused as refused:
+        if refused.limit is not None:
+            metrics.refused(refused.limit)
+        return error(message.id, refused.code, str(refused))
+
+
+async def ping(session: Session, message: ClientMessage) -> Reply:
+    return {"type": "pong", "id": message.id}
+
+
+async def sync(session: Session, message: ClientMessage) -> Reply:
+    await session.send_state()
+    await session.chat.send_history(session.table, session.socket)
+    return None
+
+
+async def chat(session: Session, message: ClientMessage) -> Reply:
+    await session.chat.say(session.table, session.socket, message.text, message.preset)
+    return ack(session, message)
+
+
+async def note(session: Session, message: ClientMessage) -> Reply:
+    assert session.seat is not None  # HANDLERS: a seat's message
+    await session.tables.submit(session.table, Note(session.seat, message.slot, message.text))
+    return ack(session, message)
+
+
+async def premove(session: Session, message: ClientMessage) -> Reply:
+    """The seat's next card, chosen before its turn (``slot`` ``null``: cancelled); its connections are told."""
+    assert session.seat is not None  # HANDLERS: a seat's message
+    await session.tables.submit(session.table, Premove(session.seat, message.slot))
+    return ack(session, message)
+
+
+async def next_game(session: Session, message: ClientMessage) -> Reply:
+    """The next game: at once at a table of one human, else a rematch offered (or accepted) as ``rematch``."""
+    assert session.seat is not None  # HANDLERS: a seat's message
+    if session.table.state.status != Status.OVER:
+        raise Refused("no_game", "the next game starts once this one is over")
+    await session.tables.submit(session.table, RematchAnswer(session.seat, True))
+    return ack(session, message)
+
+
+async def rematch(session: Session, message: ClientMessage) -> Reply:
+    assert session.seat is not None  # HANDLERS: a seat's message
+    if not isinstance(message.accept, bool):
+        raise Refused("malformed", "a rematch message needs 'accept': true (offer or accept) or false (decline)")
+    await session.tables.submit(session.table, RematchAnswer(session.seat, message.accept))
+    return ack(session, message)
+
+
+async def show_hand(session: Session, message: ClientMessage) -> Reply:
+    """The seat agrees that anyone watching this ``show_hands`` table sees its cards."""
+    assert session.seat is not None  # HANDLERS: a seat's message
+    await session.tables.submit(session.table, ShowHand(session.seat))
+    return ack(session, message)
+
+
+async def action(session: Session, message: ClientMessage) -> Reply:
+    """Act; the time until the ack (sent at once) is the metrics' ``luz_ack_seconds``."""
+    assert session.seat is not None  # HANDLERS: a seat's message
+    received = time.perf_counter()
+    if message.action is None:
+        raise Refused("malformed", "an action message needs 'action'")
+    try:
+        move = action_from_json(message.action)
+    except LuzError as problem:
+        raise Refused("malformed", str(problem)) from None
+    done = await session.tables.submit(session.table, Act(session.seat, move, message.version))
+    session.tables.metrics.acknowledged(time.perf_counter() - received)
+    return {"type": "ack", "id": message.id, "version": done.version}
+
+
+Handler = Callable[[Session, ClientMessage], Awaitable[Reply]]
+HANDLERS: dict[str, tuple[Handler, bool]] = {
+    "ping": (ping, False),
+    "sync": (sync, False),
+    "chat": (chat, False),
+    "note": (note, True),
+    "premove": (premove, True),
+    "next_game": (next_game, True),
+    "rematch": (rematch, True),
+    "show_hand": (show_hand, True),
+    "action": (action, True),
+}
+"""Each message type's handler, and whether only a seat may send it (a spectator is refused)."""
+
+
+def ack(session: Session, message: ClientMessage) -> dict[str, Any]:
+    return {"type": "ack", "id": message.id, "version": session.table.state.version}
+
+
+def readable_id(data: Any) -> str | int | None:
+    """The ``id`` of a message that is otherwise not valid, if it is one (echoed with the error)."""
+    found = data.get("id") if isinstance(data, dict) else None
+    return found if isinstance(found, str | int) and not isinstance(found, bool) else None
+
+
+def error(message_id: str | int | None, code: str, text: str) -> dict[str, Any]:
+    return {"type": "error", "id": message_id, "code": code, "message": text}

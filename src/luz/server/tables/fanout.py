@@ -10,7 +10,7 @@ long drops its connection, which can reconnect and resync.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
 import orjson
@@ -23,6 +23,9 @@ from luz.engine.views import face_up_view
 from .forced import forced_seat
 from .model import Connection, Outbox, dumps
 from .table import Table
+
+OPTIONS = orjson.OPT_NON_STR_KEYS
+"""orjson's options, as ``model.dumps``'s."""
 
 SEND_SECONDS = 5.0
 """Seconds a message may take to go out to a connection before the connection is dropped (it can reconnect)."""
@@ -99,14 +102,23 @@ class Fanout:
         return out
 
     async def deliver(self, table: Table, *outboxes: Outbox) -> None:
-        """Send outboxes, in order on each connection (the sends start in order, before any await). A send not done
-        within ``SEND_SECONDS`` drops its connection; one timer for them all (a timer per send was a tenth of the
-        fan-out's CPU)."""
-        sends = [asyncio.ensure_future(self._send(table, seat, c, text)) for out in outboxes for seat, c, text in out]
-        if sends:
-            _, late = await asyncio.wait(sends, timeout=SEND_SECONDS)
-            for send in late:
-                send.cancel()
+        """Send outboxes, in order on each connection (the sends start in order, before any await). Each send is
+        stepped here at once: one the socket takes at once (the usual case) costs no task; one that has to wait goes
+        on in a task (:class:`Stepped`), and if it is not done within ``SEND_SECONDS`` its connection is dropped
+        (one timer for them all: a task and a timer per send were a tenth of the fan-out's CPU)."""
+        waiting: list[asyncio.Future[None]] = []
+        for out in outboxes:
+            for seat, connection, text in out:
+                send = self._send(table, seat, connection, text)
+                try:
+                    step = send.send(None)
+                except StopIteration:
+                    continue
+                waiting.append(asyncio.ensure_future(Stepped(send, step)))
+        if waiting:
+            _, late = await asyncio.wait(waiting, timeout=SEND_SECONDS)
+            for task in late:
+                task.cancel()
             if late:
                 await asyncio.wait(late)  # each dropped (detached) on its cancellation
 
@@ -121,48 +133,72 @@ class Fanout:
             self.dropped(table, seat, connection)
 
 
+class Stepped:
+    """A coroutine already stepped once, whose step gave ``step`` (what it waits for), finished as its task would:
+    each step handed to the task that awaits this, each answer (or error, such as a cancellation) sent back in."""
+
+    def __init__(self, coroutine: Coroutine[Any, Any, None], step: Any) -> None:
+        self.coroutine = coroutine
+        self.step = step
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        coroutine, step = self.coroutine, self.step
+        while True:
+            try:
+                answer = yield step
+            except BaseException as error:  # thrown in by the task (a cancellation)
+                try:
+                    step = coroutine.throw(error)
+                except StopIteration:
+                    return
+            else:
+                try:
+                    step = coroutine.send(answer)
+                except StopIteration:
+                    return
+
+
 class Encoder:
     """The state messages of one version as JSON text, the parts they share encoded once: the table's summary, and
     each value of the views (the seats' views share their values, and the hands in them: ``ViewsJson``), each
-    found by its identity; then spliced. The text is byte for byte ``dumps`` of the message."""
+    found by its identity; each message is then one ``orjson`` call that writes those parts as they are
+    (``orjson.Fragment``). The text is byte for byte ``dumps`` of the message."""
 
     def __init__(self, version: int, summary: dict[str, Any]) -> None:
-        self._encoded: dict[int, tuple[object, bytes]] = {}
+        self._encoded: dict[int, tuple[object, orjson.Fragment]] = {}
         """Each shared value's encoding by its id (the value kept with it, so that its id stays its own)."""
-        self._head = b'{"type":"state","version":%d,"seat":' % version
+        self._version = version
         try:
-            self._table = orjson.dumps(summary, option=orjson.OPT_NON_STR_KEYS)
+            self._table: orjson.Fragment | None = orjson.Fragment(orjson.dumps(summary, option=OPTIONS))
         except TypeError:  # what orjson does not write (an integer beyond 64 bits): the whole message by dumps
-            self._table = b""
+            self._table = None
 
     def state(self, seat: int | None, view: dict[str, Any] | None) -> str | None:
         """The state message of ``seat`` with ``view``; ``None`` if a part is not orjson's to write."""
-        if not self._table:
+        if self._table is None:
             return None
         try:
-            encoded = b"null" if view is None else self._object(view)
+            parts = None if view is None else {key: self._value(value) for key, value in view.items()}
+            message = {"type": "state", "version": self._version, "seat": seat, "table": self._table, "view": parts}
+            return orjson.dumps(message, option=OPTIONS).decode()
         except TypeError:
             return None
-        seat_text = b"null" if seat is None else b"%d" % seat
-        return b"".join((self._head, seat_text, b',"table":', self._table, b',"view":', encoded, b"}")).decode()
 
-    def _object(self, data: dict[str, Any]) -> bytes:
-        """A view: each value encoded once, the keys in their order."""
-        parts = [orjson.dumps(key) + b":" + self._value(value) for key, value in data.items()]
-        return b"{" + b",".join(parts) + b"}"
-
-    def _value(self, value: object) -> bytes:
+    def _value(self, value: object) -> object:
+        """``value`` itself if the message's one call writes it as well (a scalar, an empty list or object), else
+        its encoding, made once."""
         if not isinstance(value, dict | list) or not value:
-            return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+            return value
         known = self._encoded.get(id(value))
         if known is not None:
             return known[1]
         if isinstance(value, list):  # a seat's own list of shared items (its hands): the items one by one
-            encoded = b"[" + b",".join(self._value(item) for item in value) + b"]"
+            encoded = orjson.dumps([self._value(item) for item in value], option=OPTIONS)
         else:
-            encoded = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
-        self._encoded[id(value)] = (value, encoded)
-        return encoded
+            encoded = orjson.dumps(value, option=OPTIONS)
+        fragment = orjson.Fragment(encoded)
+        self._encoded[id(value)] = (value, fragment)
+        return fragment
 
 
 def view_json(table: Table, seat: int | None) -> dict[str, Any] | None:

@@ -1,7 +1,7 @@
 // The table page's state, as chessground's State: one object, made by createState() when the page starts and
 // handed to the functions that draw it (table.js, controls.js) and act on it. It changes only through the named
 // updates below, and a server's message through apply(state, message): one handler per message type (as the
-// server's HANDLERS of api/messages.py), which changes the state and names what to draw again.
+// server's HANDLERS of api/live.py), which changes the state and names what to draw again.
 
 import { saved, seatName } from "./common.js";
 import { t } from "./i18n.js";
