@@ -5,6 +5,7 @@ at a phone's and a laptop's size in the three languages."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from support.pages import english_left, violations
 from support.server import ServerProcess
 from support.web import Player, open_player, play_to_end
 
@@ -118,6 +120,10 @@ def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProce
     assert best_line.get_attribute("data-action") == first["best"]
     assert f"{first['options'][0]['points']:.1f}" in best_line.inner_text()
     assert not ana.errors, ana.errors
+    # Accessible in the three languages (axe), no English left in Japanese.
+    found: Counter[str] = Counter()
+    assert violations(page, "puzzle", found) == []
+    assert english_left(page) == [], "the puzzle in Japanese"  # violations() leaves the page in Japanese
 
     # The profile: your mistakes to retry (yours only) and your accuracy (anyone's eyes).
     me = page.evaluate("async () => (await (await fetch('/api/me')).json()).id")
@@ -126,7 +132,11 @@ def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProce
     links = page.locator("#retry-list a")
     assert links.count() == len(puzzles)
     assert links.first.get_attribute("href") == f"/puzzle/{table_id}?game=1&seat=0&step={first['step']}"
+    page.click(".lang button[data-lang='en']")
+    page.wait_for_function("document.documentElement.lang === 'en'")
     assert "(mean of the last 1 reviewed game)" in page.locator("#player-accuracy").inner_text()
+    assert violations(page, "profile", found) == []
+    assert english_left(page) == [], "the profile in Japanese"
     other = open_player(browser, f"{server.http}/u/{me}")
     other.page.wait_for_selector("#player-accuracy:not([hidden])")
     assert other.page.locator("#retry").is_hidden()
