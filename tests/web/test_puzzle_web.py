@@ -159,6 +159,12 @@ def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProce
                 player.page.locator(f"#puzzle-choices button.card[data-slot='{first['action'].split(':')[1]}']").click()
             player.page.wait_for_selector("#main[data-state='answered']")
             shoot(player, f"puzzle-answered-{lang}-{size}")
+            assert "null" not in player.page.locator("#puzzle-result").inner_text()
+            card = next((d for d in puzzles if d["kind"] == "play"), None)
+            if card is not None:  # a card to choose: the seat's own hand, its legal cards as buttons
+                player.page.goto(f"{server.http}/puzzle/{table_id}?game=1&seat=0&step={card['step']}")
+                player.page.wait_for_selector("#main[data-state='ready'] #puzzle-choices button.card")
+                shoot(player, f"puzzle-card-{lang}-{size}")
             player.page.goto(seated)
             player.page.wait_for_selector("#over-accuracy[data-state='ready']")
             player.page.locator("#over").scroll_into_view_if_needed()

@@ -109,10 +109,11 @@ function drawResult() {
   const verdict = result.within_noise
     ? t(result.action === result.best.action ? "puzzle.verdict_best" : "puzzle.verdict_noise", { loss: number(result.chosen.loss), se: number(result.chosen.se) })
     : t(`puzzle.verdict_${result.label || "worse"}`, { loss: number(result.chosen.loss), se: number(result.chosen.se) });
+  const yours = [result.best.action, result.played.action].includes(result.action) ? [] : [optionLine("yours", result.chosen)];
   box.replaceChildren(
     el("p", { class: "puzzle-verdict" }, verdict),
     optionLine("best", result.best),
-    [result.best.action, result.played.action].includes(result.action) ? null : optionLine("yours", result.chosen),
+    ...yours,
     optionLine("played", result.played),
   );
 }
