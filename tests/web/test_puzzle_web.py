@@ -92,6 +92,10 @@ def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProce
     review = review_of(server, table_id)
     puzzles = [d for d in review["decisions"] if d["label"] in ("mistake", "blunder")]
     assert puzzles, "the first enabled bid and the first playable card make mistakes"
+    # The review's options of a mistake link to its puzzle.
+    page.locator(f"#review-strip .review-mark[data-step='{puzzles[-1]['step']}']").click()
+    retry = page.locator("#review-options a.review-retry")
+    assert retry.get_attribute("href") == f"/puzzle/{table_id}?game=1&seat=0&step={puzzles[-1]['step']}"
     # Back at the table: the accuracy of the review, and a link to retry the mistakes.
     page.goto(table_url)
     page.wait_for_selector("#over-accuracy[data-state='ready']")
