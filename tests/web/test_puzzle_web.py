@@ -169,6 +169,7 @@ def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProce
                 player.page.goto(f"{server.http}/puzzle/{table_id}?game=1&seat=0&step={card['step']}")
                 player.page.wait_for_selector("#main[data-state='ready'] #puzzle-choices button.card")
                 shoot(player, f"puzzle-card-{lang}-{size}")
+                assert player.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no overflow"
             player.page.goto(seated)
             player.page.wait_for_selector("#over-accuracy[data-state='ready']")
             player.page.locator("#over").scroll_into_view_if_needed()
