@@ -11,7 +11,6 @@ import pytest
 
 from luz.bots import make_bot, play_out
 from luz.bots.review import (
-    Decision,
     ReviewSettings,
     decisions,
     judge,
@@ -21,8 +20,8 @@ from luz.bots.review import (
 )
 from luz.bots.review_calibration import IDENTITY
 from luz.engine import EDITIONS, Bid, Card, Deal, Game, Phase, Play, Trick, get_edition, replay, to_record, view
-from luz.engine.beliefs import Beliefs
 from luz.engine.scoring import ScoreSheet
+from support.redeal import redealt
 
 FEW = ReviewSettings(worlds=8)
 
@@ -33,22 +32,6 @@ def played(edition: str, players: int, seed: int, kinds: tuple[str, ...] = ("heu
     game = Game.new(edition, players=players, seed=seed, first_player=seed % players)
     play_out(game, [make_bot(kinds[s % len(kinds)]) for s in range(players)], random.Random(seed))
     return game
-
-
-def redealt(record: dict[str, Any], decision: Decision, seat: int, rng: np.random.Generator) -> dict[str, Any]:
-    """The record up to and including ``decision``, with everything ``seat`` could not see then drawn again from
-    its beliefs: its own unplayed values in that deal, and so the aside (the record gives the deals, no seed)."""
-    beliefs = Beliefs(decision.seen)
-    world = beliefs.world(beliefs.sample_values(1, rng)[0])
-    edition = get_edition(record["edition"])
-    deals = copy.deepcopy(record["deals"][: decision.deal + 1])
-    current = deals[-1]
-    hand = [edition.parse_card(name, record["players"]) for name in current["hands"][seat]]
-    hand = [Card(card.colour, world.values.get(slot, card.value)) for slot, card in enumerate(hand)]
-    current["hands"][seat] = [edition.card_name(card) for card in hand]
-    current["aside"] = [edition.card_name(card) for card in sorted(world.aside)]
-    current["actions"] = current["actions"][: decision.index + 1]
-    return {**record, "seed": None, "deals": deals, "outcome": None}
 
 
 TABLES = [(key, players) for key, edition in EDITIONS.items() for players in edition.player_counts]

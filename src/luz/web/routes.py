@@ -17,6 +17,7 @@ PAGES = {
     "/t/{table_id}": "table.html",
     "/replay": "replay.html",
     "/replay/{table_id}": "replay.html",
+    "/puzzle/{table_id}": "puzzle.html",
     "/score": "score.html",
     "/how-to-play": "how-to-play.html",
     "/u/{player_id}": "profile.html",

@@ -14,6 +14,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import iterate_in_threadpool
 
 from ..history import finished_keys, profile, records_of
+from ..puzzles import accuracy_of, recent_reviews
 from .deps import client_of, engine_of, guards_of
 from .guards import OverLimit
 
@@ -28,11 +29,13 @@ router = APIRouter()
 async def player_profile(
     request: Request, player_id: Annotated[str, Path(max_length=32, pattern=r"^[0-9a-f]+$")]
 ) -> dict[str, Any]:
-    """A player's profile: the newest games (each with its replay) and statistics against humans and bots."""
+    """A player's profile: the newest games (each with its replay), statistics against humans and bots, and the
+    mean accuracy of its newest reviewed games (``review_accuracy``: ``{"accuracy", "games"}``)."""
     found = await asyncio.to_thread(profile, engine_of(request), player_id)
     if found is None:
         raise HTTPException(404, "no such player")
-    return found
+    reviewed = await asyncio.to_thread(recent_reviews, engine_of(request), player_id)
+    return {**found, "review_accuracy": accuracy_of(reviewed)}
 
 
 @router.get("/api/export", response_class=StreamingResponse)

@@ -1,5 +1,6 @@
 """A finished game's review (luz.bots.review, docs/REVIEW.md): asked with ``POST``, read with ``GET``, for any seat
-once the game is over (every hand is public then)."""
+once the game is over (every hand is public then); its mistakes as puzzles (``puzzles.py``), under the same rules,
+each answer checked here; your own puzzles and accuracy from your recent reviewed games."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
+from pydantic import BaseModel, Field
 
+from ..puzzles import answer, mistakes_to_retry, puzzles, recent_reviews
 from ..reviews import ReviewRefused, ReviewsUnavailable
 from ..tables import Table
-from .deps import client_of, finished_game, finished_record, identities_of, reviews_of, tables_of
+from .deps import client_of, engine_of, finished_game, finished_record, identities_of, reviews_of, tables_of
 from .guards import OverLimit
 from .schemas import DB_INT
 
@@ -18,6 +21,13 @@ router = APIRouter()
 
 GAME = Annotated[int, Path(ge=1, lt=DB_INT, description="The game's number at the table (1 for the first)")]
 SEAT = Annotated[int, Query(ge=0, le=4, description="The reviewed seat (0-based)")]
+STEP = Annotated[int, Path(ge=0, lt=DB_INT, description="The puzzle's decision: its step in the game (0-based)")]
+
+
+class Answer(BaseModel):
+    """A puzzle's answer: one of its legal actions, in engine notation (``bid:2+``, ``play:3``: slots from 0)."""
+
+    action: str = Field(max_length=16)
 
 
 async def reviewed_game(request: Request, table_id: str, game: int, seat: int) -> tuple[Table, int]:
@@ -70,3 +80,46 @@ async def read_review(request: Request, response: Response, table_id: str, game:
     if stored is None:
         raise HTTPException(404, "this seat's game has not been reviewed: POST to ask for its review")
     return {"status": "ready", "review": stored}
+
+
+async def stored_review(request: Request, table_id: str, game: int, seat: int) -> tuple[Table, int, dict[str, Any]]:
+    """The table, game number and stored review of ``seat``: 404 when it was never computed."""
+    table, number = await reviewed_game(request, table_id, game, seat)
+    stored = await asyncio.to_thread(tables_of(request).store.review_of, table.id, number, seat)
+    if stored is None:
+        raise HTTPException(404, "this seat's game has not been reviewed: POST to its review first")
+    return table, number, stored
+
+
+@router.get("/api/tables/{table_id}/games/{game}/puzzles")
+async def read_puzzles(request: Request, table_id: str, game: GAME, seat: SEAT) -> dict[str, Any]:
+    """The reviewed seat's mistakes and blunders as puzzles, in game order: each the seat's view at that decision
+    and what it played, never an option's value or which was best (``POST .../answer`` tells them)."""
+    table, number, review = await stored_review(request, table_id, game, seat)
+    record = await finished_record(request, table, number)
+    return {"seat": seat, "puzzles": await asyncio.to_thread(puzzles, record, review)}
+
+
+@router.post("/api/tables/{table_id}/games/{game}/puzzles/{step}/answer")
+async def answer_puzzle(request: Request, table_id: str, game: GAME, step: STEP, seat: SEAT, body: Answer) -> Any:
+    """Check the answer to the puzzle at ``step``: whether it is within the noise of the best, its label had it
+    been played, and the values of the option chosen, the one played and the best. 404: no such puzzle; 422: not
+    a legal action there."""
+    _, _, review = await stored_review(request, table_id, game, seat)
+    try:
+        return answer(review, step, body.action)
+    except LookupError as missing:
+        raise HTTPException(404, str(missing)) from None
+    except ValueError as illegal:
+        raise HTTPException(422, str(illegal)) from None
+
+
+@router.get("/api/me/puzzles")
+async def my_puzzles(request: Request) -> dict[str, Any]:
+    """Your mistakes to retry from your newest reviewed games (only yours: nobody else sees this list); none
+    without an identity."""
+    identity, _ = await identities_of(request).current(request)
+    if identity is None:
+        return {"puzzles": []}
+    reviewed = await asyncio.to_thread(recent_reviews, engine_of(request), identity.player_id)
+    return {"puzzles": mistakes_to_retry(reviewed)}

@@ -1,15 +1,16 @@
 // A player's profile: ratings (one card per edition and player count), statistics against humans and against
 // bots, and the newest games, each with its result, rating change and replay.
 
-import { $, ApiError, api, botName, editions, el } from "./common.js";
+import { $, ApiError, api, botName, editions, el, identity } from "./common.js";
 import { guestTag, initials } from "./board.js";
-import { formatDate, onLanguageChange, t } from "./i18n.js";
+import { formatDate, language, onLanguageChange, t } from "./i18n.js";
 import { ratingBeforeAfter, ratingChange, ratingText } from "./ratings.js";
 import { startPage } from "./site.js";
 
 const playerId = decodeURIComponent(location.pathname.split("/")[2] || "");
 let profile = null;
 let editionList = {};
+let retry = null; // your own mistakes to retry (only on your own profile)
 
 const percent = (x) => (x === null ? "–" : `${Math.round(100 * x)} %`);
 const decimal = (x) => (x === null ? "–" : x.toFixed(1));
@@ -95,6 +96,40 @@ function playerName(player, seat) {
   return player.kind === "bot" ? t("seat.bot_name", { bot: botName(player.name), n: seat + 1 }) : player.name;
 }
 
+/** The mean accuracy of the player's last reviewed games, and over how many. */
+function drawAccuracy() {
+  const found = profile.review_accuracy;
+  const box = $("#player-accuracy");
+  box.hidden = !found?.games;
+  if (!found?.games) return;
+  const value = new Intl.NumberFormat(language(), { maximumFractionDigits: 0 }).format(found.accuracy);
+  box.replaceChildren(
+    el("strong", {}, t("player.accuracy", { accuracy: `${value} %` })),
+    " ",
+    el("span", { class: "muted" }, `(${t("player.accuracy_games", { n: found.games })})`),
+  );
+}
+
+/** Your mistakes to retry: each a link to its puzzle, where it was and what the review called it. */
+function drawRetry() {
+  $("#retry").hidden = retry === null;
+  if (retry === null) return;
+  const where = (p) => (p.kind === "bid" ? t("review.where_bid", { deal: p.deal }) : t("puzzle.where_card", { deal: p.deal }));
+  $("#retry-list").replaceChildren(
+    ...(retry.length
+      ? retry.map((p) =>
+          el(
+            "li",
+            { dataset: { step: p.step, table: p.table } },
+            el("a", { href: p.url }, `${formatDate(p.finished_at)} · ${editionName(p.edition)} · ${where(p)}`),
+            " ",
+            el("span", { class: `badge g-${p.label}` }, t(`review.grade_${p.label}`)),
+          ),
+        )
+      : [el("li", { class: "muted" }, t("player.retry_none"))]),
+  );
+}
+
 function render() {
   if (!profile) return;
   $("#player-name-title").replaceChildren(profile.name, ...(profile.guest ? [" ", guestTag()] : []));
@@ -106,6 +141,8 @@ function render() {
   $("#player-info").textContent = profile.account ? t("player.is_account") : "";
   $("#player-info").hidden = !profile.account; // a guest: the mark beside the name says it
   drawRatings();
+  drawAccuracy();
+  drawRetry();
   drawStats();
   drawGames();
 }
@@ -155,6 +192,8 @@ async function main() {
     return;
   }
   document.title = profile.name;
+  const me = await identity();
+  if (me?.id === profile.id) retry = (await api("/api/me/puzzles").catch(() => null))?.puzzles ?? null;
   render();
   onLanguageChange(drawRelation);
   await drawRelation();

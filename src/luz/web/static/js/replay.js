@@ -21,6 +21,7 @@ import { startPage } from "./site.js";
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const game = new URLSearchParams(location.search).get("game");
+const reviewSeat = new URLSearchParams(location.search).get("review"); // a seat whose review opens at once
 
 const replay = {
   steps: [],
@@ -174,6 +175,7 @@ function startReview() {
     steps: replay.steps,
     nameOf,
     goTo: show,
+    initialSeat: reviewSeat === null ? null : Number(reviewSeat),
   });
   replay.review.onStep(replay.step);
 }

@@ -11,6 +11,8 @@ import { language, t } from "./i18n.js";
 const POLL_MS = 1000;
 /** The marks of the strip, by a decision's grade: a symbol (the text alternative to its colour). */
 const SYMBOLS = { best: "✓", ok: "·", inaccuracy: "?!", mistake: "?", blunder: "??", forced: "–" };
+/** The labels whose decisions open as puzzles (server/puzzles.py). */
+const PUZZLES = ["mistake", "blunder"];
 
 /** A decision's grade: its label, else ``forced``, ``best`` (best within the noise) or ``ok``. */
 function gradeOf(decision) {
@@ -57,9 +59,10 @@ function bidChoice(action) {
 /**
  * Mount the review on the replay page of game ``gameNo`` of table ``tableId``. ``steps``: the replay's steps
  * (views with every hand face up); ``nameOf``: a seat's name as the replay shows it; ``goTo(step)``: move the
- * replay. Returns ``onStep(step)`` (the replay moved), ``redraw()`` (the language changed) and ``close()``.
+ * replay; ``initialSeat``: a seat whose review to show at once (the page's ``?review=S``). Returns ``onStep(step)`` (the
+ * replay moved), ``redraw()`` (the language changed) and ``close()``.
  */
-export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, goTo }) {
+export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, goTo, initialSeat = null }) {
   const state = { seat: null, status: "idle", review: null, error: "", step: 0, timer: null, asked: 0, progress: {} };
   const url = (seat) => `/api/tables/${encodeURIComponent(tableId)}/games/${gameNo}/review?seat=${seat}`;
   const section = $("#review");
@@ -374,6 +377,21 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
       decision.best !== decision.action
         ? el("p", { class: "review-best-line" }, t("review.best_was"), " ", actionNode(decision, decision.best, seat))
         : null,
+      // A mistake or a blunder opens as a puzzle: the position as the seat saw it, to choose again.
+      PUZZLES.includes(decision.label)
+        ? el(
+            "p",
+            {},
+            el(
+              "a",
+              {
+                class: "button small review-retry",
+                href: `/puzzle/${encodeURIComponent(tableId)}?game=${gameNo}&seat=${seat}&step=${decision.step}`,
+              },
+              t("review.retry"),
+            ),
+          )
+        : null,
       el(
         "div",
         { class: "scroll review-options-scroll", tabindex: "0", role: "region", "aria-label": t("review.options_caption", { where }) },
@@ -417,6 +435,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     if (decision) jump(decision);
   });
   draw();
+  if (initialSeat !== null && initialSeat >= 0 && initialSeat < players) ask(initialSeat);
 
   return {
     onStep(step) {

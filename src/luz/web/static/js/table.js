@@ -24,6 +24,7 @@ import {
 } from "./board.js";
 import { chatReceive, startChat } from "./chat.js";
 import { showOtherScores } from "./deal.js";
+import { drawOverAccuracy } from "./over-accuracy.js";
 import {
   drawClocks,
   drawMissed,
@@ -604,6 +605,13 @@ function drawOver(state, view) {
   $("#tournament-over").hidden = !tournament;
   if (tournament) $("#tournament-link").href = `/tournaments/${encodeURIComponent(tournament)}`;
   for (const id of ["#replay-link", "#record-link"]) $(id).hidden = Boolean(tournament);
+  drawOverAccuracy($("#over-accuracy"), {
+    tableId: state.tableId,
+    game,
+    seat: state.me?.seat,
+    tournament,
+    redraw: () => state.shown?.view?.outcome && drawOver(state, state.shown.view),
+  });
   showOtherScores(state.tableId, game, $("#other-scores"), state.table.shared_deal && game === 1);
   $("#replay-link").href = `/replay/${encodeURIComponent(state.tableId)}?game=${game}`;
   const record = $("#record-link");
