@@ -5,6 +5,7 @@ imports no command line, arena, bench or training code. The package lines themse
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 import subprocess
 import sys
@@ -103,3 +104,84 @@ def test_the_lock_finder_finds_a_lock(tmp_path: Path) -> None:
         "async def join(table):\n    async with table.lock:\n        pass\n\ndef leave(t):\n    t.lock.acquire()\n"
     )
     assert table_lock_sites(tmp_path) == ["route.py:2", "route.py:6"]
+
+
+MUTATORS = frozenset(
+    {"add", "append", "clear", "difference_update", "discard", "extend", "insert", "pop", "popitem", "remove"}
+    | {"setdefault", "update"}
+)
+"""Methods that change the set, dict or list they are called on."""
+WRITER = "tables/writer.py"
+PUBLISH = {"tables/registry.py": {"publish", "_tell_players"}}
+"""The publish of a change, which may write a table's bookkeeping of what it told (``told``)."""
+STILL_OUTSIDE = {"tables/presence.py"}
+"""Connection bookkeeping (the seats' connections, grace timers, when a seat was last seen) not yet through the
+door: what is left to move (docs/ARCHITECTURE.md)."""
+
+
+def table_writes(root: Path) -> list[tuple[str, str, str]]:
+    """Each place under ``root`` that writes a field of a ``Table`` held in a variable named ``table``: assigns or
+    deletes it (or an item or attribute of it), or calls a mutating method on it; as (file, function, field)."""
+    from luz.server.tables.table import Table
+
+    fields = {field.name for field in dataclasses.fields(Table)}
+
+    def field_of(node: ast.expr) -> str | None:
+        chain = []
+        while isinstance(node, ast.Attribute | ast.Subscript):
+            if isinstance(node, ast.Attribute):
+                chain.append(node.attr)
+            node = node.value
+        named = isinstance(node, ast.Name) and node.id == "table"
+        return chain[-1] if named and chain and chain[-1] in fields else None
+
+    sites = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        function_of: dict[int, str] = {}
+        for function in ast.walk(tree):
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                for node in ast.walk(function):
+                    function_of[id(node)] = function.name  # the innermost: walked last
+        for node in ast.walk(tree):
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign | ast.Delete):
+                targets = list(node.targets)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+                targets = [node.func.value]
+            for target in [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]:
+                field = field_of(target)
+                if field is not None:
+                    sites.append((path.relative_to(root).as_posix(), function_of.get(id(node), ""), field))
+    return sites
+
+
+def test_only_the_writer_and_its_publish_write_a_table() -> None:
+    """One door: a ``Table`` is written by ``Writer.process`` (and what its publish keeps of what it told); the
+    registry, bots, routes and fan-out keep their own bookkeeping or hand in a command (``Created``)."""
+    server = Path(__file__).resolve().parents[1] / "src" / "luz" / "server"
+    outside = [
+        site
+        for site in table_writes(server)
+        if site[0] != WRITER and site[1] not in PUBLISH.get(site[0], ()) and site[0] not in STILL_OUTSIDE
+    ]
+    assert outside == [], outside
+
+
+def test_the_table_write_finder_finds_writes(tmp_path: Path) -> None:
+    (tmp_path / "route.py").write_text(
+        "def create(table, client):\n"
+        "    table.creator = client\n"
+        "    table.seats[0] = set()\n"
+        "    table.taken_over.add(1)\n"
+        "    del table.away[2]\n"
+        "    table.state.version += 1\n"
+        "    other.creator = client\n"
+        "    seen = table.taken_over.copy()\n"
+    )
+    found = table_writes(tmp_path)
+    assert sorted(found) == sorted(
+        ("route.py", "create", field) for field in ("creator", "seats", "taken_over", "away", "state")
+    )

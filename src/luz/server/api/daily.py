@@ -21,7 +21,7 @@ from .. import daily
 from ..daily_records import OVER, PLAYING, REVEALED, AlreadyPlayed, Attempt, Board
 from ..domain import SeatKind
 from ..identity import Identity
-from ..tables.commands import Join, Start
+from ..tables.commands import Created, Join, Start
 from .dailies import Daily
 from .deps import client_of, guards_of, identities_of, services_of, tables_of
 
@@ -187,7 +187,7 @@ async def _table(
     )
     table = await tables.get(table_id)
     assert table is not None  # just created
-    table.creator = client_of(request)
+    await tables.submit(table, Created(client_of(request)))
     joined = await tables.submit(table, Join(daily.SEAT, identity.name, tokens[daily.SEAT], identity.player_id))
     await tables.submit(table, Start(seed=seed))
     return table_id, joined.token

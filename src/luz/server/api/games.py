@@ -25,7 +25,7 @@ from ..domain import SeatKind
 from ..lesson import lesson_json
 from ..tables import QUICK_BOT
 from ..tables.chat import PLAYERS, SPECTATORS
-from ..tables.commands import Join, Start
+from ..tables.commands import Created, Join, Start
 from .deps import chat_of, client_of, finished_game, guards_of, identities_of, tables_of
 from .identity import set_name
 from .schemas import TutorialRequest
@@ -79,7 +79,7 @@ async def tutorial(request: Request, response: Response, body: TutorialRequest) 
         )
         table = await tables.get(table_id)
         assert table is not None  # just created
-        table.creator = client  # counted among the client's tables of bots; its bots share the client's share
+        await tables.submit(table, Created(client))  # counted among the client's tables of bots; their bots share
         joined = await tables.submit(table, Join(0, identity.name, tokens[0], identity.player_id))
     await tables.submit(table, Start(seed=TUTORIAL_SEED))
     return {"table_id": table_id, "seat": 0, "token": joined.token, "resumed": False}

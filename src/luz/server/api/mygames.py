@@ -49,7 +49,11 @@ async def my_events(request: Request) -> StreamingResponse:
         raise OverLimit("event_streams_per_player", f"{STREAMS_PER_PLAYER} event streams are open already: close one")
     if not guards.client_connections.take(client):
         raise OverLimit("max_connections_per_client", "too many connections from your address")
-    woken = tables.watchers.watch(player)
+    try:
+        woken = await tables.watchers.watch(player)
+    except BaseException:  # Redis unreachable: no stream
+        guards.client_connections.give_back(client)
+        raise
     friends = friends_of(request)
 
     async def stream() -> AsyncIterator[str]:

@@ -29,7 +29,7 @@ from ..history import same_deal
 from ..store import DealSource, Store
 from ..tables import QUICK_BOT, Refused
 from ..tables.botpool import check_caps
-from ..tables.commands import Join, Leave, ShowHand, Start
+from ..tables.commands import Created, Join, Leave, ShowHand, Start
 from ..timecontrol import stored_time_control
 from .deps import (
     check_round_over,
@@ -122,7 +122,7 @@ async def create_table(request: Request, spec: TableCreate) -> TableCreated:
             deal=deal,
         )
         table = await table_or_404(request, table_id)
-        table.creator = client  # its bots share the bot processes with the client's other tables
+        await tables.submit(table, Created(client))  # its bots share the bot processes with the client's other tables
     await tables.submit(table, Start())
     invites = [
         Invite(seat=n, token=t, url=f"{settings.public_url}/t/{table_id}?seat={n}&token={t}") for n, t in tokens.items()

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from luz.engine import Action, View, view
 
@@ -32,6 +34,18 @@ class BotMoves:
         self.pending: dict[str, int] = {}
         """The version at which each table's bot move is on its way: a table's move is scheduled once, however
         many ways the table was resumed."""
+        self.thinking: dict[str, Future[Any]] = {}
+        """Each table's bot move in a bot process, if any: a table has at most one there at a time (its fair
+        share). Kept here, not in the table: only the writer writes a table."""
+
+    def busy(self, table: Table) -> bool:
+        """Whether a bot process still computes a move of ``table``'s."""
+        thinking = self.thinking.get(table.id)
+        return thinking is not None and not thinking.done()
+
+    def forget(self, table: Table) -> None:
+        """``table`` left memory."""
+        self.thinking.pop(table.id, None)
 
     def bot_for(self, table: Table, seat: int) -> str | None:
         """The bot that plays ``seat`` now, if any (within this server's caps, whatever the table stored)."""
@@ -85,12 +99,12 @@ class BotMoves:
         moves here (a millisecond): no table's quick bots wait for the bot processes."""
         if self.pool is None or is_quick(bot):
             return choose_for(bot, seen, seed)
-        if table.thinking is not None and not table.thinking.done():
+        if self.busy(table):
             # Its bot still thinks about an earlier move: a table never holds more than one bot process.
             return choose_for(QUICK_BOT, seen, seed)
         loop = asyncio.get_running_loop()
         share = table.creator or table.id
-        thinking = table.thinking = self.pool.submit(share, choose_for, bot, seen, seed)
+        thinking = self.thinking[table.id] = self.pool.submit(share, choose_for, bot, seen, seed)
         fallback = choose_for(QUICK_BOT, seen, seed)  # while the bot process searches
         for attempt in (1, 2):
             search = asyncio.wrap_future(thinking)
@@ -109,7 +123,7 @@ class BotMoves:
             log.error("bot process died during a move at table %s (attempt %d)", table.id, attempt)
             self.pool.recover()
             if attempt == 1:  # once more, in the new bot processes
-                thinking = table.thinking = self.pool.submit(share, choose_for, bot, seen, seed)
+                thinking = self.thinking[table.id] = self.pool.submit(share, choose_for, bot, seen, seed)
         return fallback
 
     def running(self) -> set[asyncio.Task[None]]:

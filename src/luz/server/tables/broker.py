@@ -5,7 +5,8 @@ With Redis, each table has a channel of its own (Redis 7's sharded pub/sub: ``SP
 over a cluster's shards by the channel's name), which a process subscribes to while it holds the table
 (``hold``/``release``, from the registry's loading and eviction): a process hears the changes of the tables it
 serves, not every table of the site, so its cost grows with its own tables. The turn's word to the players' "my
-games" streams stays on one site-wide channel."""
+games" streams goes the same way, on each identity's channel, heard while the process holds a stream of that
+identity (``watch``/``unwatch``, from watchers.py)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,14 @@ class Broker(Protocol):
         bot plays the seat for its absent player."""
 
     async def players(self, players: list[str]) -> None:
-        """The turn changed at a table of ``players`` (their "my games" streams look again)."""
+        """The turn changed at a table of ``players`` (their "my games" streams look again, on any process)."""
+
+    async def watch(self, player_id: str) -> None:
+        """This process now holds a "my games" stream of ``player_id``: it hears the identity's word (subscribed
+        before this returns)."""
+
+    def unwatch(self, player_id: str) -> None:
+        """This process no longer holds a stream of ``player_id``: its channel left (soon)."""
 
     async def seated(self, table_id: str, seats: list[int], here: bool) -> None:
         """Whether this process now holds a connection of each of ``seats`` (a mark with a lifetime, renewed while
@@ -110,6 +118,12 @@ class MemoryBroker:
     def release(self, table_id: str) -> None:
         return None
 
+    async def watch(self, player_id: str) -> None:
+        return None
+
+    def unwatch(self, player_id: str) -> None:
+        return None
+
     async def chat(self, table_id: str, message: dict[str, Any]) -> None:
         return None
 
@@ -126,11 +140,11 @@ class MemoryBroker:
 
 
 class RedisBroker:
-    """Several server processes: each table's events, presence and chat on its own channel (sharded pub/sub), the
-    players' word on one."""
+    """Several server processes: each table's events, presence and chat on its own channel, each identity's word
+    on its own (sharded pub/sub), heard while this process holds the table or a stream of the identity."""
 
-    CHANNEL = "luz:players"
-    """The site-wide channel: the turn changed at a table of these identities."""
+    PLAYER = "luz:player:{}"
+    """An identity's channel (sharded pub/sub): the turn changed at one of its tables."""
     TABLE = "luz:table:{}"
     """A table's channel (sharded pub/sub): its new versions, its seats' presence, its chat."""
     SEATED = "luz:seated:{}:{}"
@@ -159,11 +173,13 @@ class RedisBroker:
         self._watching_lock = asyncio.Lock()
         self._renewal: asyncio.Task[None] | None = None
         self._pubsub: Any = self.redis.pubsub()
-        self._held: set[str] = set()
-        """The tables this process holds (whose channels it should hear)."""
+        self._wanted: set[str] = set()
+        """The channels this process should hear: of the tables it holds, of the identities it has streams of."""
         self._subscribed: set[str] = set()
-        """The tables whose channels it hears."""
+        """The channels it hears."""
         self._subscribing = asyncio.Lock()
+        self._hearing = asyncio.Event()
+        """Set when a channel is subscribed: the listener has something to hear."""
         self._chat: ChatHandler | None = None
         self.received = 0
         """Messages heard from Redis (a process's cost of the others' work: the bench's figure)."""
@@ -188,28 +204,43 @@ class RedisBroker:
         self._chat = handler
 
     async def players(self, players: list[str]) -> None:
-        await self.redis.publish(self.CHANNEL, json.dumps({"players": players, "origin": self.origin}))
+        async with self.redis.pipeline(transaction=False) as pipe:  # one round trip; a channel each
+            for player in players:
+                pipe.spublish(self.PLAYER.format(player), json.dumps({"player": player, "origin": self.origin}))
+            await pipe.execute()
 
     async def hold(self, table_id: str) -> None:
-        self._held.add(table_id)
-        await self._resubscribe(table_id)
+        await self._want(self.TABLE.format(table_id))
 
     def release(self, table_id: str) -> None:
-        self._held.discard(table_id)
-        task = asyncio.get_running_loop().create_task(self._resubscribe(table_id))
+        self._unwant(self.TABLE.format(table_id))
+
+    async def watch(self, player_id: str) -> None:
+        await self._want(self.PLAYER.format(player_id))
+
+    def unwatch(self, player_id: str) -> None:
+        self._unwant(self.PLAYER.format(player_id))
+
+    async def _want(self, channel: str) -> None:
+        self._wanted.add(channel)
+        await self._resubscribe(channel)
+
+    def _unwant(self, channel: str) -> None:
+        self._wanted.discard(channel)
+        task = asyncio.get_running_loop().create_task(self._resubscribe(channel))
         self._handlers.add(task)
         task.add_done_callback(self._handlers.discard)
 
-    async def _resubscribe(self, table_id: str) -> None:
-        """Hear the table's channel if it is held, else not (one change at a time: the last word is the held
-        set's as it is when it runs, so a release followed by a hold never leaves a held table unheard)."""
+    async def _resubscribe(self, channel: str) -> None:
+        """Hear ``channel`` if it is wanted, else not (one change at a time: the last word is the wanted set's as
+        it is when it runs, so a release followed by a hold never leaves a held table unheard)."""
         async with self._subscribing:
-            channel = self.TABLE.format(table_id)
-            if table_id in self._held and table_id not in self._subscribed:
+            if channel in self._wanted and channel not in self._subscribed:
                 await self._pubsub.ssubscribe(channel)
-                self._subscribed.add(table_id)
-            elif table_id not in self._held and table_id in self._subscribed:
-                self._subscribed.discard(table_id)
+                self._subscribed.add(channel)
+                self._hearing.set()
+            elif channel not in self._wanted and channel in self._subscribed:
+                self._subscribed.discard(channel)
                 await self._pubsub.sunsubscribe(channel)
 
     async def seated(self, table_id: str, seats: list[int], here: bool) -> None:
@@ -278,7 +309,6 @@ class RedisBroker:
     ) -> None:
         self._renewal = asyncio.create_task(self._renew_watching())
         pubsub = self._pubsub
-        await pubsub.subscribe(self.CHANNEL)
 
         def spawn(work: Awaitable[None], what: str) -> None:
             async def run() -> None:
@@ -294,6 +324,14 @@ class RedisBroker:
             task.add_done_callback(self._handlers.discard)
 
         async def listen() -> None:
+            while True:  # a pub/sub connection's messages end when it hears no channel: wait for the next one
+                if not pubsub.subscribed:
+                    self._hearing.clear()
+                    await self._hearing.wait()
+                    continue
+                await heard(pubsub)
+
+        async def heard(pubsub: Any) -> None:
             async for message in pubsub.listen():
                 if message.get("type") not in ("message", "smessage"):
                     continue
@@ -301,9 +339,9 @@ class RedisBroker:
                 event = json.loads(message["data"])
                 if event.get("origin") == self.origin:
                     continue
-                if "players" in event:
-                    if players is not None and isinstance(event["players"], list):
-                        players([str(player) for player in event["players"]])
+                if "player" in event:
+                    if players is not None:
+                        players([str(event["player"])])
                 elif "presence" in event:
                     if presence is not None:
                         spawn(presence(event["table"], int(event["seat"]), event["presence"]), "presence")

@@ -179,6 +179,14 @@ class ResumeClock:
 
 
 @dataclass(frozen=True)
+class Created:
+    """The table was just created on this process by ``client`` (its address's keyed hash): the bots of its
+    tables share the bot processes' time as one (``BotPool``), and its tables of bots are counted."""
+
+    client: str
+
+
+@dataclass(frozen=True)
 class Follow:
     """Another process stored the table's ``version`` (``change``: the action, when it was one)."""
 
@@ -211,6 +219,7 @@ Command = (
     | SpendBank
     | PauseClock
     | ResumeClock
+    | Created
     | Follow
     | Refresh
 )

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from luz.engine import Phase, ViewsJson
+from luz.engine import Phase
 from luz.engine.beliefs import json_with_hints
 from luz.engine.record import to_record
 from luz.engine.views import face_up_view
@@ -204,11 +204,10 @@ class Encoder:
 def view_json(table: Table, seat: int | None) -> dict[str, Any] | None:
     """``seat``'s view of the table's game as JSON data, from parts built once per version for every seat (the
     version changes with every change of the game: an action, a new game, a catch-up)."""
-    if table.game is None:
+    views = table.views_now()
+    if views is None:
         return None
-    if table.views is None or table.views_version != table.state.version:
-        table.views, table.views_version = ViewsJson(table.game, table.views), table.state.version
-    return json_with_hints(table.views, seat) if table.state.hints else table.views.of(seat)
+    return json_with_hints(views, seat) if table.state.hints else views.of(seat)
 
 
 FACE_UP = "face_up"

@@ -63,6 +63,9 @@ class Registry:
         self.metrics = metrics or Metrics()
         self.clock = clock or RealClock()
         self.live: dict[str, Table] = {}
+        self.used: dict[str, float] = {}
+        """When each live table was last used (event loop time): a table left alone long enough leaves memory
+        (kept here, not in the table: only the writer writes a table)."""
         self._load_lock = asyncio.Lock()
         self.tasks = Tasks()
         self.posted: set[asyncio.Task[None]] = set()
@@ -95,7 +98,7 @@ class Registry:
         """The live table ``table_id``, loaded from the database on first use."""
         table = self.live.get(table_id)
         if table is not None:
-            table.touched = self.clock.monotonic()
+            self.used[table_id] = self.clock.monotonic()
             return table
         if "\x00" in table_id:  # no table's id; PostgreSQL refuses it in a query
             return None
@@ -107,9 +110,8 @@ class Registry:
                     self.broker.release(table_id)
                     return None
                 self._hold(state)
-            table = self.live[table_id]
-            table.touched = self.clock.monotonic()
-            return table
+            self.used[table_id] = self.clock.monotonic()
+            return self.live[table_id]
 
     async def get_many(self, table_ids: list[str]) -> dict[str, Table]:
         """The live tables of ``table_ids`` found, those not in memory loaded in one read (a tournament round's
@@ -127,16 +129,17 @@ class Registry:
                     self.broker.release(table_id)
             found = {table_id: self.live[table_id] for table_id in table_ids if table_id in self.live}
         now = self.clock.monotonic()
-        for table in found.values():
-            table.touched = now
+        for table_id in found:
+            self.used[table_id] = now
         return found
 
     def _hold(self, state: TableState) -> None:
         """Keep the table just read in memory and resume it."""
-        table = Table(state, build_game(state), clock=self.clock)
+        taken_over = set[int]()
         if is_turn_based(state.time_control) and state.status == Status.PLAYING:
             # A player who left the table: a bot plays their seat (presence never counts down here).
-            table.taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
+            taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
+        table = Table(state, build_game(state), clock=self.clock, taken_over=taken_over)
         self.live[state.id] = table
         self.clocks.loaded(table)  # its last timeout was told when it was stored
         self.resume(table)  # however it came into memory: its due bot and deadline at once
@@ -211,9 +214,10 @@ class Registry:
         timer of its own to keep (waiting, between games, or turn-based with a person to move: the database's
         deadline brings it back)."""
         state, game = table.state, table.game
-        if now - table.touched < self.settings.idle_table_seconds or table.lock.locked() or table.away:
+        used = self.used.get(table.id, 0.0)
+        if now - used < self.settings.idle_table_seconds or table.lock.locked() or table.away:
             return False
-        if any(table.seats.values()) or table.spectators or (table.thinking is not None and not table.thinking.done()):
+        if any(table.seats.values()) or table.spectators or self.bots.busy(table):
             return False
         if state.status != Status.PLAYING:
             return True
@@ -226,6 +230,8 @@ class Registry:
         leaving = [table for table in self.live.values() if self.idle(table, now)]
         for table in leaving:
             del self.live[table.id]
+            self.used.pop(table.id, None)
+            self.bots.forget(table)
             self.broker.release(table.id)
             self.clocks.forget(table)
             self.rematch.forget(table)
@@ -296,7 +302,7 @@ class Registry:
         """Process ``command`` at ``table`` (the writer: checked, stored, applied) and publish what it changed.
         :class:`Refused` when the table refuses it (what was caught up on the way is sent first)."""
         on_table(table.id)
-        table.touched = self.clock.monotonic()
+        self.used[table.id] = self.clock.monotonic()
         outcome = await self.writer.process(table, command)
         await self.publish(table, outcome)
         if outcome.refused is not None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,16 +42,12 @@ class Table:
     """When each seat was last said to be connected to another server process (event loop time)."""
     opened: dict[Any, int] = field(default_factory=dict)
     """When each connection was opened (a counter): a seat's oldest is closed when it opens one too many."""
-    thinking: Future[Any] | None = None
-    """This table's bot move in a bot process, if any: a table has at most one there at a time (its fair share)."""
     creator: str | None = None
     """The client that created the table (known to the process it was created on): the bots of its tables share
     the bot processes' time as one (``BotPool``); ``None``: the table is a share of its own."""
     views: ViewsJson | None = None
     """Every seat's view of the game at ``views_version`` (built on first use at each version)."""
     views_version: int = -1
-    touched: float = 0.0
-    """When it was last used (event loop time): a table left alone long enough leaves memory (registry.py)."""
     told: tuple[Any, ...] | None = None
     """The turn its players' "my games" streams were last told of (status, game, seat to move)."""
     premoves: dict[int, Chosen] = field(default_factory=dict)
@@ -73,6 +68,15 @@ class Table:
     def names(self) -> list[str]:
         """Each seat's name as the table shows it."""
         return [s.name or (s.bot or "bot" if s.kind == SeatKind.BOT else f"seat {s.seat}") for s in self.state.seats]
+
+    def views_now(self) -> ViewsJson | None:
+        """Every seat's view of the game as it is now (built once per version: the version changes with every
+        change of the game); ``None`` without a game."""
+        if self.game is None:
+            return None
+        if self.views is None or self.views_version != self.state.version:
+            self.views, self.views_version = ViewsJson(self.game, self.views), self.state.version
+        return self.views
 
     def connected(self, seat: int) -> bool:
         return bool(self.seats.get(seat))

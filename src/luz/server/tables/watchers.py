@@ -1,6 +1,7 @@
 """Each identity's open "my games" streams (``/api/me/events``) on this process, woken when the turn changes at
-one of its tables; with several processes the word goes through the broker, so a stream on any process hears of a
-move stored on another."""
+one of its tables; with several processes the word goes through the broker, on the identity's channel, which this
+process hears while it holds a stream of the identity: a stream on any process hears of a move stored on another,
+and a process hears only of the identities it serves."""
 
 from __future__ import annotations
 
@@ -20,9 +21,16 @@ class Watchers:
         """The server is stopping: every stream ends (an event stream never ends by itself, and the server waits
         for its open responses before it stops)."""
 
-    def watch(self, player_id: str) -> asyncio.Event:
+    async def watch(self, player_id: str) -> asyncio.Event:
+        """A new stream of ``player_id``: the event that wakes it (the identity's word heard from the other
+        processes before this returns)."""
         woken = asyncio.Event()
         self.streams.setdefault(player_id, set()).add(woken)
+        try:  # every stream waits for it (a second one may come while the first subscribes)
+            await self.broker.watch(player_id)
+        except BaseException:
+            self.unwatch(player_id, woken)
+            raise
         return woken
 
     def unwatch(self, player_id: str, woken: asyncio.Event) -> None:
@@ -31,6 +39,7 @@ class Watchers:
             streams.discard(woken)
             if not streams:
                 del self.streams[player_id]
+                self.broker.unwatch(player_id)  # its last stream here: its word no longer heard
 
     def close(self) -> None:
         """End every stream (woken, each sees ``closed``), as the server stops."""

@@ -30,6 +30,7 @@ from .commands import (
     Away,
     ChangeSeatSettings,
     Command,
+    Created,
     DropPremove,
     Expire,
     ExpireRematch,
@@ -159,6 +160,8 @@ class Writer:
                 self._seat_settings(table, command, out)
             case SpendBank() | PauseClock() | ResumeClock():
                 await self._clock(table, command, out)
+            case Created():
+                table.creator = command.client  # this process's memory only: nothing stored, nothing sent
             case Follow():
                 if command.version <= table.state.version:
                     return  # an earlier event's catch-up got this far (and sent it)
