@@ -16,9 +16,9 @@ from gymnasium.vector import AutoresetMode  # noqa: E402
 from gymnasium.wrappers.vector import RecordEpisodeStatistics  # noqa: E402
 
 from luz.engine import Card, Game, IllegalAction, InvalidAction, InvalidOptions, Phase, view  # noqa: E402
+from luz.research import jax_vector_env  # noqa: E402
 from luz.research.encoding import BID_IDS, Table  # noqa: E402
 from luz.research.gym import JAX_VECTOR_ENV_ID  # noqa: E402
-from luz.research import jax_vector_env  # noqa: E402
 from luz.research.jax_env import LuzJax, State  # noqa: E402
 from luz.research.jax_vector_env import LuzJaxVectorEnv  # noqa: E402
 from support.reference import CONFIGS  # noqa: E402

@@ -301,8 +301,8 @@ class LuzJaxVectorEnv(VectorEnv):
                 self.seed = self._np_random_seed = whole
         if mask is not None:
             keep |= ~mask
-        fresh = self._init(keys)
-        self.state = jax.tree.map(lambda new, old: jnp.where(_lanes(jnp.asarray(keep), new), old, new), fresh, self.state)
+        fresh, kept = self._init(keys), jnp.asarray(keep)
+        self.state = jax.tree.map(lambda new, old: jnp.where(_lanes(kept, new), old, new), fresh, self.state)
 
     def reset(
         self, *, seed: Seeds | None = None, options: dict[str, Any] | None = None
