@@ -290,7 +290,8 @@ class LuzJax:
 
     def restart(self, state: State, over: jax.Array, done: jax.Array) -> State:
         """After :meth:`play`: the next deal when a deal ended (``over``), a new game when the game did."""
-        return jax.lax.cond(over, self._after_deal, lambda s, _: s, state, done)
+        following: State = jax.lax.cond(over, self._after_deal, lambda s, _: s, state, done)
+        return following
 
     def step(self, state: State, action: jax.Array) -> tuple[State, jax.Array, jax.Array]:
         """The player to act takes the legal action id ``action``. Returns the next state, every seat's points

@@ -204,7 +204,7 @@ class LuzJaxVectorEnv(VectorEnv):
     ``illegal_action``), ``reset_mask`` partial resets, seeds (one for the batch or one per slot; without one, a
     fresh seed from the system's entropy, recorded in :attr:`seed` and ``np_random_seed``) and both autoreset modes
     follow :class:`~.vector_env.LuzVectorEnv`. Each step is one jitted call on JAX's default device; arrays come
-    back as numpy.
+    back as fresh numpy arrays (``copy`` is accepted for the same signature: nothing is shared either way).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012 (as gymnasium's VectorEnv declares it)
