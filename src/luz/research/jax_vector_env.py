@@ -79,7 +79,7 @@ class SeatRules:
 
     def _learner(self, key: jax.Array) -> jax.Array:
         if self.seat is not None:
-            return jnp.int32(self.seat)
+            return jnp.asarray(self.seat, jnp.int32)
         return jax.random.randint(key, (), 0, self.env.players, jnp.int32)
 
     def _to_learner(self, seated: Seated) -> Seated:
@@ -166,7 +166,8 @@ def _compiled(
 
         def reset(seated: Seated, mask: jax.Array) -> Seated:
             fresh = jax.vmap(rules.new_game)(seated)
-            return jax.tree.map(lambda new, old: jnp.where(_lanes(mask, new), new, old), fresh, seated)
+            chosen: Seated = jax.tree.map(lambda new, old: jnp.where(_lanes(mask, new), new, old), fresh, seated)
+            return chosen
 
         _COMPILED[key] = (
             rules,
@@ -186,7 +187,7 @@ def _lanes(mask: jax.Array, like: jax.Array) -> jax.Array:
 def slot_keys(seeds: list[int]) -> jax.Array:
     """One JAX key per slot, slot ``i`` from ``numpy.random.SeedSequence(seeds[i])`` (any whole number)."""
     words = np.array([np.random.SeedSequence(seed).generate_state(2, np.uint32) for seed in seeds], np.uint32)
-    return jax.random.wrap_key_data(jnp.asarray(words), impl="threefry2x32")
+    return _keys(words)
 
 
 def spawned_keys(seed: int, num_games: int) -> jax.Array:
@@ -194,7 +195,13 @@ def spawned_keys(seed: int, num_games: int) -> jax.Array:
     slot's games do not depend on the batch size), as :class:`~.vector.LuzBatch` keys its streams."""
     children = np.random.SeedSequence(seed).spawn(num_games)
     words = np.array([child.generate_state(2, np.uint32) for child in children], np.uint32)
-    return jax.random.wrap_key_data(jnp.asarray(words), impl="threefry2x32")
+    return _keys(words)
+
+
+def _keys(words: npt.NDArray[np.uint32]) -> jax.Array:
+    """JAX keys (threefry) from ``uint32[N, 2]``."""
+    keys: jax.Array = jax.random.wrap_key_data(jnp.asarray(words), impl="threefry2x32")
+    return keys
 
 
 class LuzJaxVectorEnv(VectorEnv):
