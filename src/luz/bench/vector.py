@@ -16,7 +16,11 @@ code (:data:`REFERENCES`): no independent LUZ environment exists to compare with
 - ``jax_4096_jit_vmap_cpu`` (or ``_gpu``): :mod:`luz.research.jax_env` (``luz-game[jax]``), 4,096 games stepped by one
   jitted, vmapped call on JAX's default device, the random legal actions drawn inside it, the tensors and masks
   left on the device; its compile time is measured apart (``jax.compile_s``), never in the rate; XLA's CPU
-  runtime may use more than one thread, so ``jax.steps_per_cpu_s`` also gives its steps per second of CPU time.
+  runtime may use more than one thread, so ``jax.steps_per_cpu_s`` also gives its steps per second of CPU time;
+- ``agent_steps_jax_vector_env_4096_random_opponents_in_jax_cpu`` (or ``_gpu``): another unit, a learning seat's
+  steps of :class:`luz.research.jax_vector_env.LuzJaxVectorEnv` (its action, random opponents in JAX up to its
+  next turn, one jitted call, numpy back), beside ``agent_steps_numba_vector_env_4096_random_opponents``, the same
+  through :class:`luz.research.vector_env.LuzVectorEnv` on one core; no ratios for these.
 
 One-core runners are timed in alternating slices so that a noisy machine slows them alike.
 """
@@ -113,6 +117,45 @@ def batch_steps(edition: str, players: int, seed: int, games: int, parallel: boo
 
 
 JAX_GAMES = 4096
+AGENT_STEPS = "agent_steps"
+"""The ``agent_steps_*`` rows count a learning seat's steps of a Gymnasium ``VectorEnv`` (its action, then the
+opponents' up to its next turn, its tensor and mask back as numpy): one per game and ``step`` call."""
+
+
+def agent_steps(edition: str, players: int, seed: int, games: int, jax: bool) -> tuple[Iterator[int], dict[str, Any]]:
+    """``games`` agent steps per ``step`` of :class:`LuzJaxVectorEnv` (``jax``, random opponents in JAX) or of
+    :class:`LuzVectorEnv` (random opponents in numba, one thread), random legal actions drawn with numpy; the
+    device and the first reset and step's time (the compile) apart. Compiles before it returns."""
+    start = time.perf_counter()
+    if jax:
+        import jax as jax_module
+
+        from luz.research.jax_vector_env import LuzJaxVectorEnv
+
+        env: Any = LuzJaxVectorEnv(games, edition, players, seed=seed)
+        device = jax_module.devices()[0]
+        info: dict[str, Any] = {"platform": device.platform, "device": device.device_kind}
+    else:
+        from luz.research.vector_env import LuzVectorEnv
+
+        env, info = LuzVectorEnv(games, edition, players, seed=seed, parallel=False), {}
+    rng = np.random.default_rng(seed)
+    observations, _ = env.reset()
+
+    def act() -> None:
+        nonlocal observations
+        masks = observations["action_mask"]
+        observations, *_ = env.step((rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=1))
+
+    act()
+    info |= {"games": games, "first_reset_and_step_s": round(time.perf_counter() - start, 2)}
+
+    def run() -> Iterator[int]:
+        while True:
+            act()
+            yield games
+
+    return run(), info
 
 
 def jax_steps(edition: str, players: int, seed: int, games: int) -> tuple[Iterator[int], dict[str, Any]]:
@@ -179,6 +222,7 @@ def bench_vector(
         "ratio_to_pettingzoo": {},
         "ratio_to_engine": {},
         "references": REFERENCES,
+        "agent_steps": "rows agent_steps_*: a learning seat's steps of a VectorEnv, the opponents' moves between",
         # numba.config sets NUMBA_NUM_THREADS at import time through globals(): invisible to mypy
         "threads": numba.config.NUMBA_NUM_THREADS,  # type: ignore[attr-defined]
     }
@@ -198,6 +242,17 @@ def bench_vector(
         report["missing_jax"] = f"{error.name} (pip install 'luz-game[jax]')"
     else:
         runners[f"jax_{JAX_GAMES}_jit_vmap_{report['jax']['platform']}"] = jax_runner
+        if progress:
+            progress("compiling the JAX VectorEnv")
+        try:
+            env_runner, report["jax_vector_env"] = agent_steps(edition, players, seed, JAX_GAMES, jax=True)
+        except ImportError as error:
+            report["missing"] = f"{error.name} (pip install 'luz-game[research]')"
+        else:
+            platform = report["jax_vector_env"]["platform"]
+            runners[f"{AGENT_STEPS}_jax_vector_env_{JAX_GAMES}_random_opponents_in_jax_{platform}"] = env_runner
+            numba_runner, report["numba_vector_env"] = agent_steps(edition, players, seed, JAX_GAMES, jax=False)
+            runners[f"{AGENT_STEPS}_numba_vector_env_{JAX_GAMES}_random_opponents"] = numba_runner
     if progress:
         progress("compiling the batched core and importing the frameworks")
     for name, runner in list(runners.items()):
@@ -225,6 +280,8 @@ def bench_vector(
         jax_info = report["jax"]
         jax_info["steps_per_cpu_s"] = round(jax_info.pop("steps") / max(jax_info.pop("cpu_s"), 1e-9), 1)
     for name, rate in rates.items():
+        if name.startswith(AGENT_STEPS):
+            continue  # another unit: no ratio to decisions
         if "pettingzoo" in rates:
             report["ratio_to_pettingzoo"][name] = round(rate / rates["pettingzoo"], 2)
         report["ratio_to_engine"][name] = round(rate / rates["engine"], 2)

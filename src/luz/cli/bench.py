@@ -454,7 +454,8 @@ def vector(
 ) -> None:
     """Steps per second of the batched environment (N = 1, 64, 1,024, 4,096) against luz's own PettingZoo wrapper,
     OpenSpiel adapter and engine in the same run, one core each, N = 4,096 on every core, and the JAX environment
-    (N = 4,096, one jitted call a step, on JAX's default device; its compile time reported apart)."""
+    (N = 4,096, one jitted call a step, on JAX's default device; its compile time reported apart), and a learning
+    seat's steps through the JAX and the numba VectorEnv (random opponents)."""
     from luz.bench.vector import bench_vector  # compiles the batched core: only for this command
 
     check_table(edition, players)
@@ -473,9 +474,10 @@ def vector(
             name.replace("_", " "),
             f"{rate:,.0f}",
             "-" if versus is None else f"{versus:,.2f}",
-            f"{report['ratio_to_engine'][name]:,.2f}",
+            "-" if name not in report["ratio_to_engine"] else f"{report['ratio_to_engine'][name]:,.2f}",
         )
     Console().print(table)
+    Console().print(report["agent_steps"], markup=False)
     for name, what in report["references"].items():
         Console().print(f"{name}: {what}", markup=False)
     if "missing" in report:

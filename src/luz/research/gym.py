@@ -36,6 +36,9 @@ VECTOR_ENV_ID = "luz/Luz-v1"
 (independent streams per game, ``final_obs``) for ``gymnasium.make_vec``; random opponents unless told."""
 ALIAS_ID = "Luz-v1"
 """Version 1 without the namespace."""
+JAX_VECTOR_ENV_ID = "luz/LuzJax-v1"
+"""Version 1's batched env in JAX (``luz-game[jax]``), for ``gymnasium.make_vec`` only:
+:class:`~luz.research.jax_vector_env.LuzJaxVectorEnv`, random opponents played in JAX."""
 
 
 class LuzEnv(gymnasium.Env[dict[str, Any], np.int64]):
@@ -164,3 +167,9 @@ for _id in (VECTOR_ENV_ID, ALIAS_ID):
             vector_entry_point="luz.research.vector_env:LuzVectorEnv",
             kwargs={"opponents": "random"},
         )
+if JAX_VECTOR_ENV_ID not in gymnasium.registry:
+    gymnasium.register(
+        id=JAX_VECTOR_ENV_ID,
+        vector_entry_point="luz.research.jax_vector_env:LuzJaxVectorEnv",
+        kwargs={"opponents": "random"},
+    )

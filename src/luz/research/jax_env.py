@@ -273,10 +273,10 @@ class LuzJax:
         )
         return self._dealt(state, self.first_player(state))
 
-    def step(self, state: State, action: jax.Array) -> tuple[State, jax.Array, jax.Array]:
-        """The player to act takes the legal action id ``action``. Returns the next state, every seat's points
-        (``float32[P]``, non-zero when the action ended a deal) and whether it ended the game, in which case the
-        state is a new game drawn from the old one's key."""
+    def play(self, state: State, action: jax.Array) -> tuple[State, jax.Array, jax.Array, jax.Array]:
+        """The player to act takes the legal action id ``action``, the deal it ended (if any) scored but the next
+        not dealt: the state, every seat's points (``int32[P]``), whether it ended a deal and the game. A game
+        that ended stays as it is (its tensors: :meth:`observe_finished`) until :meth:`restart`."""
         action = jnp.asarray(action, jnp.int32)
         state = jax.lax.cond(action < BID_IDS, self._bid, self._play, state, action)
         over = state.phase == OVER
@@ -286,9 +286,19 @@ class LuzJax:
             scores=jnp.where(over, state.scores.at[jnp.minimum(state.deal, self.deals - 1)].set(points), state.scores),
             deal=deal,
         )
-        done = over & (deal == self.deals)
-        state = jax.lax.cond(over, self._after_deal, lambda s, _: s, state, done)
-        return state, points.astype(jnp.float32), done
+        return state, points, over, over & (deal == self.deals)
+
+    def restart(self, state: State, over: jax.Array, done: jax.Array) -> State:
+        """After :meth:`play`: the next deal when a deal ended (``over``), a new game when the game did."""
+        following: State = jax.lax.cond(over, self._after_deal, lambda s, _: s, state, done)
+        return following
+
+    def step(self, state: State, action: jax.Array) -> tuple[State, jax.Array, jax.Array]:
+        """The player to act takes the legal action id ``action``. Returns the next state, every seat's points
+        (``float32[P]``, non-zero when the action ended a deal) and whether it ended the game, in which case the
+        state is a new game drawn from the old one's key."""
+        state, points, over, done = self.play(state, action)
+        return self.restart(state, over, done), points.astype(jnp.float32), done
 
     # -- the observation -----------------------------------------------------------------------------------
 
@@ -373,6 +383,21 @@ class LuzJax:
         out = out.at[where(deal_rows < state.deal, at)].set((scores / scale).ravel(), mode="drop")
         totals = totals / whole
         return out.at[o["totals"] + rel(seats)].set(totals)
+
+    def observe_finished(self, state: State, seat: jax.Array | int) -> jax.Array:
+        """``seat``'s tensor of a game that :meth:`play` just ended, as the encoder writes a finished game's view
+        (``vector_core.encode_finished``): the phase game over, the last deal's number, nobody to act, no
+        remembered plays, the whole sheet."""
+        o, p, deals = self.encoder.offsets, self.players, self.deals
+        last = self.observe(state._replace(deal=jnp.int32(deals - 1)), seat)
+        sheet = self.observe(state._replace(deal=jnp.int32(deals)), seat)  # every row; its deal field unused
+        rows = slice(o["scores"], o["scores"] + deals * p)
+        out = last.at[rows].set(sheet[rows]).at[o["totals"] : o["totals"] + p].set(sheet[o["totals"] : o["totals"] + p])
+        out = out.at[o["phase"] : o["phase"] + 4].set(jnp.array([0.0, 0.0, 0.0, 1.0], jnp.float32))
+        out = out.at[o["current_player"] : o["current_player"] + p].set(0.0)
+        if self.encoder.perfect_recall:
+            out = out.at[o["plays"] : o["plays"] + p * H * (H + p)].set(0.0)
+        return out
 
     def step_and_observe(
         self, state: State, action: jax.Array

@@ -33,6 +33,7 @@ from luz.engine.editions import get_edition
 
 from . import vector_core as core
 from .encoding import ACTION_COUNT, Encoder, points_scale
+from .threads import use_threads
 
 _OFFSETS = {
     "seat": core.O_SEAT,
@@ -100,8 +101,8 @@ class LuzBatch:
     of slot ``i`` draws from a stream of its own, split off slot ``i``'s stream, itself keyed by
     ``numpy.random.SeedSequence(seed).spawn(num_games)[i]``, so a slot's games depend neither on the other slots,
     nor on the batch size, nor on how earlier games were played. Without a seed, one is drawn from the system's
-    entropy (:func:`fresh_seed`); :attr:`seed` records it. ``parallel=True`` steps the games on numba's threads
-    (only when asked: they pay only with idle cores, docs/RESEARCH.md).
+    entropy (:func:`fresh_seed`); :attr:`seed` records it. ``parallel=True`` steps the games on numba's threads,
+    ``False`` on one; ``"auto"`` (the default) uses the threads only where they pay (:mod:`.threads`).
     """
 
     def __init__(
@@ -111,7 +112,7 @@ class LuzBatch:
         players: int = 4,
         seed: int | None = None,
         perfect_recall: bool = True,
-        parallel: bool = False,
+        parallel: bool | str = "auto",
         options: TableOptions | None = None,
         **option_overrides: Any,
     ) -> None:
@@ -123,7 +124,8 @@ class LuzBatch:
         self.players = players
         self.options = options
         self.encoder = Encoder(self.edition, players, options, perfect_recall)
-        self.parallel = bool(parallel)
+        self.parallel = use_threads(parallel, num_games)
+        """Whether the games step on numba's threads (``parallel``, or its ``"auto"`` decision)."""
         self._table = self._table_array(draw_seat=False)
         self._scale = float(points_scale(self.edition, options))
         n, p, deals = num_games, players, self.edition.deals(players)

@@ -68,7 +68,7 @@ class LuzVectorEnv(VectorEnv):
         opponents: str | LinearPolicy = "random",
         seed: int | None = None,
         perfect_recall: bool = True,
-        parallel: bool = False,
+        parallel: bool | str = "auto",
         copy: bool = True,
         illegal_actions: str = "terminate",
         autoreset_mode: str | AutoresetMode = AutoresetMode.SAME_STEP,
