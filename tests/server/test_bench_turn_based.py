@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from luz.bench.turnbased import BOT_SEAT, bench_turn_based, seat_token, seed_tables, table_id
+from luz.bench.turnbased import BOT_SEAT, bench_turn_based, seat_token, seed_tables, table_id, traced_table_memory
 from luz.server.db import make_engine
 from luz.server.domain import build_game
 from luz.server.store import Store
@@ -30,6 +30,13 @@ def test_the_seeded_tables_rebuild_from_their_record(tmp_path: Path) -> None:
         engine.dispose()
 
 
+def test_the_memory_of_a_loaded_table_is_traced(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/luz.sqlite3"
+    seed_tables(url, 40)
+    per_table = traced_table_memory(url, list(range(40)))
+    assert 1024 < per_table < 1024 * 1024  # a table, its game and timers: more than a KiB, less than a MiB
+
+
 @pytest.mark.slow
 def test_a_tiny_run_reports_every_figure() -> None:
     report = bench_turn_based(tables=200, active=20, seconds=6, deadlines=20, idle_seconds=1)
@@ -48,5 +55,6 @@ def test_a_tiny_run_reports_every_figure() -> None:
     per_table = report["rss_growth_per_table_loaded_kib"]
     assert per_table is not None and per_table >= 0
     assert report["loaded_tables_per_gib"] is None if per_table == 0 else report["loaded_tables_per_gib"] > 0
+    assert report["traced_kib_per_loaded_table"] > 1 and report["loaded_tables_per_gib_traced"] > 0
     assert report["move_errors"] == {} and report["server_errors"] == 0 and report["crashed_servers"] == []
     assert report["pushes_received"] >= report["turn_passed_to_push_received_ms"]["count"]

@@ -520,6 +520,45 @@ def memory_per_loaded_table(before: list[int | None], after: list[int | None], l
     return max(0.0, grown / loaded)
 
 
+TRACED_TABLES = 2000
+"""Tables loaded in the bench's own process to trace their memory (``traced_table_memory``)."""
+
+
+def traced_table_memory(database_url: str, numbers: list[int]) -> float:
+    """Bytes Python allocates per table brought into memory by ``Registry.get`` (tracemalloc: the ``Table``, its
+    state, rebuilt game and armed timers, what each held table costs; neither the allocator's slack nor the
+    process's fixed cost), over the seeded tables ``numbers``, loaded one after another in this process."""
+    import gc
+    import tracemalloc
+
+    from luz.server import Settings
+    from luz.server.db import make_engine
+    from luz.server.store import Store
+    from luz.server.tables import Registry
+    from luz.server.tables.broker import MemoryBroker
+
+    async def load() -> float:
+        engine = make_engine(database_url)
+        registry = Registry(Store(engine), MemoryBroker(), None, Settings(database_url=database_url, bot_workers=0))
+        try:
+            await registry.get(table_id(numbers[0]))  # the first load's imports and caches
+            gc.collect()
+            tracemalloc.start()
+            try:
+                before = tracemalloc.get_traced_memory()[0]
+                for number in numbers[1:]:
+                    await registry.get(table_id(number))
+                gc.collect()
+                return (tracemalloc.get_traced_memory()[0] - before) / (len(numbers) - 1)
+            finally:
+                tracemalloc.stop()
+        finally:
+            await registry.close()
+            engine.dispose()
+
+    return asyncio.run(load())
+
+
 def rss_bytes(pid: int) -> int | None:
     """VmRSS of process ``pid`` (Linux ``/proc``), in bytes."""
     try:
@@ -572,6 +611,8 @@ def bench_turn_based(
         with PushSink() as sink:
             say(f"seeding {tables:,} turn-based tables ({url.split('://')[0]})")
             seeded = seed_tables(url, tables, seed=seed, subscribed=active, push_origin=sink.origin, progress=say)
+            traced = min(TRACED_TABLES, tables - active - deadlines)  # tables the run never touches
+            traced_per_table = traced_table_memory(url, list(range(tables - traced, tables))) if traced > 1 else None
             env = {
                 "LUZ_IDLE_TABLE_SECONDS": f"{idle_seconds:g}",
                 "LUZ_PUSH_ALLOW_LOCAL": "1",
@@ -619,6 +660,8 @@ def bench_turn_based(
         "stored_tables": tables,
         "rss_growth_per_table_loaded_kib": None if per_table is None else round(per_table / 1024, 1),
         "loaded_tables_per_gib": int(2**30 // per_table) if per_table else None,
+        "traced_kib_per_loaded_table": None if traced_per_table is None else round(traced_per_table / 1024, 1),
+        "loaded_tables_per_gib_traced": int(2**30 // traced_per_table) if traced_per_table else None,
         "server_cpu_percent_in_window": [
             None if a is None or b is None else round(100 * (a - b) / window, 1)
             for b, a in zip(cpu_before, cpu_after, strict=True)

@@ -420,6 +420,11 @@ def execute_raw(connection: Any, statement: str) -> None:
         cursor.close()
 
 
+SNAPSHOT = "luz_snapshot"
+"""An execution option: on SQLite, a transaction that only reads begins deferred (a snapshot of the WAL, no write
+lock taken: it neither waits for the writer nor holds it up); others begin IMMEDIATE."""
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets its folder created, WAL and foreign keys."""
     if url.startswith("postgresql://"):
@@ -451,7 +456,9 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _begin_immediate(connection: Any) -> None:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            connection.exec_driver_sql(
+                "BEGIN" if connection.get_execution_options().get(SNAPSHOT) else "BEGIN IMMEDIATE"
+            )
 
     return engine
 

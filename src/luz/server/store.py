@@ -17,13 +17,14 @@ from datetime import UTC, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, text, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from . import friends, links
 from .clock import SYSTEM_CLOCK, Clock
 from .db import (
+    SNAPSHOT,
     ActionRow,
     DealSetRow,
     GameRow,
@@ -75,6 +76,33 @@ APPEND = text(
     " (SELECT COALESCE(MAX(seq), 0) + 1 FROM actions WHERE table_id = :same_table AND game_no = :same_game),"
     " :seat, :action, :created_at)"
 ).bindparams(bindparam("created_at", type_=ActionRow.__table__.c.created_at.type))
+
+
+_TABLES, _GAMES, _SEATS, _PLAYERS = (row.__table__ for row in (TableRow, GameRow, SeatRow, PlayerRow))
+READ_TABLES = (
+    select(
+        _TABLES,
+        _GAMES.c.seed.label("game_seed"),
+        _GAMES.c.unrated.label("game_unrated"),
+        _GAMES.c.unrated_seat.label("game_unrated_seat"),
+    )
+    .outerjoin(_GAMES, (_GAMES.c.table_id == _TABLES.c.id) & (_GAMES.c.game_no == _TABLES.c.game_no))
+    .where(_TABLES.c.id.in_(bindparam("ids", expanding=True)))
+)
+"""Tables with their current game's seed and rating (``Store.load_many``)."""
+READ_SEATS = (
+    select(_SEATS, _PLAYERS.c.username, _PLAYERS.c.id.label("person"), _PLAYERS.c.forced_moves.label("forced"))
+    .outerjoin(_PLAYERS, _PLAYERS.c.id == _SEATS.c.player_id)
+    .where(_SEATS.c.table_id.in_(bindparam("ids", expanding=True)))
+    .order_by(_SEATS.c.table_id, _SEATS.c.seat)
+)
+"""Their seats in order, each with its player's username, id and forced-moves setting."""
+READ_ACTIONS = (
+    select(ActionRow.action)
+    .where(ActionRow.table_id == bindparam("table_id"), ActionRow.game_no == bindparam("game_no"))
+    .order_by(ActionRow.seq)
+)
+"""A game's actions in order."""
 
 
 @dataclass(frozen=True)
@@ -190,13 +218,11 @@ class Store:
         self.engine = engine
         self.clock = clock
         """When a game starts (its stored clock's first turn) and who is on vacation then."""
-        # A table is read in several queries: on PostgreSQL they must see one snapshot, else a reader may get a
-        # version with the actions of a later one (another process writing in between). SQLite transactions
-        # here all begin IMMEDIATE, which serialises them anyway.
-        self._reader = (
-            engine.execution_options(isolation_level="REPEATABLE READ")
-            if engine.dialect.name == "postgresql"
-            else engine
+        # A table is read in several queries: they must see one snapshot, else a reader may get a version with
+        # the actions of a later one (another process writing in between). PostgreSQL: REPEATABLE READ; SQLite
+        # (WAL): a deferred transaction, a snapshot that neither waits for the writer nor holds it up (db.py).
+        self._reader = engine.execution_options(
+            **({"isolation_level": "REPEATABLE READ"} if engine.dialect.name == "postgresql" else {SNAPSHOT: True})
         )
         # The statements of an action that does not end the game, run on the driver's connection (append_action).
         self._sqlite = engine.dialect.name == "sqlite"
@@ -280,22 +306,31 @@ class Store:
 
     def load(self, table_id: str) -> TableState | None:
         """The table as stored now, with its current game's actions."""
-        with Session(self._reader) as session:
-            row = session.get(TableRow, table_id)
-            if row is None:
-                return None
-            return self._state(session, row)
+        return self.load_many([table_id]).get(table_id)
 
     def load_many(self, table_ids: list[str]) -> dict[str, TableState]:
-        """The tables of ``table_ids`` found, as stored now, read together (one snapshot; a tournament round's)."""
+        """The tables of ``table_ids`` found, as stored now, read together (one snapshot): three fixed statements
+        (the tables with their current games, their seats, each one's actions), no ORM (a table coming into
+        memory: a cold move's read)."""
         if not table_ids:
             return {}
-        with Session(self._reader) as session:
-            rows = session.scalars(select(TableRow).where(TableRow.id.in_(table_ids))).all()
-            seats: dict[str, list[tuple[SeatRow, str | None, str | None, bool | None]]] = {}
-            for seat in self._seats(session, *table_ids):
-                seats.setdefault(seat[0].table_id, []).append(seat)
-            return {row.id: self._with_game(session, row, table_state(row, seats.get(row.id, []))) for row in rows}
+        ids = {"ids": table_ids}
+        with self._reader.connect() as connection, connection.begin():
+            rows = connection.execute(READ_TABLES, ids).all()
+            seats: dict[str, list[tuple[Any, str | None, str | None, bool | None]]] = {}
+            for seat in connection.execute(READ_SEATS, ids):
+                seats.setdefault(seat.table_id, []).append((seat, seat.username, seat.person, seat.forced))
+            states = {}
+            for row in rows:
+                state = table_state(row, seats.get(row.id, []))
+                if row.game_no:
+                    state.seed = row.game_seed
+                    if row.game_unrated is not None:
+                        state.unrated = {"reason": row.game_unrated, "seat": row.game_unrated_seat}
+                    at = {"table_id": row.id, "game_no": row.game_no}
+                    state.actions = list(connection.scalars(READ_ACTIONS, at))
+                states[row.id] = state
+            return states
 
     def _state(self, session: Session, row: TableRow, actions: bool = True) -> TableState:
         state = table_state(row, self._seats(session, row.id))
@@ -1041,7 +1076,9 @@ class Store:
                 session.add(ReviewRow(table_id=table_id, game_no=game_no, seat=seat, body=json.dumps(review)))
 
 
-def table_state(row: TableRow, seats: list[tuple[SeatRow, str | None, str | None, bool | None]]) -> TableState:
+def table_state(
+    row: TableRow | Row[Any], seats: list[tuple[SeatRow, str | None, str | None, bool | None]] | list[tuple[Any, ...]]
+) -> TableState:
     """The table of ``row`` with its ``seats`` (``Store._seats``), without its game's seed and actions."""
     return TableState(
         id=row.id,

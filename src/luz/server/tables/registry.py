@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from luz.engine import Bid
+from luz.engine import Bid, Game
 
 from ..clock import Clock, RealClock
 from ..domain import SeatKind, Status, TableState, build_game, is_turn_based
@@ -66,7 +66,8 @@ class Registry:
         self.used: dict[str, float] = {}
         """When each live table was last used (event loop time): a table left alone long enough leaves memory
         (kept here, not in the table: only the writer writes a table)."""
-        self._load_lock = asyncio.Lock()
+        self._loading: dict[str, asyncio.Future[None]] = {}
+        """The reads of tables coming into memory, by table id (``_load``)."""
         self.tasks = Tasks()
         self.posted: set[asyncio.Task[None]] = set()
         """The commands handed in in the background (``post``), on their way."""
@@ -97,49 +98,79 @@ class Registry:
     async def get(self, table_id: str) -> Table | None:
         """The live table ``table_id``, loaded from the database on first use."""
         table = self.live.get(table_id)
-        if table is not None:
-            self.used[table_id] = self.clock.monotonic()
-            return table
-        if "\x00" in table_id:  # no table's id; PostgreSQL refuses it in a query
-            return None
-        async with self._load_lock:
-            if table_id not in self.live:
-                await self.broker.hold(table_id)  # its channel heard before it is read: no change of it missed
-                state = await asyncio.to_thread(self.store.load, table_id)
-                if state is None:
-                    self.broker.release(table_id)
-                    return None
-                self._hold(state)
-            self.used[table_id] = self.clock.monotonic()
-            return self.live[table_id]
+        if table is None:
+            if "\x00" in table_id:  # no table's id; PostgreSQL refuses it in a query
+                return None
+            table = (await self._load([table_id])).get(table_id)
+            if table is None:
+                return None
+        self.used[table_id] = self.clock.monotonic()
+        return table
 
     async def get_many(self, table_ids: list[str]) -> dict[str, Table]:
         """The live tables of ``table_ids`` found, those not in memory loaded in one read (a tournament round's
         tables), as ``get`` loads one."""
-        async with self._load_lock:
-            missing = [table_id for table_id in dict.fromkeys(table_ids) if table_id not in self.live]
-            missing = [table_id for table_id in missing if "\x00" not in table_id]
-            for table_id in missing:
-                await self.broker.hold(table_id)
-            states = await asyncio.to_thread(self.store.load_many, missing)
-            for table_id in missing:
-                if table_id in states:
-                    self._hold(states[table_id])
-                else:
-                    self.broker.release(table_id)
-            found = {table_id: self.live[table_id] for table_id in table_ids if table_id in self.live}
+        wanted = [table_id for table_id in dict.fromkeys(table_ids) if "\x00" not in table_id]
+        found = {table_id: self.live[table_id] for table_id in wanted if table_id in self.live}
+        found.update(await self._load([table_id for table_id in wanted if table_id not in found]))
         now = self.clock.monotonic()
         for table_id in found:
             self.used[table_id] = now
         return found
 
-    def _hold(self, state: TableState) -> None:
+    async def _load(self, table_ids: list[str]) -> dict[str, Table]:
+        """Bring the tables of ``table_ids`` (none in memory) into memory: those not already being read are read
+        together by one task of their own, off the event loop; a table asked for while it is being read waits
+        for that read (one ``Table`` per table, however many ask at once). The tables found."""
+        if not table_ids:
+            return {}
+        fresh = [table_id for table_id in table_ids if table_id not in self._loading]
+        if fresh:
+            reading = asyncio.ensure_future(self._read(fresh))
+            for table_id in fresh:
+                self._loading[table_id] = reading
+
+            def done(_: asyncio.Future[None]) -> None:
+                for table_id in fresh:
+                    if self._loading.get(table_id) is reading:
+                        del self._loading[table_id]
+
+            reading.add_done_callback(done)
+        readings = {self._loading[table_id] for table_id in table_ids}
+        await asyncio.wait(readings)  # a waiter cancelled leaves the read to the others
+        for waited in readings:
+            waited.result()  # its error raised here
+        return {table_id: self.live[table_id] for table_id in table_ids if table_id in self.live}
+
+    async def _read(self, table_ids: list[str]) -> None:
+        """Read the tables of ``table_ids`` and their games (replayed) in a thread, then hold and resume each
+        found. Their channels are heard before they are read: no change of them missed."""
+        for table_id in table_ids:
+            await self.broker.hold(table_id)
+        try:
+            found = await asyncio.to_thread(self._built, table_ids)
+        except BaseException:
+            for table_id in table_ids:
+                self.broker.release(table_id)
+            raise
+        for table_id in table_ids:
+            if table_id in found:
+                self._hold(*found[table_id])
+            else:
+                self.broker.release(table_id)
+
+    def _built(self, table_ids: list[str]) -> dict[str, tuple[TableState, Game | None]]:
+        """The tables of ``table_ids`` as stored, each with its game rebuilt from its record (in a thread)."""
+        states = self.store.load_many(table_ids)
+        return {table_id: (state, build_game(state)) for table_id, state in states.items()}
+
+    def _hold(self, state: TableState, game: Game | None) -> None:
         """Keep the table just read in memory and resume it."""
         taken_over = set[int]()
         if is_turn_based(state.time_control) and state.status == Status.PLAYING:
             # A player who left the table: a bot plays their seat (presence never counts down here).
             taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
-        table = Table(state, build_game(state), clock=self.clock, taken_over=taken_over)
+        table = Table(state, game, clock=self.clock, taken_over=taken_over)
         self.live[state.id] = table
         self.clocks.loaded(table)  # its last timeout was told when it was stored
         self.resume(table)  # however it came into memory: its due bot and deadline at once
