@@ -27,8 +27,9 @@ def test_bots_only_return_legal_actions(edition: str, players: int) -> None:
         assert game.phase is Phase.GAME_OVER
 
 
-EVERY_BOT = [*sorted(BOTS), "learned", "policy", "strong:depth=2", "expert:depth=2"]
-"""The offered bots, the arena's learned ones, and the searches that stop playouts early (the learned value)."""
+EVERY_BOT = [*sorted(BOTS), "learned", "policy", "selfplay", "strong:depth=2", "expert:depth=2"]
+"""The offered bots, the arena's learned ones (and the self-play network), and the searches that stop playouts
+early (the learned value)."""
 
 
 @pytest.mark.parametrize("name", EVERY_BOT)

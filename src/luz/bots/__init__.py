@@ -47,6 +47,12 @@ def _policy(**params: Any) -> Bot:
     return PolicyBot(**params)
 
 
+def _selfplay(**params: Any) -> Bot:
+    from .selfplay import SelfPlayBot
+
+    return SelfPlayBot(**params)
+
+
 def _oracle(**params: Any) -> Any:
     from .oracle import OracleBot
 
@@ -76,14 +82,16 @@ BOTS: dict[str, Callable[..., Bot]] = {
 REFERENCE_BOTS: dict[str, Callable[..., Any]] = {
     "learned": _learned,
     "policy": _policy,
+    "selfplay": _selfplay,
     "oracle": _oracle,
     "openspiel-ismcts": _openspiel_ismcts,
     "openspiel-ismcts-h": _openspiel_ismcts_heuristic,
 }
 """Bots for the arena only: ``learned`` (the strong search with the self-play policy in its playouts) and
-``policy`` (that policy alone), not offered until measured stronger (docs/BOTS.md); ``oracle`` sees its own
-values (a reference, never an opponent for people); ``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external
-anchor (needs ``luz-game[research]``), with random rollouts or (``-h``) the heuristic's."""
+``policy`` (that policy alone), and ``selfplay`` (the self-play network, :mod:`.selfplay`), not offered until
+measured stronger (docs/BOTS.md); ``oracle`` sees its own values (a reference, never an opponent for people);
+``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external anchor (needs ``luz-game[research]``), with random
+rollouts or (``-h``) the heuristic's."""
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, int | float]]:

@@ -157,6 +157,49 @@ def train_ppo(
     typer.echo(f"curve: {out / 'curve.json'}")
 
 
+@app.command("train-selfplay")
+def train_selfplay(
+    out: Annotated[
+        Path,
+        typer.Option(help="The weights to write (the package ships src/luz/bots/selfplay.npz); OUT.json: the run."),
+    ],
+    minutes: Annotated[float, typer.Option(min=0, help="Wall-clock minutes of training in all (both phases).")] = 36,
+    imitation_share: Annotated[
+        float, typer.Option(min=0, max=1, help="Share of the minutes spent imitating the heuristic first.")
+    ] = 0.35,
+    games: Annotated[int, typer.Option(min=1, help="Games stepped side by side per table (7 tables).")] = 32,
+    hidden: Annotated[int, typer.Option(min=1, help="Width of the two hidden layers.")] = 128,
+    eval_games: Annotated[int, typer.Option(min=1, help="Fixed games per table of each point of the curve.")] = 32,
+    evaluate_every: Annotated[int, typer.Option(min=1, help="Updates between two points of the curve.")] = 5,
+    imitation_updates: Annotated[
+        int, typer.Option(min=0, help="At least this many imitation updates (with --minutes 0: exactly).")
+    ] = 0,
+    selfplay_updates: Annotated[
+        int, typer.Option(min=0, help="At least this many self-play updates (with --minutes 0: exactly).")
+    ] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the training games, the network and the sampling.")] = 1,
+) -> None:
+    """Train the self-play baseline (``selfplay``): imitation of the heuristic, then every seat learning by PPO.
+
+    Prints one JSON line per update and per point of the curve (decisions, CPU seconds, margin against the
+    heuristic on fixed games with its 95% interval); OUT and OUT.json are rewritten at each point, so a stopped
+    run keeps its curve. A budget in minutes is wall-clock time, so it depends on the machine's load; the update
+    counts reached are in the curve, and ``--minutes 0`` with both update counts reproduces a run exactly.
+    """
+    require("research", "luz train-selfplay")
+    from luz.research.selfplay import SelfPlayConfig
+    from luz.research.selfplay import train as run_training
+
+    config = SelfPlayConfig(
+        games=games, hidden=hidden, imitation_updates=imitation_updates, selfplay_updates=selfplay_updates,
+        minutes=minutes, imitation_share=imitation_share, seed=seed,
+        evaluate_every=evaluate_every,
+    )  # fmt: skip
+    out.parent.mkdir(parents=True, exist_ok=True)
+    run_training(config, eval_games, out, lambda line: typer.echo(json.dumps(line)))
+    typer.echo(f"weights: {out}")
+
+
 def check_table(edition: str, players: int) -> None:
     """Refuse (one line, exit 2) an unknown edition or a player count the edition is not for."""
     try:
