@@ -233,6 +233,11 @@ def test_a_connection_that_takes_no_message_is_dropped_and_the_others_are_served
             assert asyncio.get_running_loop().time() - started < 2
             assert served.sent[-1]["version"] == runtime.state.version
             assert not runtime.connected(1) and runtime.connected(2)
+            # The others are told the dropped seat is gone, as when a socket closes (its later detach finds it gone).
+            await manager.settled()
+            told = served.sent[-1]
+            assert told["version"] == runtime.state.version
+            assert [seat["connected"] for seat in told["table"]["seats"]] == [False, False, True]
         finally:
             await manager.close()
             engine.dispose()

@@ -27,10 +27,10 @@ from .botmoves import BotMoves
 from .botpool import BotPool
 from .broker import Broker
 from .clocks import Clocks, public
-from .commands import ChangeSeatSettings, Command, Expire, Follow, Outcome, Refresh
+from .commands import Away, ChangeSeatSettings, Command, Expire, Follow, Outcome, Refresh
 from .fanout import Fanout
 from .forced import ForcedMoves
-from .model import Change, Refused
+from .model import Change, Connection, Refused
 from .premoves import Premoves
 from .presence import Presence
 from .rematch import Rematch
@@ -73,7 +73,7 @@ class Registry:
         """The commands handed in in the background (``post``), on their way."""
         self.clocks = Clocks(self, Tasks(), self.clock)
         self.presence = Presence(self, self.tasks, broker, settings, self.clock)
-        self.fanout = Fanout(public, self.clocks.notice, self.presence.detach)
+        self.fanout = Fanout(public, self.clocks.notice, self._dropped)
         self.writer = Writer(store, broker.shared, self.fanout.outbox, settings, self.clock)
         self.bots = BotMoves(self, pool, settings)
         self.watchers = Watchers(broker)
@@ -326,6 +326,12 @@ class Registry:
         table = self.live.get(table_id)
         if table is not None:
             await self.presence.on_presence(table, seat, kind)
+
+    def _dropped(self, table: Table, seat: int | None, connection: Connection) -> None:
+        """A connection dropped for a failed or late send: detached, and its seat told away if it was its last
+        (as when its socket closes: that later detach finds it gone)."""
+        if self.presence.detach(table, seat, connection) and seat is not None:
+            self.post(table, Away(seat))
 
     # -- the one door ------------------------------------------------------------------------------------
 
