@@ -71,15 +71,17 @@ def test_the_calibration_runs_once_per_process(monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_parallel_given_is_kept_and_auto_follows_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert threads.use_threads(True, 1) and not threads.use_threads(False, 10**6)
+    never = Clock(serial=1.0, threaded=0.4)  # measured only if the calibration were not cached
+    assert threads.use_threads(True, 1, never) and not threads.use_threads(False, 10**6, never)
     monkeypatch.setattr(threads, "cores", lambda: 8)
     monkeypatch.setattr(threads, "load", lambda: 0.0)
     monkeypatch.setattr(threads, "_CALIBRATED", [True])
-    assert threads.use_threads("auto", 4096) and not threads.use_threads("auto", 16)
+    assert threads.use_threads("auto", 4096, never) and not threads.use_threads("auto", 16, never)
     monkeypatch.setattr(threads, "load", lambda: 7.5)
-    assert not threads.use_threads("auto", 4096)
+    assert not threads.use_threads("auto", 4096, never)
     with pytest.raises(InvalidOptions):
-        threads.use_threads("yes", 4096)
+        threads.use_threads("yes", 4096, never)
+    assert never.calls == []
 
 
 def test_the_machines_inputs_are_read() -> None:

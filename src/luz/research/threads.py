@@ -17,7 +17,6 @@ Results are the same bit for bit whichever is chosen; only speed differs.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 
 from luz.engine import InvalidOptions
@@ -77,26 +76,11 @@ def calibrated(measure: Measure) -> bool:
     return _CALIBRATED[0]
 
 
-def measure_batch(parallel: bool) -> float:
-    """Seconds for :data:`STEPS` steps of :data:`CALIBRATION_GAMES` games of the default table (first legal
-    actions), on numba's threads or one thread (compiled before the clock starts)."""
-    import numpy as np
-
-    from .vector import LuzBatch
-
-    batch = LuzBatch(CALIBRATION_GAMES, seed=0, parallel=parallel)
-    _, _, masks = batch.reset()
-    _, _, masks, _, _ = batch.step(masks.argmax(axis=1))  # compiled, warm
-    start = time.perf_counter()
-    for _ in range(STEPS):
-        _, _, masks, _, _ = batch.step(np.asarray(masks.argmax(axis=1)))
-    return time.perf_counter() - start
-
-
-def use_threads(parallel: bool | str, num_games: int) -> bool:
-    """``parallel`` as given (``True``/``False``), or decided for ``"auto"`` by :func:`threads_pay` on this machine."""
+def use_threads(parallel: bool | str, num_games: int, measure: Measure) -> bool:
+    """``parallel`` as given (``True``/``False``), or decided for ``"auto"`` by :func:`threads_pay` on this machine
+    (``measure``: a batch's seconds on threads or on one thread, the calibration's clock)."""
     if isinstance(parallel, bool):
         return parallel
     if parallel == "auto":
-        return threads_pay(num_games, cores(), load(), lambda: calibrated(measure_batch))
+        return threads_pay(num_games, cores(), load(), lambda: calibrated(measure))
     raise InvalidOptions(f"parallel must be True, False or 'auto', not {parallel!r}")

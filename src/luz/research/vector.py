@@ -21,6 +21,7 @@ Two interfaces, the same observations and action ids as the single-game adapters
 from __future__ import annotations
 
 import operator
+import time
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -33,7 +34,7 @@ from luz.engine.editions import get_edition
 
 from . import vector_core as core
 from .encoding import ACTION_COUNT, Encoder, points_scale
-from .threads import use_threads
+from .threads import CALIBRATION_GAMES, STEPS, use_threads
 
 _OFFSETS = {
     "seat": core.O_SEAT,
@@ -124,7 +125,7 @@ class LuzBatch:
         self.players = players
         self.options = options
         self.encoder = Encoder(self.edition, players, options, perfect_recall)
-        self.parallel = use_threads(parallel, num_games)
+        self.parallel = use_threads(parallel, num_games, measure_batch)
         """Whether the games step on numba's threads (``parallel``, or its ``"auto"`` decision)."""
         self._table = self._table_array(draw_seat=False)
         self._scale = float(points_scale(self.edition, options))
@@ -291,3 +292,16 @@ class LinearPolicy(NamedTuple):
     """``float32[tensor size, 32]``."""
     bias: FloatArray
     """``float32[32]``."""
+
+
+def measure_batch(parallel: bool) -> float:
+    """Seconds for :data:`~.threads.STEPS` steps of :data:`~.threads.CALIBRATION_GAMES` games of the default table
+    (first legal actions), on numba's threads or one thread (compiled before the clock starts): the calibration of
+    ``parallel="auto"``."""
+    batch = LuzBatch(CALIBRATION_GAMES, seed=0, parallel=parallel)
+    _, _, masks = batch.reset()
+    _, _, masks, _, _ = batch.step(masks.argmax(axis=1))  # compiled, warm
+    start = time.perf_counter()
+    for _ in range(STEPS):
+        _, _, masks, _, _ = batch.step(np.asarray(masks.argmax(axis=1)))
+    return time.perf_counter() - start
