@@ -135,3 +135,13 @@ def test_a_read_that_fails_is_told_to_every_waiter_and_the_next_load_reads_again
         assert table is not None and table.state.id == table_id
 
     run(tmp_path, scenario)
+
+
+def test_a_table_just_read_is_not_idle_before_its_caller_has_it(tmp_path: Path) -> None:
+    # The read is a task of its own: the idle sweep may run between its end and the caller's turn.
+    async def scenario(registry: Registry, store: RecordingStore, table_id: str) -> None:
+        await registry._read([table_id])
+        assert registry.evict_idle() == 0
+        assert await registry.get(table_id) is registry.live[table_id]
+
+    run(tmp_path, scenario)

@@ -172,6 +172,7 @@ class Registry:
             taken_over = {s.seat for s in state.seats if s.kind == SeatKind.HUMAN and not s.joined}
         table = Table(state, game, clock=self.clock, taken_over=taken_over)
         self.live[state.id] = table
+        self.used[state.id] = self.clock.monotonic()  # just used: not idle before its caller has it
         self.clocks.loaded(table)  # its last timeout was told when it was stored
         self.resume(table)  # however it came into memory: its due bot and deadline at once
 
