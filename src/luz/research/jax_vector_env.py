@@ -20,9 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import numpy.typing as npt
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from luz.engine import HAND_SIZE, Edition, IllegalAction, InvalidAction, InvalidOptions, TableOptions
 from luz.engine.editions import get_edition
@@ -30,7 +28,7 @@ from luz.engine.editions import get_edition
 from .encoding import ACTION_COUNT
 from .jax_env import LuzJax, State
 from .vector import FloatArray, Seeds, _one_per_slot, _whole_seed, action_ids, fresh_seed
-from .vector_env import ILLEGAL_ACTIONS, _autoreset_mode
+from .vector_env import ILLEGAL_ACTIONS, _autoreset_mode, set_spaces
 
 JAX_OPPONENTS = ("random",)
 """The opponents played in JAX."""
@@ -257,15 +255,7 @@ class LuzJaxVectorEnv(VectorEnv):
         given to :meth:`reset` since)."""
         self._np_random_seed = self.seed
         size = self.encoder.size
-        self.single_observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(-1.0, 1.0, (size,), np.float32),
-                "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), np.int8),
-            }
-        )
-        self.single_action_space = spaces.Discrete(ACTION_COUNT)
-        self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self.action_space = batch_space(self.single_action_space, num_envs)
+        set_spaces(self, size, num_envs)
         self.state: Seated = self._init(spawned_keys(self.seed, num_envs))
         self._fresh = True
         self._obs = np.zeros((num_envs, size), np.float32)

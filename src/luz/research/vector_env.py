@@ -102,15 +102,7 @@ class LuzVectorEnv(VectorEnv):
             raise InvalidOptions(f"opponents must be 'heuristic', 'random' or a LinearPolicy, not {opponents!r}")
         self.copy = copy
         self.num_envs = num_envs
-        self.single_observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(-1.0, 1.0, (size,), np.float32),
-                "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), np.int8),
-            }
-        )
-        self.single_action_space = spaces.Discrete(ACTION_COUNT)
-        self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self.action_space = batch_space(self.single_action_space, num_envs)
+        set_spaces(self, size, num_envs)
         self._reward = np.zeros(num_envs, dtype=np.float32)
         self._done = np.zeros(num_envs, dtype=np.bool_)
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
@@ -280,3 +272,17 @@ class LuzVectorEnv(VectorEnv):
                 info |= {"illegal_action": self._illegal.copy(), "_illegal_action": self._illegal.copy()}
         self._skip[:] = ended
         return info
+
+
+def set_spaces(env: VectorEnv[Any, Any, Any], size: int, num_envs: int) -> None:
+    """Give ``env`` its spaces: a view tensor of ``size`` and its legal actions' mask, an action id, for one game
+    and for ``num_envs`` (the numba and the JAX VectorEnvs alike)."""
+    env.single_observation_space = spaces.Dict(
+        {
+            "observation": spaces.Box(-1.0, 1.0, (size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), np.int8),
+        }
+    )
+    env.single_action_space = spaces.Discrete(ACTION_COUNT)
+    env.observation_space = batch_space(env.single_observation_space, num_envs)
+    env.action_space = batch_space(env.single_action_space, num_envs)
