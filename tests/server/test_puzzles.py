@@ -127,3 +127,18 @@ def test_your_mistakes_to_retry_and_your_accuracy(client: Any, truth: Truth) -> 
     assert client.get("/api/me/puzzles", headers=guest(client)).json() == {"puzzles": []}
     profile = client.get(f"/api/players/{player}", headers=guest(client)).json()
     assert profile["review_accuracy"] == {"accuracy": round(review["game"]["accuracy"], 1), "games": 1}
+
+
+def test_the_game_over_panels_accuracy_line(client: Any, truth: Truth) -> None:
+    table_id, _, _, review = reviewed_table(client, truth)
+    url = f"/api/tables/{table_id}/games/1/accuracy"
+    ready = client.get(f"{url}?seat=0")
+    assert ready.status_code == 200
+    assert ready.json() == {
+        "status": "ready",
+        "accuracy": review["game"]["accuracy"],
+        "puzzles": [entry["step"] for entry in puzzle_entries(review)],
+    }
+    assert client.get(f"{url}?seat=1").json() == {"status": "none"}, "never asked: no 404 in the page's log"
+    assert client.get(f"{url}?seat=3").status_code == 422
+    assert client.get(f"/api/tables/{table_id}/games/2/accuracy?seat=0").status_code == 404

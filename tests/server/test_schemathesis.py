@@ -85,6 +85,7 @@ def test_the_schema_covers_the_api(tmp_path: Path) -> None:
             "/api/tables/{table_id}/notes",
             "/api/tables/{table_id}/chat",
             "/api/tables/{table_id}/games/{game}/review",
+            "/api/tables/{table_id}/games/{game}/accuracy",
             "/api/tables/{table_id}/games/{game}/puzzles",
             "/api/tables/{table_id}/games/{game}/puzzles/{step}/answer",
             "/api/me/puzzles",

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from ..puzzles import answer, mistakes_to_retry, puzzles, recent_reviews
+from ..puzzles import answer, mistakes_to_retry, puzzle_entries, puzzles, recent_reviews
 from ..reviews import ReviewRefused, ReviewsUnavailable
 from ..tables import Table
 from .deps import client_of, engine_of, finished_game, finished_record, identities_of, reviews_of, tables_of
@@ -80,6 +80,21 @@ async def read_review(request: Request, response: Response, table_id: str, game:
     if stored is None:
         raise HTTPException(404, "this seat's game has not been reviewed: POST to ask for its review")
     return {"status": "ready", "review": stored}
+
+
+@router.get("/api/tables/{table_id}/games/{game}/accuracy")
+async def read_accuracy(request: Request, table_id: str, game: GAME, seat: SEAT) -> dict[str, Any]:
+    """The game-over panel's line for ``seat``: ``ready`` with its accuracy and the steps of its mistakes to
+    retry once its review is stored, ``running`` while it is computed, ``none`` if nobody asked for it (never a
+    ``404`` for that: a page asks at every game's end)."""
+    table, number = await reviewed_game(request, table_id, game, seat)
+    if reviews_of(request).status((table.id, number, seat)) is not None:
+        return {"status": "running"}
+    stored = await asyncio.to_thread(tables_of(request).store.review_of, table.id, number, seat)
+    if stored is None:
+        return {"status": "none"}
+    steps = [decision["step"] for decision in puzzle_entries(stored)]
+    return {"status": "ready", "accuracy": stored["game"]["accuracy"], "puzzles": steps}
 
 
 async def stored_review(request: Request, table_id: str, game: int, seat: int) -> tuple[Table, int, dict[str, Any]]:

@@ -6,25 +6,21 @@ import { api, el } from "./common.js";
 import { language, t } from "./i18n.js";
 
 const POLL_MS = 2000;
-const PUZZLES = ["mistake", "blunder"];
 
 /** What the panel knows of the review of ``seat`` in game ``game`` of ``tableId``, asked for once per game. */
-const known = { key: null, status: "none", review: null, timer: null };
+const known = { key: null, status: "none", accuracy: null, puzzles: [], timer: null };
 
-async function fetchReview(key, url, redraw) {
-  let status = "none";
-  let review = null;
+async function fetchAccuracy(key, url, redraw) {
+  let answer = { status: "hidden" }; // a game whose records are not open yet, or the server away
   try {
     const response = await fetch(url, { headers: { Accept: "application/json" } });
-    if (response.status === 200) [status, review] = ["ready", (await response.json()).review];
-    else if (response.status === 202) status = "running";
-    else if (response.status !== 404) status = "hidden"; // a game whose records are not open yet
+    if (response.ok) answer = await response.json();
   } catch {
-    status = "hidden";
+    // hidden
   }
   if (known.key !== key) return;
-  Object.assign(known, { status, review });
-  if (status === "running") known.timer = setTimeout(() => fetchReview(key, url, redraw), POLL_MS);
+  Object.assign(known, { status: answer.status, accuracy: answer.accuracy ?? null, puzzles: answer.puzzles ?? [] });
+  if (known.status === "running") known.timer = setTimeout(() => fetchAccuracy(key, url, redraw), POLL_MS);
   redraw();
 }
 
@@ -38,8 +34,8 @@ export function drawOverAccuracy(box, { tableId, game, seat, tournament, redraw 
   const table = encodeURIComponent(tableId);
   if (known.key !== key) {
     clearTimeout(known.timer);
-    Object.assign(known, { key, status: "asking", review: null });
-    fetchReview(key, `/api/tables/${table}/games/${game}/review?seat=${seat}`, redraw);
+    Object.assign(known, { key, status: "asking", accuracy: null, puzzles: [] });
+    fetchAccuracy(key, `/api/tables/${table}/games/${game}/accuracy?seat=${seat}`, redraw);
   }
   const reviewLink = `/replay/${table}?game=${game}&review=${seat}`;
   box.hidden = known.status === "asking" || known.status === "hidden";
@@ -49,15 +45,15 @@ export function drawOverAccuracy(box, { tableId, game, seat, tournament, redraw 
   } else if (known.status === "none") {
     box.replaceChildren(el("a", { class: "button secondary", href: reviewLink }, t("over.review")));
   } else if (known.status === "ready") {
-    const accuracy = known.review.game.accuracy;
+    const accuracy = known.accuracy;
     const value = accuracy === null ? "–" : `${new Intl.NumberFormat(language(), { maximumFractionDigits: 0 }).format(accuracy)} %`;
-    const puzzles = known.review.decisions.filter((d) => !d.forced && PUZZLES.includes(d.label));
+    const puzzles = known.puzzles;
     box.replaceChildren(
       el("strong", { class: "accuracy-value" }, t("over.accuracy", { accuracy: value })),
       " ",
       el("a", { href: reviewLink }, t("over.see_review")),
       ...(puzzles.length
-        ? [" · ", el("a", { href: `/puzzle/${table}?game=${game}&seat=${seat}&step=${puzzles[0].step}` }, t("over.retry", { n: puzzles.length }))]
+        ? [" · ", el("a", { href: `/puzzle/${table}?game=${game}&seat=${seat}&step=${puzzles[0]}` }, t("over.retry", { n: puzzles.length }))]
         : []),
     );
   }
