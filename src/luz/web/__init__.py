@@ -3,8 +3,8 @@ files; it imports nothing of the server, whose API the pages call. See docs/USER
 
 >>> sorted(p.name for p in STATIC.glob("*.html"))
 ['account.html', 'daily.html', 'deals.html', 'friends.html', 'games.html', 'how-to-play.html', 'index.html',
-     'leaderboard.html', 'not-found.html', 'offline.html', 'profile.html', 'replay.html', 'score.html', 'table.html',
-     'tournament.html', 'tournaments.html']
+     'leaderboard.html', 'not-found.html', 'offline.html', 'profile.html', 'puzzle.html', 'replay.html', 'score.html',
+     'table.html', 'tournament.html', 'tournaments.html']
 """
 
 from __future__ import annotations

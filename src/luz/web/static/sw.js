@@ -8,7 +8,7 @@
 // - push: the payload's {title, body, data: {url}} as a notification, one per table (a newer one replaces it);
 // - a click on it: the tab already on that address is focused, else one is opened (or an open tab goes there).
 
-const VERSION = "luz-shell-v1";
+const VERSION = "luz-shell-v2";
 const OFFLINE = "/offline";
 // tests/web/test_pwa.py checks that this list names every file the pages use.
 const SHELL = [
@@ -28,8 +28,8 @@ const SHELL = [
   ...[
     "account", "alerts", "board", "chat", "clock", "common", "connection", "controls", "daily", "daily-card", "deal",
     "dealset", "friends", "games", "how-to-play", "i18n", "identity", "invitations", "leaderboard", "lesson", "lobby",
-    "motion", "notifications", "offline", "plain", "profile", "ratings", "render", "replay", "review", "score", "site",
-    "table", "tablestate", "tournament", "tournament-text", "tournaments", "tutorial",
+    "motion", "notifications", "offline", "over-accuracy", "plain", "profile", "puzzle", "ratings", "render", "replay",
+    "review", "score", "site", "table", "tablestate", "tournament", "tournament-text", "tournaments", "tutorial",
   ].map((name) => `/static/js/${name}.js`),
 ];
 
