@@ -58,6 +58,7 @@ function render() {
   if (!board) return;
   $("#ladder-explain").textContent = t("rating.explain", { n: board.provisional_games });
   $("#fair-provisional").textContent = t("fair.policy_provisional", { n: board.provisional_games });
+  $("#fair-provisional").hidden = false;
   const ranking = board.ranking;
   $("#ladder-empty").hidden = ranking.length > 0;
   const podium = ranking.filter((e) => !e.provisional).slice(0, 3);
