@@ -85,7 +85,7 @@ async def play_games(url: str, edition: str, players: int, hints: bool, seed: in
                         assert last["seat"] == seat
                         assert last["view"] == engine_view(reference, seat, hints)
                         checked += 1
-                assert_spliced_as_encoded(manager.fanout, runtime, list(connections))
+                assert_encoder_as_dumps(manager.fanout, runtime, list(connections))
                 if runtime.state.status == "over":
                     break
                 seat = reference.current_player
@@ -101,8 +101,8 @@ async def play_games(url: str, edition: str, players: int, hints: bool, seed: in
     return checked
 
 
-def assert_spliced_as_encoded(fanout: Fanout, table: Table, seats: list[int | None]) -> None:
-    """Each state message spliced from parts encoded once is byte for byte the message encoded whole."""
+def assert_encoder_as_dumps(fanout: Fanout, table: Table, seats: list[int | None]) -> None:
+    """Each state message written with the table's summary encoded once is byte for byte the message encoded whole."""
     summary = fanout.summary(table)
     encoder = Encoder(table.state.version, summary)
     for seat in seats:

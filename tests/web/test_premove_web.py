@@ -5,6 +5,7 @@ Japanese, at a phone's size (touch) and a laptop's."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -76,6 +77,24 @@ def choose(player: Player, slot: int, keyboard: bool) -> bool:
     return True
 
 
+def played_for_me(player: Player, deal: int, slot: int, since: int) -> None:
+    """Wait until the server has played seat 0's chosen card at ``slot`` of deal ``deal``: a state received after
+    frame ``since`` shows it played, and the hand shows a gap there; or the deal is over (the card closed it, and
+    the next deal's new hand may already be shown: no gap to see). Nobody but the server plays for seat 0 while
+    this waits, so a later deal means the card was played."""
+    hand_gap = f"() => !document.querySelector(\"#my-hand button.card[data-slot='{slot}']\")"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        views = [json.loads(frame) for _, frame in player.frames[since:]]
+        views = [m["view"] for m in views if m.get("type") == "state" and m["view"]["hands"]]
+        if any(view["deal_number"] != deal or view["phase"] == "game_over" for view in views):
+            return
+        if any(view["hands"][0][slot]["played"] for view in views) and player.page.evaluate(hand_gap):
+            return
+        player.page.wait_for_timeout(50)
+    pytest.fail(f"the chosen card at slot {slot} was not played (or no gap was shown for it)")
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_a_next_card_is_chosen_while_the_bots_play(browser: Any, server: ServerProcess, size: str) -> None:
     seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}]
@@ -110,6 +129,9 @@ def test_a_next_card_is_chosen_while_the_bots_play(browser: Any, server: ServerP
         if page.evaluate("document.documentElement.lang") != lang:
             set_language(ana, lang)
         keyboard = not touch and played % 2 == 1
+        before = newest_view(ana)
+        assert before is not None
+        deal, since = before["deal_number"], len(ana.frames)
         if not choose(ana, slot, keyboard):
             continue
         tag = page.locator(f"#my-hand button.card[data-slot='{slot}'] .premove-tag")
@@ -136,11 +158,7 @@ def test_a_next_card_is_chosen_while_the_bots_play(browser: Any, server: ServerP
             set_language(ana, "en")
             cancelled += 1
         else:
-            page.wait_for_function(
-                f"() => !document.querySelector(\"#my-hand button.card[data-slot='{slot}']\")", timeout=60_000
-            )  # played by the server for me: a gap in my hand now
-            view = newest_view(ana)
-            assert view is not None and view["hands"][0][slot]["played"]
+            played_for_me(ana, deal, slot, since)
             played += 1
             keyed += keyboard
     told = [frame for _, frame in ana.frames if '"type":"premove"' in frame.replace(" ", "")]

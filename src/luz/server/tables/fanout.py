@@ -159,14 +159,15 @@ class Stepped:
 
 
 class Encoder:
-    """The state messages of one version as JSON text, the parts they share encoded once: the table's summary, and
-    each value of the views (the seats' views share their values, and the hands in them: ``ViewsJson``), each
-    found by its identity; each message is then one ``orjson`` call that writes those parts as they are
-    (``orjson.Fragment``). The text is byte for byte ``dumps`` of the message."""
+    """The state messages of one version as JSON text: the table's summary, which every message shares, encoded
+    once (an ``orjson.Fragment``), and each message one ``orjson`` call. The text is byte for byte ``dumps`` of
+    the message.
+
+    The views are encoded whole in that call: splicing in each value of the views encoded once (they share them)
+    took three times as long, orjson writing a 4 KB view faster than Python can look its parts up
+    (docs/BENCHMARKS.md, issue 34)."""
 
     def __init__(self, version: int, summary: dict[str, Any]) -> None:
-        self._encoded: dict[int, tuple[object, orjson.Fragment]] = {}
-        """Each shared value's encoding by its id (the value kept with it, so that its id stays its own)."""
         self._version = version
         try:
             self._table: orjson.Fragment | None = orjson.Fragment(orjson.dumps(summary, option=OPTIONS))
@@ -177,28 +178,11 @@ class Encoder:
         """The state message of ``seat`` with ``view``; ``None`` if a part is not orjson's to write."""
         if self._table is None:
             return None
+        message = {"type": "state", "version": self._version, "seat": seat, "table": self._table, "view": view}
         try:
-            parts = None if view is None else {key: self._value(value) for key, value in view.items()}
-            message = {"type": "state", "version": self._version, "seat": seat, "table": self._table, "view": parts}
             return orjson.dumps(message, option=OPTIONS).decode()
         except TypeError:
             return None
-
-    def _value(self, value: object) -> object:
-        """``value`` itself if the message's one call writes it as well (a scalar, an empty list or object), else
-        its encoding, made once."""
-        if not isinstance(value, dict | list) or not value:
-            return value
-        known = self._encoded.get(id(value))
-        if known is not None:
-            return known[1]
-        if isinstance(value, list):  # a seat's own list of shared items (its hands): the items one by one
-            encoded = orjson.dumps([self._value(item) for item in value], option=OPTIONS)
-        else:
-            encoded = orjson.dumps(value, option=OPTIONS)
-        fragment = orjson.Fragment(encoded)
-        self._encoded[id(value)] = (value, fragment)
-        return fragment
 
 
 def view_json(table: Table, seat: int | None) -> dict[str, Any] | None:
