@@ -286,7 +286,8 @@ class Registry:
         while True:
             await asyncio.sleep(min(GUEST_PRUNE_SECONDS, max(0.05, unused.total_seconds() / 4)))
             try:
-                self.pruned += await asyncio.to_thread(players.prune_guests, datetime.now(UTC) - unused)
+                before = datetime.fromtimestamp(self.clock.now(), UTC) - unused  # the registry's clock
+                self.pruned += await asyncio.to_thread(players.prune_guests, before)
             except Exception:  # the database unreachable for a moment: the next round prunes them
                 log.exception("guest pruning failed")
 
