@@ -144,10 +144,11 @@ class Registry:
 
     async def _read(self, table_ids: list[str]) -> None:
         """Read the tables of ``table_ids`` and their games (replayed) in a thread, then hold and resume each
-        found. Their channels are heard before they are read: no change of them missed."""
-        for table_id in table_ids:
-            await self.broker.hold(table_id)
+        found. Their channels are heard before they are read: no change of them missed (a read that fails or is
+        cancelled lets them go)."""
         try:
+            for table_id in table_ids:
+                await self.broker.hold(table_id)
             found = await asyncio.to_thread(self._built, table_ids)
         except BaseException:
             for table_id in table_ids:
@@ -464,6 +465,12 @@ class Registry:
     # -- background work ---------------------------------------------------------------------------------
 
     async def close(self) -> None:
+        """Stop: the reads of tables in flight cancelled (none comes into memory after), the bots and timers
+        stopped, the actions queued stored."""
+        readings = set(self._loading.values())
+        for reading in readings:
+            reading.cancel()  # its thread finishes its read; the table is not held
+        await asyncio.gather(*readings, return_exceptions=True)  # each outcome retrieved: nothing logged as lost
         self.bots.close()
         await self.tasks.close()  # before the broker closes: no publish left half-done on a closed connection
         await self.clocks.tasks.close()
