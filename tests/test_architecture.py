@@ -114,9 +114,6 @@ MUTATORS = frozenset(
 WRITER = "tables/writer.py"
 PUBLISH = {"tables/registry.py": {"publish", "_tell_players"}}
 """The publish of a change, which may write a table's bookkeeping of what it told (``told``)."""
-STILL_OUTSIDE = {"tables/presence.py"}
-"""Connection bookkeeping (the seats' connections, grace timers, when a seat was last seen) not yet through the
-door: what is left to move (docs/ARCHITECTURE.md)."""
 
 
 def table_writes(root: Path) -> list[tuple[str, str, str]]:
@@ -160,13 +157,10 @@ def table_writes(root: Path) -> list[tuple[str, str, str]]:
 
 def test_only_the_writer_and_its_publish_write_a_table() -> None:
     """One door: a ``Table`` is written by ``Writer.process`` (and what its publish keeps of what it told); the
-    registry, bots, routes and fan-out keep their own bookkeeping or hand in a command (``Created``)."""
+    registry, bots, routes, fan-out and presence keep their own bookkeeping or hand in a command (``Created``,
+    ``Attach``, ``Detach``)."""
     server = Path(__file__).resolve().parents[1] / "src" / "luz" / "server"
-    outside = [
-        site
-        for site in table_writes(server)
-        if site[0] != WRITER and site[1] not in PUBLISH.get(site[0], ()) and site[0] not in STILL_OUTSIDE
-    ]
+    outside = [site for site in table_writes(server) if site[0] != WRITER and site[1] not in PUBLISH.get(site[0], ())]
     assert outside == [], outside
 
 
@@ -176,12 +170,12 @@ def test_the_table_write_finder_finds_writes(tmp_path: Path) -> None:
         "    table.creator = client\n"
         "    table.seats[0] = set()\n"
         "    table.taken_over.add(1)\n"
-        "    del table.away[2]\n"
+        "    del table.left_at[2]\n"
         "    table.state.version += 1\n"
         "    other.creator = client\n"
         "    seen = table.taken_over.copy()\n"
     )
     found = table_writes(tmp_path)
     assert sorted(found) == sorted(
-        ("route.py", "create", field) for field in ("creator", "seats", "taken_over", "away", "state")
+        ("route.py", "create", field) for field in ("creator", "seats", "taken_over", "left_at", "state")
     )

@@ -20,7 +20,7 @@ from luz.server.db import ActionRow, make_engine, migrate, now
 from luz.server.store import AppendedAction, StaleVersion, Store
 from luz.server.tables import Registry, Table
 from luz.server.tables.broker import MemoryBroker
-from luz.server.tables.commands import Act, Start
+from luz.server.tables.commands import Act, Attach, Start
 from luz.server.tables.fanout import Encoder, Fanout, view_json
 from luz.server.tables.model import dumps
 
@@ -71,7 +71,7 @@ async def play_games(url: str, edition: str, players: int, hints: bool, seed: in
         connections[None] = [Recorder()]
         for seat, recorders in connections.items():
             for recorder in recorders:
-                manager.presence.attach(runtime, seat, recorder)
+                await manager.submit(runtime, Attach(seat, recorder))
         await manager.submit(runtime, Start())
         for game_no in (1, 2):
             state = runtime.state
@@ -226,8 +226,8 @@ def test_a_connection_that_takes_no_message_is_dropped_and_the_others_are_served
             runtime = await manager.get(table_id)
             assert runtime is not None
             stuck, served = Stuck(), Recorder()
-            manager.presence.attach(runtime, 1, stuck)
-            manager.presence.attach(runtime, 2, served)
+            await manager.submit(runtime, Attach(2, served))
+            await manager.submit(runtime, Attach(1, stuck))  # its arrival is told to the others, not to itself
             started = asyncio.get_running_loop().time()
             await manager.fanout.broadcast(runtime)
             assert asyncio.get_running_loop().time() - started < 2

@@ -4,11 +4,13 @@ table however many ask for it at once."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy.orm import Session
 
 from luz.engine import get_edition
@@ -143,5 +145,41 @@ def test_a_table_just_read_is_not_idle_before_its_caller_has_it(tmp_path: Path) 
         await registry._read([table_id])
         assert registry.evict_idle() == 0
         assert await registry.get(table_id) is registry.live[table_id]
+
+    run(tmp_path, scenario)
+
+
+def test_a_read_in_flight_when_the_registry_closes_is_cancelled_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A table being read as the server stops: its read is cancelled (no table comes into memory after, no task
+    left pending, no error left unretrieved), and the request that waited for it is cancelled with it."""
+
+    async def scenario(registry: Registry, store: RecordingStore, table_id: str) -> None:
+        unhandled: list[str] = []
+        asyncio.get_running_loop().set_exception_handler(lambda _, context: unhandled.append(context["message"]))
+        reading, release, read_done = threading.Event(), threading.Event(), threading.Event()
+        load_many = store.load_many
+
+        def slow_read(table_ids: list[str]) -> Any:  # the database slow to answer
+            reading.set()
+            release.wait(60)
+            try:
+                return load_many(table_ids)
+            finally:
+                read_done.set()
+
+        store.load_many = slow_read  # type: ignore[method-assign]
+        asking = asyncio.ensure_future(registry.get(table_id))
+        assert await asyncio.to_thread(reading.wait, 60)
+        [read] = set(registry._loading.values())
+        await registry.close()
+        assert read.cancelled() and registry._loading == {}
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+        release.set()  # the read's thread ends; its table is never held
+        assert await asyncio.to_thread(read_done.wait, 60)
+        await asyncio.sleep(0)  # what the read's end schedules on the loop, run
+        del read, asking
+        gc.collect()
+        assert table_id not in registry.live and unhandled == []
 
     run(tmp_path, scenario)

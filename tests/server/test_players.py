@@ -16,6 +16,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from luz.server import Settings, app_services, create_app
 from luz.server.api.identity import DEVICE_PATH
+from luz.server.clock import FakeClock
 from luz.server.identity import COOKIE, DEVICE_COOKIE, HEADER, LOGIN_ATTEMPTS_PER_DEVICE, LOGIN_ATTEMPTS_PER_MINUTE
 from support.server import Peer, create_table, guest, migrate_to, seats, wait_for
 
@@ -229,6 +230,25 @@ def test_login_attempts_are_rate_limited(client: Any) -> None:
     limited = login(client, "eve")  # even the right password, until the minute is over
     assert limited.status_code == 429 and limited.json()["detail"] == "too many login attempts: wait a minute"
     assert limited.headers["retry-after"] == "60"
+
+
+def test_the_login_and_guest_limits_lift_when_the_apps_clock_has_moved_past_their_window(sqlite_url: str) -> None:
+    """The login limits and the new guests per client run on the app's injected clock: a fake one moved a minute
+    on lifts them, nothing sleeps."""
+    clock = FakeClock()
+    settings = Settings(database_url=sqlite_url, bot_workers=0, guests_per_minute="2/minute")
+    with TestClient(create_app(settings, clock)) as client:
+        assert register(client, "uma").status_code == 201  # the client's first guest becomes an account
+        assert [client.post("/api/me/guest").status_code for _ in range(2)] == [201, 429]
+        client.cookies.clear()  # a browser that never logged in to uma: no device cookie
+        statuses = [login(client, "uma", "wrong password").status_code for _ in range(LOGIN_ATTEMPTS_PER_MINUTE)]
+        assert statuses == [401] * LOGIN_ATTEMPTS_PER_MINUTE
+        client.portal.call(clock.advance, 59.5)
+        assert login(client, "uma").status_code == 429  # the first attempt is still in the window
+        assert client.post("/api/me/guest").status_code == 429
+        client.portal.call(clock.advance, 0.5)
+        assert login(client, "uma").status_code == 200  # a minute after the first attempt
+        assert client.post("/api/me/guest").status_code == 201
 
 
 def hammer(client: Any, username: str, attempts: int) -> list[int]:

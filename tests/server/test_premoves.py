@@ -20,7 +20,7 @@ from luz.server.db import make_engine, migrate
 from luz.server.store import Store
 from luz.server.tables import Refused, Registry, Table
 from luz.server.tables.broker import MemoryBroker
-from luz.server.tables.commands import Act, Premove, Start
+from luz.server.tables.commands import Act, Attach, Premove, Start
 from support.server import Peer, Truth, create_joined, seats
 
 EDITION, PLAYERS, SEED = "iello-2024", 3, 20_261_206
@@ -69,7 +69,7 @@ def run(tmp_path: Path, scenario: Scenario, turn_based: bool = False, name: str 
             assert table is not None
             recorders: dict[int | None, Recorder] = {seat: Recorder() for seat in (0, 1, 2, None)}
             for seat, recorder in recorders.items():
-                registry.presence.attach(table, seat, recorder)
+                await registry.submit(table, Attach(seat, recorder))
             await registry.submit(table, Start(seed=SEED))
             await scenario(registry, table, recorders)
             return recorders

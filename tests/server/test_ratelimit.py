@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import socket
+
+import pytest
+from limits.errors import StorageError
 
 from luz.server.clock import FakeClock
 from luz.server.ratelimit import MovingWindow, RateLimit, SharedRateLimit
@@ -50,3 +54,13 @@ def test_the_limits_without_redis_run_on_the_clock_given() -> None:
     assert asyncio.run(hits()) == [None, 60, 60]
     clock.advance(60)
     assert opening.hit("x") is None and asyncio.run(hits()) == [None, 60, 60]
+
+
+def test_a_limit_made_never_to_lift_on_a_storage_failure_raises_it() -> None:
+    """The login limits (api/identities.py): Redis unreachable is an error, never every attempt let through."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens there once the probe is closed
+    unreachable = SharedRateLimit("2/minute", f"redis://127.0.0.1:{port}/0", "test", open_on_failure=False)
+    with pytest.raises(StorageError):
+        asyncio.run(unreachable.hit("login-user:uma"))

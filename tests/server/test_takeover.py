@@ -66,7 +66,8 @@ def away_until_back(client: Any, truth: Truth, clock: FakeClock) -> None:
             client.portal.call(clock.advance, 2 * GRACE)
             # No grace period counts down (the app's other timers, a tournament's sweep, the daily's midnight, may):
             # nothing can take the seat.
-            assert not app_services(client.app).tables.live[table_id].away
+            tables = app_services(client.app).tables
+            assert not tables.presence.counting(tables.live[table_id])
             assert not moved(back, waiting["version"])
             final = play([back, stays])
     assert is_over(final)

@@ -4,7 +4,9 @@ has ended and new work is dropped, so nothing uses Redis or the database after t
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
+import warnings
 
 import pytest
 
@@ -46,3 +48,22 @@ def test_a_failure_is_logged_and_close_ends_the_running_work_and_drops_new_work(
         asyncio.run(scenario())
     assert ran == ["cleaned up"]
     assert [record.getMessage() for record in caplog.records] == ["background work failed"]
+
+
+def test_work_cancelled_before_it_began_is_closed_without_a_warning() -> None:
+    """The server stops right after a change spawned its broker word (a spectator's count): the word never runs,
+    and Python is not left to warn of a coroutine never awaited."""
+
+    async def word() -> None:
+        raise AssertionError("never runs")
+
+    async def scenario() -> None:
+        tasks = Tasks()
+        work = word()
+        tasks.spawn(work)
+        await tasks.close()  # before the loop ever ran its task
+        assert inspect.getcoroutinestate(work) == inspect.CORO_CLOSED and not tasks.running()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        asyncio.run(scenario())

@@ -8,7 +8,6 @@ import asyncio
 from typing import Any
 
 from luz.engine import Game
-from luz.server import Settings
 from luz.server.clock import FakeClock
 from luz.server.domain import SeatKind, SeatState, Status, TableState
 from luz.server.tables.broker import MemoryBroker
@@ -49,25 +48,45 @@ def table_of(status: Status = Status.PLAYING, **fields: Any) -> Table:
 
 
 def test_a_seat_whose_player_is_back_within_its_grace_is_never_taken_over() -> None:
-    """(Was a sleep of twice the grace period in test_takeover.)"""
+    """(Was a sleep of twice the grace period in test_takeover.) Presence is told what the writer did with the
+    connections (``left``: the seat's last one closed; ``here``: one attached) and never writes the table."""
 
     async def scenario() -> None:
         clock, door = FakeClock(), FakeDoor()
-        presence = Presence(door, Tasks(), MemoryBroker(), Settings(database_url="sqlite://"), clock)
-        table, first, second = table_of(), Recorder(), Recorder()
-        presence.attach(table, 0, first)
-        assert presence.detach(table, 0, first)  # no connection left: its grace period begins
+        presence = Presence(door, Tasks(), MemoryBroker(), clock)
+        table = table_of()
+        presence.left(table, 0)  # no connection left: its grace period begins
+        presence.left(table, 0)  # told twice (a dropped send, then its socket's close): still one count-down
         clock.advance(GRACE / 3)
-        assert door.commands == [] and 0 in table.away
-        arrived, _ = presence.attach(table, 0, second)
-        assert arrived and 0 not in table.away  # back within the grace period: its count-down stops
+        assert door.commands == [] and presence.counting(table) == {0} and clock.pending() == 1
+        presence.here(table, 0)  # told of an attach whose connection closed since: still counting down
+        assert presence.counting(table) == {0}
+        table.seats[0] = {Recorder()}  # the writer's Attach
+        presence.here(table, 0)
+        assert presence.counting(table) == set()  # back within the grace period: its count-down stops
+        presence.left(table, 0)  # told of a detach while a connection is open: nothing counts down
         clock.advance(2 * GRACE)
         assert door.commands == [] and clock.pending() == 0
-        presence.detach(table, 0, second)
+        table.seats[0] = set()  # the writer's Detach
+        presence.left(table, 0)
         clock.advance(GRACE - 0.001)
         assert door.commands == []
         clock.advance(0.001)
-        assert door.commands == [TakeOver(0)]
+        assert door.commands == [TakeOver(0)] and presence.counting(table) == set()
+
+    asyncio.run(scenario())
+
+
+def test_a_seat_connected_when_its_grace_ends_is_not_taken_over() -> None:
+    async def scenario() -> None:
+        clock, door = FakeClock(), FakeDoor()
+        presence = Presence(door, Tasks(), MemoryBroker(), clock)
+        table = table_of()
+        presence.await_players(table)  # a game started with nobody connected: every human seat counts down
+        assert presence.counting(table) == {0, 1, 2}
+        table.seats[1] = {Recorder()}  # as the writer's Attach leaves it, had the timer not been stopped
+        clock.advance(GRACE)
+        assert door.commands == [TakeOver(0), TakeOver(2)] and presence.counting(table) == set()
 
     asyncio.run(scenario())
 

@@ -157,9 +157,9 @@ def bench_players(
     """The figures: register and login (``accounts`` of each), ``rated_games`` rating updates (4 players, each in
     its own transaction, CPU time too), then ``reads`` profile and leaderboard answers with ``games`` stored."""
     from fastapi.testclient import TestClient
-    from limits import RateLimitItemPerMinute
 
     from luz.server import Settings, app_services, create_app
+    from luz.server.ratelimit import SharedRateLimit
 
     say = progress or (lambda message: None)
     with tempfile.TemporaryDirectory() as folder:
@@ -168,7 +168,7 @@ def bench_players(
         report: dict[str, Any] = {"database": make_engine(url).dialect.name, "accounts": accounts, "games": games}
         app = create_app(settings)
         with TestClient(app) as client:
-            app_services(app).identities.login_rate = RateLimitItemPerMinute(10**9)
+            app_services(app).identities.logins = SharedRateLimit(f"{10**9}/minute")
             say(f"register and log in {accounts} accounts")
             names = [f"b{secrets.token_hex(5)}" for _ in range(accounts)]
             registers, logins = [], []

@@ -12,7 +12,6 @@ import hashlib
 import ipaddress
 import logging
 import math
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 
@@ -24,6 +23,11 @@ from limits.errors import StorageError
 from .clock import SYSTEM_CLOCK, Clock
 
 log = logging.getLogger("luz.server")
+
+LIMITS_CLOCK: Clock = SYSTEM_CLOCK
+"""The clock of the ``limits`` library's windows (shared through Redis): its storages read ``time.time()`` and
+take no other clock, so the wait luz derives from one of their windows reads this same clock (an injected
+``FakeClock`` would mix two times). Windows in this process's memory are luz's own, on the injected clock."""
 
 
 DEFAULT_IPV6_PREFIX = 64
@@ -133,10 +137,19 @@ class RateLimit:
 class SharedRateLimit:
     """At most ``rate`` hits per key over a moving window, counted together by every server process of a
     deployment when it has Redis (``redis_url``; ``scope`` keeps deployments sharing a Redis apart: the ``limits``
-    library's windows, on the system clock), else in this process's memory on ``clock``."""
+    library's windows, on its own clock, ``LIMITS_CLOCK``), else in this process's memory on ``clock``.
+    ``open_on_failure``: with Redis unreachable, the limit is not enforced (else the storage's error is raised)."""
 
-    def __init__(self, rate: str, redis_url: str | None = None, scope: str = "", clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(
+        self,
+        rate: str,
+        redis_url: str | None = None,
+        scope: str = "",
+        clock: Clock = SYSTEM_CLOCK,
+        open_on_failure: bool = True,
+    ) -> None:
         self.rate = parse(rate)
+        self.open_on_failure = open_on_failure
         self.window: MovingWindow | None = None
         self.limiter: aio_strategies.MovingWindowRateLimiter | None = None
         if redis_url:
@@ -150,7 +163,8 @@ class SharedRateLimit:
 
     async def hit(self, key: str) -> int | None:
         """Count a hit of ``key``: ``None`` if allowed, else the whole seconds to wait (for ``Retry-After``). With
-        Redis unreachable the limit is not enforced (a line in the log), rather than every request refused."""
+        Redis unreachable the limit is not enforced (a line in the log), rather than every request refused, unless
+        it was made not to be (``open_on_failure``)."""
         if self.window is not None:
             return self.window.hit(key)
         assert self.limiter is not None
@@ -174,9 +188,11 @@ class SharedRateLimit:
                 return None
             stats = await limiter.get_window_stats(self.rate, key)
         except StorageError as error:
+            if not self.open_on_failure:
+                raise
             log.warning("rate limit not checked, its storage failed: %s", type(error.storage_error).__name__)
             return None
-        return max(1, math.ceil(stats.reset_time - time.time()))  # the time of the ``limits`` library's windows
+        return max(1, math.ceil(stats.reset_time - LIMITS_CLOCK.now()))
 
 
 def deployment_scope(database_url: str) -> str:

@@ -120,7 +120,7 @@ def create_app(
         identities = Identities(
             players,
             await asyncio.to_thread(players.signing_key, settings.secret_key),
-            settings.redis_url or "memory://",
+            settings.redis_url,
             secure_cookies=settings.public_url.startswith("https://"),
             trusted_proxies=settings.trusted_proxies,
             ipv6_prefix=settings.ipv6_prefix,
@@ -128,8 +128,9 @@ def create_app(
             accounts_per_address=settings.accounts_per_address,
             scope=deployment_scope(settings.database_url),
             public_url=settings.public_url,
+            clock=clock,
         )
-        broker: Broker = RedisBroker(settings.redis_url) if settings.redis_url else MemoryBroker()
+        broker: Broker = RedisBroker(settings.redis_url, clock) if settings.redis_url else MemoryBroker()
         pool = BotPool(settings.bot_workers, start=False) if settings.bot_workers > 0 else None
         # The bot levels imported and numba started in a thread before the server answers (numba's start holds the
         # interpreter for long stretches: done while serving, it held every table up for seconds), then the bot

@@ -4,7 +4,6 @@ asked for, the seat its token opens."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import replace
 from typing import Any
 
@@ -150,10 +149,3 @@ async def finished_record(request: Request, table: Table, number: int) -> dict[s
     game = build_game(replace(table.state, seed=seed, actions=actions))
     assert game is not None
     return to_record(game, table.names())
-
-
-async def close_all(connections: set[Any], code: int = 4401) -> None:
-    """Close each connection with ``code`` (those already gone are skipped)."""
-    for connection in connections:
-        with contextlib.suppress(Exception):
-            await connection.close(code=code)

@@ -7,20 +7,17 @@ import asyncio
 import hashlib
 import hmac
 import secrets
-import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request, Response
 from itsdangerous import BadSignature, URLSafeSerializer
-from limits import RateLimitItemPerMinute, parse
-from limits.storage import storage_from_string
-from limits.strategies import MovingWindowRateLimiter
 from pwdlib import PasswordHash
 from starlette.requests import HTTPConnection
 
 from .. import links
+from ..clock import SYSTEM_CLOCK, Clock
 from ..identity import (
     COOKIE,
     COOKIE_SECONDS,
@@ -32,7 +29,7 @@ from ..identity import (
     Identity,
     Players,
 )
-from ..ratelimit import DEFAULT_IPV6_PREFIX, client_key
+from ..ratelimit import DEFAULT_IPV6_PREFIX, SharedRateLimit, client_key
 from .guards import OverLimit
 
 DEVICE_PATH = "/api/account"
@@ -59,13 +56,16 @@ def from_this_site(connection: HTTPConnection, public_url: str) -> bool:
 
 
 class Identities:
-    """Who a request comes from, with cookies, CSRF checks and the login limiter; one per app."""
+    """Who a request comes from, with cookies, CSRF checks and the login limiter; one per app. Its limits (logins,
+    password attempts, new guests and accounts per client) are moving windows shared through Redis (``redis_url``;
+    their keys begin with ``scope``, the deployment's name: ``ratelimit.deployment_scope``), else in this process's
+    memory on ``clock`` (``ratelimit.SharedRateLimit``)."""
 
     def __init__(
         self,
         players: Players,
         signing_key: str,
-        limiter_storage: str,
+        redis_url: str | None,
         secure_cookies: bool,
         trusted_proxies: tuple[str, ...] = (),
         ipv6_prefix: int = DEFAULT_IPV6_PREFIX,
@@ -73,25 +73,29 @@ class Identities:
         accounts_per_address: str | None = None,
         scope: str = "",
         public_url: str = "",
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.players = players
         self.public_url = public_url
         """This site's address (``LUZ_PUBLIC_URL``; empty: the host each request was sent to)."""
-        self.scope = scope
-        """The deployment's name (``ratelimit.deployment_scope``): the shared limits' keys begin with it."""
-        self.account_rate = parse(accounts_per_address) if accounts_per_address else None
         self._address_key = hashlib.sha256(b"luz-client-address:" + signing_key.encode()).digest()
         self.trusted_proxies = trusted_proxies
         self.ipv6_prefix = ipv6_prefix
-        self.guest_rate = parse(guests_per_minute) if guests_per_minute else None
         self.signer = URLSafeSerializer(signing_key, salt="luz-session")
         self.devices = URLSafeSerializer(signing_key, salt="luz-device")
         """Signs the device cookies (OWASP's "Slow Down Online Guessing Attacks with Device Cookies")."""
         self.hasher = PasswordHash.recommended()
         self.hashing = ThreadPoolExecutor(2, thread_name_prefix="luz-argon2")
-        self.limiter = MovingWindowRateLimiter(storage_from_string(limiter_storage))
-        self.login_rate = RateLimitItemPerMinute(LOGIN_ATTEMPTS_PER_MINUTE)
-        self.device_rate = RateLimitItemPerMinute(LOGIN_ATTEMPTS_PER_DEVICE)
+
+        def limit(rate: str) -> SharedRateLimit:  # Redis unreachable: an error, never a limit lifted
+            return SharedRateLimit(rate, redis_url, scope, clock, open_on_failure=False)
+
+        self.logins = limit(f"{LOGIN_ATTEMPTS_PER_MINUTE}/minute")
+        """Login attempts per client address, per username, and a signed-in account's password attempts."""
+        self.device_logins = limit(f"{LOGIN_ATTEMPTS_PER_DEVICE}/minute")
+        """Login attempts of a browser whose device cookie names the account."""
+        self.guests = limit(guests_per_minute) if guests_per_minute else None
+        self.accounts = limit(accounts_per_address) if accounts_per_address else None
         self.secure_cookies = secure_cookies
         self._dummy_hash: str | None = None
 
@@ -153,25 +157,20 @@ class Identities:
 
     async def account_allowed(self, request: HTTPConnection) -> None:
         """429 with ``Retry-After`` when the client registered ``accounts_per_address`` accounts already."""
-        if self.account_rate is None:
+        if self.accounts is None:
             return
-        client = self.client(request)
-        key = ("account-client", self.scope, client)
-        if not await self._run(self.limiter.test, self.account_rate, *key):
-            stats = await self._run(self.limiter.get_window_stats, self.account_rate, *key)
-            wait = max(1, int(stats.reset_time - time.time()) + 1)
+        wait = await self.accounts.wait(f"account-client:{self.client(request)}")
+        if wait is not None:
             raise OverLimit("accounts_per_address", "too many new accounts from your address: try again later", wait)
 
     async def account_registered(self, request: HTTPConnection) -> None:
         """Count a new account of the client (``account_allowed``'s limit)."""
-        if self.account_rate is not None:
-            await self._run(self.limiter.hit, self.account_rate, "account-client", self.scope, self.client(request))
+        if self.accounts is not None:
+            await self.accounts.hit(f"account-client:{self.client(request)}")
 
     async def create_guest(self, request: HTTPConnection) -> tuple[Identity, str]:
         """A new guest and its session's secret; 429 past ``guests_per_minute`` from one client (each is a row)."""
-        if self.guest_rate is not None and not await self._run(
-            self.limiter.hit, self.guest_rate, "guest-client", self.scope, self.client(request)
-        ):
+        if self.guests is not None and await self.guests.hit(f"guest-client:{self.client(request)}") is not None:
             raise OverLimit("guests_per_minute", "too many new guests from your address: try again later", 60)
         return await asyncio.to_thread(self.players.create_guest)
 
@@ -218,18 +217,16 @@ class Identities:
         elsewhere does not lock its owner out); any other attempt counts per client address and per username."""
         username = username.lower()
         nonce = self.devices_of(request).get(username)
-        if nonce is not None and await self._run(self.limiter.hit, self.device_rate, "login-device", self.scope, nonce):
+        if nonce is not None and await self.device_logins.hit(f"login-device:{nonce}") is None:
             return True
-        keys = (("login-client", self.scope, self.client(request)), ("login-user", self.scope, username))
-        results = [await self._run(self.limiter.hit, self.login_rate, *key) for key in keys]
-        return all(results)
+        keys = (f"login-client:{self.client(request)}", f"login-user:{username}")
+        results = [await self.logins.hit(key) for key in keys]
+        return all(wait is None for wait in results)
 
     async def allow_password_attempt(self, identity: Identity) -> bool:
         """One more attempt of ``identity`` (signed in) at its current password; ``False`` past the limit. Counted
         per account, apart from the logins: nobody else can spend it."""
-        return bool(
-            await self._run(self.limiter.hit, self.login_rate, "password-player", self.scope, identity.player_id)
-        )
+        return await self.logins.hit(f"password-player:{identity.player_id}") is None
 
     def devices_of(self, request: HTTPConnection) -> dict[str, str]:
         """The accounts the request's device cookie says this browser logged in to: each username's nonce (none for

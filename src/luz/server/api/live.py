@@ -26,14 +26,13 @@ from ..logs import on_table
 from ..ratelimit import TokenBucket
 from ..tables import Refused, Registry, Table
 from ..tables.chat import Chat
-from ..tables.commands import Act, Away, Note, Premove, RematchAnswer, Return, ShowHand
+from ..tables.commands import Act, Attach, Detach, Note, Premove, RematchAnswer, ShowHand
 from ..tables.fanout import replay_message
 from ..tables.model import Watcher, dumps
 from ..tables.notes import own_notes
 from ..tables.premoves import premove_message
 from .deps import (
     client_of,
-    close_all,
     guards_of,
     identities_of,
     metrics_of,
@@ -158,21 +157,18 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
         return
     ties = await watcher_of(websocket, watcher) if seat is None else None
     socket = Socket(websocket)
-    try:
-        arrived, evicted = tables.presence.attach(table, seat, socket, ties)
+    try:  # the others see the seat connected (its bot, if any, stops); its oldest connection beyond the limit closed
+        await tables.submit(table, Attach(seat, socket, ties))
     except Refused as refused:
         if refused.limit is not None:
             metrics_of(websocket).refused(refused.limit)
         await websocket.close(code=4429, reason=str(refused))
         return
-    await close_all(set(evicted), code=4409)
     services = services_of(websocket)
     settings, chat = services.settings, services.chat
     bucket = TokenBucket(settings.messages_per_second, services.clock)
     session = Session(tables, chat, table, seat, socket, bucket, settings.max_message_bytes)
     try:
-        if arrived and seat is not None:  # the others see the seat connected (its bot, if any, stops)
-            await tables.submit(table, Return(seat, socket))
         await session.send_state()
         await chat.joined(table, seat, socket, watcher, client_of(websocket))
         replay = replay_message(table) if seat is None else None
@@ -186,8 +182,7 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
             if reply is not None:
                 await socket.send_text(dumps(reply))
     finally:
-        if tables.presence.detach(table, seat, socket) and seat is not None:
-            await tables.submit(table, Away(seat))
+        await tables.submit(table, Detach(seat, socket))
 
 
 async def watcher_of(websocket: WebSocket, identity: Identity | None) -> Watcher:

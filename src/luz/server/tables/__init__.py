@@ -6,7 +6,7 @@
 - ``model``: the vocabulary (``Refused``, ``Connection``, ``Outbox``, ``Change``, ``QUICK_BOT``)
 - ``table``: one table (``Table``: lock, game, version, connections)
 - ``fanout``: each connection's message after a change, and the sending
-- ``presence``: connections, grace periods, bots taking over a seat whose player left
+- ``presence``: grace periods, bots taking over a seat whose player left (connections are the writer's)
 - ``botmoves`` and ``botpool``: bot moves, their release times and caps, the bot processes
 - ``clocks``: deadlines of timed tables and the timeout's move
 - ``broker``: events between server processes (memory or Redis)

@@ -15,10 +15,10 @@ import contextlib
 import json
 import logging
 import secrets
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
+from ..clock import SYSTEM_CLOCK, Clock
 from .model import Change
 
 log = logging.getLogger("luz.server")
@@ -159,13 +159,15 @@ class RedisBroker:
     """The counts' lifetime, renewed a third of it before (a process that died stops counting within it)."""
     shared = True
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, clock: Clock = SYSTEM_CLOCK) -> None:
         import redis.asyncio as redis
 
         # A pool that waits for a free connection: the default one refuses a command when 100 are in use
         # (MaxConnectionsError), which a busy process reaches with its concurrent publishes.
         self.redis = redis.Redis(connection_pool=redis.BlockingConnectionPool.from_url(url, max_connections=64))
         self.origin = secrets.token_hex(8)
+        self.clock = clock
+        """The wall clock of the processes' spectator counts' lifetimes (``WATCHERS``' scores)."""
         self._task: asyncio.Task[None] | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self.watching: dict[str, int] = {}
@@ -277,13 +279,13 @@ class RedisBroker:
                 else:
                     pipe.hdel(key, table_id)
             pipe.expire(key, self.WATCHING_SECONDS)
-            pipe.zadd(self.WATCHERS, {self.origin: time.time() + self.WATCHING_SECONDS})
+            pipe.zadd(self.WATCHERS, {self.origin: self.clock.now() + self.WATCHING_SECONDS})
             await pipe.execute()
 
     async def spectator_counts(self, table_ids: list[str]) -> dict[str, int]:
         if not table_ids:
             return {}
-        await self.redis.zremrangebyscore(self.WATCHERS, "-inf", time.time())  # the processes that stopped
+        await self.redis.zremrangebyscore(self.WATCHERS, "-inf", self.clock.now())  # the processes that stopped
         members: list[Any] = list(await self.redis.zrange(self.WATCHERS, 0, -1))
         origins = [member.decode() for member in members]
         totals = dict.fromkeys(table_ids, 0)

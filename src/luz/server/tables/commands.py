@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from luz.engine import Action
 
 from ..domain import SeatPolicy
-from .model import Change, Connection, Outbox, Refused
+from .model import Change, Connection, Outbox, Refused, Watcher
 
 if TYPE_CHECKING:
     from .table import Table
@@ -80,18 +80,31 @@ class TakeOver:
 
 @dataclass(frozen=True)
 class Return:
-    """``seat``'s player is back (connected here, or said to be by another process): its bot stops. ``arrived``:
-    the connection just opened, which is sent its own state next (not this change's)."""
+    """``seat``'s player is back, said to be connected to another process: its bot stops here too (back here: an
+    ``Attach``)."""
 
     seat: int
-    arrived: Connection | None = None
 
 
 @dataclass(frozen=True)
-class Away:
-    """``seat`` has no connection here any more: shown so (its grace period is presence's)."""
+class Attach:
+    """A connection of ``seat`` opened here (``None``: a spectator's, tied to people by ``watcher``): the seat is
+    shown connected (its bot, if any, stops; the connection is sent its own state next, not this change's), a
+    seat's oldest connections beyond ``max_connections_per_seat`` are closed; :class:`Refused` (``full``) for a
+    spectator beyond ``max_spectators_per_table``. No version: a move in flight stays fresh."""
 
-    seat: int
+    seat: int | None
+    connection: Connection
+    watcher: Watcher | None = None
+
+
+@dataclass(frozen=True)
+class Detach:
+    """A connection closed (or was dropped for a failed send): a seat left with none here is shown so and its
+    grace period begins (presence's). Nothing if it was already detached. No version."""
+
+    seat: int | None
+    connection: Connection
 
 
 @dataclass(frozen=True)
@@ -207,7 +220,8 @@ Command = (
     | Leave
     | TakeOver
     | Return
-    | Away
+    | Attach
+    | Detach
     | RematchAnswer
     | ExpireRematch
     | Expire
@@ -244,8 +258,15 @@ class Outcome:
     """A game has just started: a player who joined but is not connected must not hold it up."""
     revoked: set[Connection] = field(default_factory=set)
     """Connections whose seat's token no longer opens the seat: closed."""
+    evicted: set[Connection] = field(default_factory=set)
+    """A seat's oldest connections beyond its limit: closed."""
     presence: str | None = None
     """A word to the other processes about the command's seat (``away``: a bot plays it here)."""
+    connected: bool | None = None
+    """The command's seat was just attached here (``True``: its grace period stops) or its last connection here
+    closed (``False``: its grace period begins)."""
+    spectators: int | None = None
+    """The table's spectators here, when their number changed (the other processes add them up)."""
     seat: int | None = None
     token: str | None = None
     """A join's seat token."""

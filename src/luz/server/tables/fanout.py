@@ -33,7 +33,7 @@ SEND_SECONDS = 5.0
 Public = Callable[[Table], dict[str, Any] | None]
 """Something public about a table, as a message part (its clock) or a message of its own (a timeout's notice)."""
 Dropped = Callable[[Table, int | None, Connection], object]
-"""Told of a connection dropped for a failed or late send (presence.py detaches it)."""
+"""Told of a connection dropped for a failed or late send (the registry posts its ``Detach``)."""
 
 
 class Fanout:

@@ -27,7 +27,7 @@ from .botmoves import BotMoves
 from .botpool import BotPool
 from .broker import Broker
 from .clocks import Clocks, public
-from .commands import Away, ChangeSeatSettings, Command, Expire, Follow, Outcome, Refresh
+from .commands import ChangeSeatSettings, Command, Detach, Expire, Follow, Outcome, Refresh
 from .fanout import Fanout
 from .forced import ForcedMoves
 from .model import Change, Connection, Refused
@@ -72,7 +72,7 @@ class Registry:
         self.posted: set[asyncio.Task[None]] = set()
         """The commands handed in in the background (``post``), on their way."""
         self.clocks = Clocks(self, Tasks(), self.clock)
-        self.presence = Presence(self, self.tasks, broker, settings, self.clock)
+        self.presence = Presence(self, self.tasks, broker, self.clock)
         self.fanout = Fanout(public, self.clocks.notice, self._dropped)
         self.writer = Writer(store, broker.shared, self.fanout.outbox, settings, self.clock)
         self.bots = BotMoves(self, pool, settings)
@@ -144,10 +144,11 @@ class Registry:
 
     async def _read(self, table_ids: list[str]) -> None:
         """Read the tables of ``table_ids`` and their games (replayed) in a thread, then hold and resume each
-        found. Their channels are heard before they are read: no change of them missed."""
-        for table_id in table_ids:
-            await self.broker.hold(table_id)
+        found. Their channels are heard before they are read: no change of them missed (a read that fails or is
+        cancelled lets them go)."""
         try:
+            for table_id in table_ids:
+                await self.broker.hold(table_id)
             found = await asyncio.to_thread(self._built, table_ids)
         except BaseException:
             for table_id in table_ids:
@@ -247,7 +248,7 @@ class Registry:
         deadline brings it back)."""
         state, game = table.state, table.game
         used = self.used.get(table.id, 0.0)
-        if now - used < self.settings.idle_table_seconds or table.lock.locked() or table.away:
+        if now - used < self.settings.idle_table_seconds or table.lock.locked() or self.presence.counting(table):
             return False
         if any(table.seats.values()) or table.spectators or self.bots.busy(table):
             return False
@@ -269,6 +270,7 @@ class Registry:
             self.rematch.forget(table)
             self.forced.forget(table)
             self.premoves.forget(table)
+            self.presence.forget(table)
         self.evicted += len(leaving)
         return len(leaving)
 
@@ -285,7 +287,8 @@ class Registry:
         while True:
             await asyncio.sleep(min(GUEST_PRUNE_SECONDS, max(0.05, unused.total_seconds() / 4)))
             try:
-                self.pruned += await asyncio.to_thread(players.prune_guests, datetime.now(UTC) - unused)
+                before = datetime.fromtimestamp(self.clock.now(), UTC) - unused  # the registry's clock
+                self.pruned += await asyncio.to_thread(players.prune_guests, before)
             except Exception:  # the database unreachable for a moment: the next round prunes them
                 log.exception("guest pruning failed")
 
@@ -329,10 +332,9 @@ class Registry:
             await self.presence.on_presence(table, seat, kind)
 
     def _dropped(self, table: Table, seat: int | None, connection: Connection) -> None:
-        """A connection dropped for a failed or late send: detached, and its seat told away if it was its last
-        (as when its socket closes: that later detach finds it gone)."""
-        if self.presence.detach(table, seat, connection) and seat is not None:
-            self.post(table, Away(seat))
+        """A connection dropped for a failed or late send: detached through the door, its seat shown away if it
+        was its last (as when its socket closes: that later detach finds it gone)."""
+        self.post(table, Detach(seat, connection))
 
     # -- the one door ------------------------------------------------------------------------------------
 
@@ -367,7 +369,8 @@ class Registry:
     async def publish(self, table: Table, outcome: Outcome) -> None:
         """Every side effect of a change, here only: the metrics, the connections closed, the states sent to this
         process's connections and the version told to the others, the grace periods of a game just started, the
-        timers and bots (``resume``), the players' "my games" streams, a word about a seat's presence."""
+        timers and bots (``resume``), the players' "my games" streams, a seat's presence (its grace period, a word
+        to the other processes) and the spectators' count."""
         acted = outcome.acted
         if acted is not None:
             bot = self.bots.bot_for(table, acted.seat) is not None
@@ -375,9 +378,15 @@ class Registry:
             self.metrics.action_stored("bid" if isinstance(acted.action, Bid) else "play", source)
             if acted.timeout:
                 self.metrics.deadline_fired()
-        for connection in outcome.revoked:
-            with contextlib.suppress(Exception):
-                await connection.close(code=4401)  # type: ignore[attr-defined]
+        if outcome.connected is not None and outcome.seat is not None:  # its grace period, told before any await:
+            told = self.presence.here if outcome.connected else self.presence.left  # in the writer's order
+            told(table, outcome.seat)
+        if outcome.spectators is not None:
+            self.tasks.spawn(self.broker.spectators(table.id, outcome.spectators))
+        for connections, code in ((outcome.revoked, 4401), (outcome.evicted, 4409)):
+            for connection in connections:
+                with contextlib.suppress(Exception):
+                    await connection.close(code=code)  # type: ignore[attr-defined]
         if outcome.started:  # a player who joined but is not connected must not hold the game up
             self.presence.await_players(table)
         if outcome.tell and self.broker.shared:
@@ -456,6 +465,12 @@ class Registry:
     # -- background work ---------------------------------------------------------------------------------
 
     async def close(self) -> None:
+        """Stop: the reads of tables in flight cancelled (none comes into memory after), the bots and timers
+        stopped, the actions queued stored."""
+        readings = set(self._loading.values())
+        for reading in readings:
+            reading.cancel()  # its thread finishes its read; the table is not held
+        await asyncio.gather(*readings, return_exceptions=True)  # each outcome retrieved: nothing logged as lost
         self.bots.close()
         await self.tasks.close()  # before the broker closes: no publish left half-done on a closed connection
         await self.clocks.tasks.close()

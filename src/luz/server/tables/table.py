@@ -1,6 +1,7 @@
 """One live table: its stored state, its game, its lock and its connections.
 
-A table is changed only by its writer (``writer.py``), under the table's lock.
+A table is changed only by its writer (``writer.py``), under the table's lock: its connections too (``Attach``,
+``Detach``); the grace periods are presence's own (``presence.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from luz.engine import Game, Phase, ViewsJson
 from luz.engine.game import drawn_first_player
 
-from ..clock import SYSTEM_CLOCK, Clock, Timer
+from ..clock import SYSTEM_CLOCK, Clock
 from ..domain import SeatKind, Status, TableState, build_game, replaced
 from ..timecontrol import deadline
 from .model import Chosen, Connection, Watcher
@@ -32,14 +33,10 @@ class Table:
     watchers: dict[Connection, Watcher] = field(default_factory=dict)
     """What ties each spectator connection to people (at a ``show_hands`` table, a spectator tied to a seat sees
     the hands as any spectator does: fanout.py)."""
-    away: dict[int, Timer] = field(default_factory=dict)
-    """Human seats with no connection, counting down their grace period (presence.py)."""
     taken_over: set[int] = field(default_factory=set)
     """Human seats a bot plays for while their player is away."""
     left_at: dict[int, int] = field(default_factory=dict)
     """When each seat's last connection here closed (epoch ms): a turn-based table shows "last seen 2 h ago"."""
-    elsewhere: dict[int, float] = field(default_factory=dict)
-    """When each seat was last said to be connected to another server process (event loop time)."""
     opened: dict[Any, int] = field(default_factory=dict)
     """When each connection was opened (a counter): a seat's oldest is closed when it opens one too many."""
     creator: str | None = None

@@ -32,9 +32,14 @@ class Tasks:
             except Exception:
                 log.exception("background work failed")
 
+        def done(task: asyncio.Task[Any]) -> None:
+            self._tasks.discard(task)
+            if inspect.iscoroutine(work) and inspect.getcoroutinestate(work) == inspect.CORO_CREATED:
+                work.close()  # cancelled before it began (the server stopping): closed, so that Python does not warn
+
         task = asyncio.create_task(run())
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(done)
 
     def running(self) -> set[asyncio.Task[Any]]:
         return set(self._tasks)

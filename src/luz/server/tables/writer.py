@@ -10,6 +10,7 @@ again, here only: three tries, then ``busy``.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -27,10 +28,11 @@ from ..timecontrol import Turn, after_move, bank_left, paused, resumed, spend_ba
 from . import rematch
 from .commands import (
     Act,
-    Away,
+    Attach,
     ChangeSeatSettings,
     Command,
     Created,
+    Detach,
     DropPremove,
     Expire,
     ExpireRematch,
@@ -76,6 +78,8 @@ class Writer:
         self.settings = settings
         self.appends = ActionWriter(store)
         """Stores the actions: off the event loop, in group commits (appends.py)."""
+        self._opened = itertools.count()
+        """The order in which connections were attached (a seat's oldest is closed when it opens one too many)."""
 
     async def process(self, table: Table, command: Command) -> Outcome:
         """Apply ``command`` to ``table`` under its lock: the outcome to publish (a refusal in ``refused``, after
@@ -139,10 +143,12 @@ class Writer:
                 out.send.append(self.render(table))
             case Return():
                 table.taken_over.discard(command.seat)
-                out.send.append([sent for sent in self.render(table) if sent[1] is not command.arrived])
-                out.changed = True
-            case Away():
                 out.send.append(self.render(table))
+                out.changed = True
+            case Attach():
+                self._attach(table, command, out)
+            case Detach():
+                self._detach(table, command, out)
             case Note():
                 await self._note(table, command, out)
             case Premove():
@@ -175,6 +181,54 @@ class Writer:
                 caught_up = await self.catch_up(table)
                 out.send += caught_up
                 out.tell = bool(caught_up)
+
+    # -- connections ---------------------------------------------------------------------------------------
+
+    def _attach(self, table: Table, command: Attach, out: Outcome) -> None:
+        """Add the connection; a seat's oldest beyond ``max_connections_per_seat`` go (``evicted``), and a seat that
+        has just become connected (or was played by a bot) is shown so to the others: a presence change costs one
+        message per connection of the table, never more. Nothing is stored: no version."""
+        seat, connection = command.seat, command.connection
+        if seat is None:
+            if len(table.spectators) >= self.settings.max_spectators_per_table:
+                raise Refused("full", "this table has as many spectators as it takes", "max_spectators_per_table")
+            table.opened[connection] = next(self._opened)
+            table.spectators.add(connection)
+            if command.watcher is not None:
+                table.watchers[connection] = command.watcher
+            out.spectators = len(table.spectators)
+            return
+        table.opened[connection] = next(self._opened)
+        arrived = not table.connected(seat) or seat in table.taken_over
+        connections = table.seats.setdefault(seat, set())
+        connections.add(connection)
+        out.evicted = set(sorted(connections, key=table.opened.__getitem__)[: -self.settings.max_connections_per_seat])
+        connections.difference_update(out.evicted)
+        out.connected = True
+        if arrived:  # its bot, if any, stops; the new connection is sent its own state next, not this change's
+            table.taken_over.discard(seat)
+            out.send.append([sent for sent in self.render(table) if sent[1] is not connection])
+            out.changed = True
+
+    def _detach(self, table: Table, command: Detach, out: Outcome) -> None:
+        """Remove the connection; a seat left with none here is shown so (since when: ``left_at``)."""
+        seat, connection = command.seat, command.connection
+        table.opened.pop(connection, None)
+        if seat is None:
+            if connection in table.spectators:
+                table.spectators.discard(connection)
+                out.spectators = len(table.spectators)
+            table.watchers.pop(connection, None)
+            return
+        connections = table.seats.get(seat, set())
+        if connection not in connections:
+            return  # already removed (a dropped send, an evicted or revoked connection)
+        connections.discard(connection)
+        if table.connected(seat):
+            return
+        table.left_at[seat] = self.clock.now_ms()
+        out.connected = False
+        out.send.append(self.render(table))
 
     # -- moves ---------------------------------------------------------------------------------------------
 
