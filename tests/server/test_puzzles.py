@@ -12,10 +12,10 @@ import numpy as np
 from luz.bots import make_bot, play_out
 from luz.bots.review import ReviewSettings, decisions, review_game
 from luz.engine import Game, replay, to_record, view
-from luz.server import app_services
+from luz.server import Settings, app_services, create_app
 from luz.server.puzzles import puzzle_entries, puzzles
 from support.redeal import redealt
-from support.server import Peer, Truth, create_table, guest, play, seats
+from support.server import Peer, Truth, create_table, from_address, guest, play, seats
 
 SETTINGS = ReviewSettings(worlds=16)
 """Few worlds: a stored review made by the real reviewer, in about a second."""
@@ -142,3 +142,30 @@ def test_the_game_over_panels_accuracy_line(client: Any, truth: Truth) -> None:
     assert client.get(f"{url}?seat=1").json() == {"status": "none"}, "never asked: no 404 in the page's log"
     assert client.get(f"{url}?seat=3").status_code == 422
     assert client.get(f"/api/tables/{table_id}/games/2/accuracy?seat=0").status_code == 404
+
+
+def test_puzzle_answers_are_limited_per_client(database_url: str) -> None:
+    """Answers past ``puzzle_answers_per_minute`` from one client (an IPv4 address, an IPv6 /64) are refused with
+    429 and ``Retry-After``, before the stored review is read; another client's are answered meanwhile."""
+    from fastapi.testclient import TestClient
+
+    settings = Settings(
+        database_url=database_url, bot_workers=0, messages_per_second=10_000, puzzle_answers_per_minute="3/minute"
+    )
+    with TestClient(create_app(settings)) as client:
+        table_id, _, _, review = reviewed_table(client, Truth(app_services(client.app).tables.store))
+        entry = puzzle_entries(review)[0]
+        base = f"/api/tables/{table_id}/games/1/puzzles"
+        url, body = f"{base}/{entry['step']}/answer?seat=0", {"action": entry["best"]}
+        answers = [client.post(url, json=body) for _ in range(4)]
+        assert [a.status_code for a in answers] == [200, 200, 200, 429]
+        refused = answers[3]
+        assert refused.json() == {"detail": "too many puzzle answers: wait a little"}
+        assert 0 < int(refused.headers["retry-after"]) <= 60
+        missing = client.post(f"{base}/{10**6}/answer?seat=0", json=body)
+        assert missing.status_code == 429, "refused before the review is read (else: no such puzzle, 404)"
+        assert from_address(client, "192.0.2.7").post(url, json=body).status_code == 200, "another client"
+        # An IPv6 client is its /64: its other addresses share its answers; the next /64 is another client.
+        home = [from_address(client, f"2001:db8:1:2::{n}") for n in range(1, 5)]
+        assert [h.post(url, json=body).status_code for h in home] == [200, 200, 200, 429]
+        assert from_address(client, "2001:db8:1:3::1").post(url, json=body).status_code == 200

@@ -5,6 +5,7 @@ at a phone's and a laptop's size in the three languages."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -113,11 +114,25 @@ def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProce
     own = page.locator("#seats .seat[data-seat='0'] .card.back").count()
     assert own >= 1, "its own unplayed cards face down"
     choice = first["best"]
-    if choice.startswith("bid:"):
-        page.locator(f"#puzzle-choices button[data-action='{choice}']").click()
-    else:
-        page.locator(f"#puzzle-choices button.card[data-slot='{choice.split(':')[1]}']").click()
+    button = (
+        page.locator(f"#puzzle-choices button[data-action='{choice}']")
+        if choice.startswith("bid:")
+        else page.locator(f"#puzzle-choices button.card[data-slot='{choice.split(':')[1]}']")
+    )
+    # Past its client's answers a minute, the server's 429 is said in words and the choice stays open.
+    answer_url = re.compile(rf"/puzzles/{first['step']}/answer\?seat=0$")
+    refusal = {"detail": "too many puzzle answers: wait a little"}
+    page.route(answer_url, lambda route: route.fulfill(status=429, headers={"Retry-After": "30"}, json=refusal))
+    button.click()
+    page.wait_for_function("document.querySelector('#puzzle-error').textContent !== ''")
+    assert page.inner_text("#puzzle-error") == "Too many answers in a short time: wait a little, then choose again."
+    assert page.get_attribute("#main", "data-state") == "ready" and not page.locator("#puzzle-result p").count()
+    assert all("429" in error for error in ana.errors), ana.errors  # (the refused request's line in the log)
+    ana.errors.clear()
+    page.unroute(answer_url)
+    button.click()
     page.wait_for_selector("#main[data-state='answered']")
+    assert page.inner_text("#puzzle-error") == "", "the refusal's words gone with the answer"
     assert page.locator("#puzzle-result").get_attribute("data-verdict") == "good"
     best_line = page.locator("#puzzle-result [data-option='best']")
     assert best_line.get_attribute("data-action") == first["best"]
