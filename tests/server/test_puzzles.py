@@ -13,7 +13,7 @@ from luz.bots import make_bot, play_out
 from luz.bots.review import ReviewSettings, decisions, review_game
 from luz.engine import Game, replay, to_record, view
 from luz.server import Settings, app_services, create_app
-from luz.server.puzzles import puzzle_entries, puzzles
+from luz.server.puzzles import answer, puzzle_entries, puzzles
 from support.redeal import redealt
 from support.server import Peer, Truth, create_table, from_address, guest, play, seats
 
@@ -169,3 +169,24 @@ def test_puzzle_answers_are_limited_per_client(database_url: str) -> None:
         home = [from_address(client, f"2001:db8:1:2::{n}") for n in range(1, 5)]
         assert [h.post(url, json=body).status_code for h in home] == [200, 200, 200, 429]
         assert from_address(client, "2001:db8:1:3::1").post(url, json=body).status_code == 200
+
+
+def test_on_an_exact_tie_with_the_best_the_answer_is_named_best() -> None:
+    """As a review names the player's own choice best on an exact tie, so does a puzzle's verdict; an option
+    within the noise but below the best is not named best."""
+    options = [
+        {"action": "bid:2", "points": 10.0, "chance": 0.5, "loss": 0.0, "se": 0.0},
+        {"action": "bid:3", "points": 10.0, "chance": 0.4, "loss": 0.0, "se": 0.0},
+        {"action": "bid:1", "points": 9.5, "chance": 0.6, "loss": 0.5, "se": 0.5},
+        {"action": "bid:0", "points": -5.0, "chance": 0.1, "loss": 15.0, "se": 1.0},
+    ]
+    entry = {"step": 3, "forced": False, "label": "blunder", "action": "bid:0", "best": "bid:2", "options": options}
+    review = {"decisions": [entry], "thresholds": {"blunder": 10.0, "mistake": 5.0, "inaccuracy": 2.5}}
+    tied = answer(review, 3, "bid:3")
+    assert tied["best"] == tied["chosen"] == options[1] and tied["within_noise"] and tied["label"] is None
+    assert answer(review, 3, "bid:2")["best"] == options[0]
+    near = answer(review, 3, "bid:1")
+    assert near["best"] == options[0] and near["within_noise"], "within the noise, but not the best"
+    worse = answer(review, 3, "bid:0")
+    assert worse["best"] == options[0] and not worse["within_noise"] and worse["label"] == "blunder"
+    assert worse["played"] == {**options[3], "label": "blunder"}
