@@ -19,12 +19,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Callable[..., ServerProcess]]:
-    """Start ``luz serve`` on SQLite with the environment given (a module's limits and a test's own); each server
-    is stopped at the end and its log checked for tracebacks."""
+    """Start ``luz serve`` on SQLite with the environment given (a module's limits and a test's own) and
+    ``bot_workers`` bot processes; each server is stopped at the end and its log checked for tracebacks."""
     started: list[ServerProcess] = []
 
-    def start(**env: str) -> ServerProcess:
-        process = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log", env=env)
+    def start(bot_workers: int = 0, **env: str) -> ServerProcess:
+        database = f"sqlite:///{tmp_path}/luz.sqlite3"
+        process = ServerProcess(database, tmp_path / "server.log", bot_workers=bot_workers, env=env)
         started.append(process.start())
         return process
 

@@ -33,6 +33,11 @@ def test_one_seat_as_json_is_the_review_of_that_seat(finished: Path) -> None:
     review = json.loads(result.stdout)
     expected = review_game(json.loads(finished.read_text()), 1, ReviewSettings(worlds=8))
     assert review == expected and review["seat"] == 1 and review["settings"]["worlds"] == 8
+    # The JSON counts from 0 and says so; people read cards from 1 (the text below, the web).
+    assert review["indexing"] == "seat, index, step and slots (play:SLOT) from 0; deal numbers from 1"
+    assert {d["deal"] for d in review["decisions"]} == {1, 2, 3, 4}
+    slots = {int(d["action"].partition(":")[2]) for d in review["decisions"] if d["kind"] == "play"}
+    assert slots == set(range(10)), "every card of a hand is played each deal: slots 0 to 9"
 
 
 def test_every_seat_as_json_is_a_list_in_seat_order(finished: Path) -> None:
@@ -59,6 +64,7 @@ def test_the_text_shows_deals_labelled_decisions_and_the_game(finished: Path) ->
             kind, _, rest = action.partition(":")
             shown = f"bid {rest}" if kind == "bid" else f"card {int(rest) + 1}"  # people count cards from 1
             assert shown in out
+    assert "card 0" not in out
     game = review["game"]
     assert f"{game['points']} points = {game['start_value']:.1f} start - {game['decision_loss']:.1f} lost" in out
     assert f"accuracy {game['accuracy']:.0f}% over {game['decisions']} decisions" in out

@@ -12,10 +12,10 @@ import numpy as np
 from luz.bots import make_bot, play_out
 from luz.bots.review import ReviewSettings, decisions, review_game
 from luz.engine import Game, replay, to_record, view
-from luz.server import app_services
-from luz.server.puzzles import puzzle_entries, puzzles
+from luz.server import Settings, app_services, create_app
+from luz.server.puzzles import answer, puzzle_entries, puzzles
 from support.redeal import redealt
-from support.server import Peer, Truth, create_table, guest, play, seats
+from support.server import Peer, Truth, create_table, from_address, guest, play, seats
 
 SETTINGS = ReviewSettings(worlds=16)
 """Few worlds: a stored review made by the real reviewer, in about a second."""
@@ -142,3 +142,51 @@ def test_the_game_over_panels_accuracy_line(client: Any, truth: Truth) -> None:
     assert client.get(f"{url}?seat=1").json() == {"status": "none"}, "never asked: no 404 in the page's log"
     assert client.get(f"{url}?seat=3").status_code == 422
     assert client.get(f"/api/tables/{table_id}/games/2/accuracy?seat=0").status_code == 404
+
+
+def test_puzzle_answers_are_limited_per_client(database_url: str) -> None:
+    """Answers past ``puzzle_answers_per_minute`` from one client (an IPv4 address, an IPv6 /64) are refused with
+    429 and ``Retry-After``, before the stored review is read; another client's are answered meanwhile."""
+    from fastapi.testclient import TestClient
+
+    settings = Settings(
+        database_url=database_url, bot_workers=0, messages_per_second=10_000, puzzle_answers_per_minute="3/minute"
+    )
+    with TestClient(create_app(settings)) as client:
+        table_id, _, _, review = reviewed_table(client, Truth(app_services(client.app).tables.store))
+        entry = puzzle_entries(review)[0]
+        base = f"/api/tables/{table_id}/games/1/puzzles"
+        url, body = f"{base}/{entry['step']}/answer?seat=0", {"action": entry["best"]}
+        answers = [client.post(url, json=body) for _ in range(4)]
+        assert [a.status_code for a in answers] == [200, 200, 200, 429]
+        refused = answers[3]
+        assert refused.json() == {"detail": "too many puzzle answers: wait a little"}
+        assert 0 < int(refused.headers["retry-after"]) <= 60
+        missing = client.post(f"{base}/{10**6}/answer?seat=0", json=body)
+        assert missing.status_code == 429, "refused before the review is read (else: no such puzzle, 404)"
+        assert from_address(client, "192.0.2.7").post(url, json=body).status_code == 200, "another client"
+        # An IPv6 client is its /64: its other addresses share its answers; the next /64 is another client.
+        home = [from_address(client, f"2001:db8:1:2::{n}") for n in range(1, 5)]
+        assert [h.post(url, json=body).status_code for h in home] == [200, 200, 200, 429]
+        assert from_address(client, "2001:db8:1:3::1").post(url, json=body).status_code == 200
+
+
+def test_on_an_exact_tie_with_the_best_the_answer_is_named_best() -> None:
+    """As a review names the player's own choice best on an exact tie, so does a puzzle's verdict; an option
+    within the noise but below the best is not named best."""
+    options = [
+        {"action": "bid:2", "points": 10.0, "chance": 0.5, "loss": 0.0, "se": 0.0},
+        {"action": "bid:3", "points": 10.0, "chance": 0.4, "loss": 0.0, "se": 0.0},
+        {"action": "bid:1", "points": 9.5, "chance": 0.6, "loss": 0.5, "se": 0.5},
+        {"action": "bid:0", "points": -5.0, "chance": 0.1, "loss": 15.0, "se": 1.0},
+    ]
+    entry = {"step": 3, "forced": False, "label": "blunder", "action": "bid:0", "best": "bid:2", "options": options}
+    review = {"decisions": [entry], "thresholds": {"blunder": 10.0, "mistake": 5.0, "inaccuracy": 2.5}}
+    tied = answer(review, 3, "bid:3")
+    assert tied["best"] == tied["chosen"] == options[1] and tied["within_noise"] and tied["label"] is None
+    assert answer(review, 3, "bid:2")["best"] == options[0]
+    near = answer(review, 3, "bid:1")
+    assert near["best"] == options[0] and near["within_noise"], "within the noise, but not the best"
+    worse = answer(review, 3, "bid:0")
+    assert worse["best"] == options[0] and not worse["within_noise"] and worse["label"] == "blunder"
+    assert worse["played"] == {**options[3], "label": "blunder"}

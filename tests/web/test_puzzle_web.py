@@ -5,9 +5,9 @@ at a phone's and a laptop's size in the three languages."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,11 +15,10 @@ import pytest
 
 from support.pages import english_left, violations
 from support.server import ServerProcess
-from support.web import Player, open_player, play_to_end
+from support.web import Player, open_player, play_to_end, shoot
 
 pytestmark = pytest.mark.browser
 
-SHOTS = Path("/work/shots/h-puzzle")
 SIZES = {"phone": ({"width": 375, "height": 667}, True), "desktop": ({"width": 1280, "height": 800}, False)}
 LOCALES = {"en": "en-GB", "fr": "fr-FR", "ja": "ja-JP"}
 WORLDS = "50"
@@ -54,6 +53,20 @@ SIT = """async () => {
 """A 3-player table against two random bots, its first seat taken by this browser's identity (the profile's)."""
 
 
+ONE_LINE = """([boxSelector, figureSelector]) => {
+  const box = document.querySelector(boxSelector);
+  const figure = box.querySelector(figureSelector);
+  const split = [];
+  for (let width = 80; width <= 480; width += 2) {
+    box.style.width = `${width}px`;
+    if (figure.getClientRects().length !== 1) split.push(width);
+  }
+  box.style.width = '';
+  return split;
+}"""
+"""The widths of an accuracy line's box (80 to 480 px) at which its figure ("83 %") is split across lines."""
+
+
 def as_ana(browser: Any, state: Any, viewport: dict[str, int], lang: str, touch: bool) -> Player:
     """A page of Ana's browser (her identity's cookie) at this size, in ``lang``."""
     context = browser.new_context(
@@ -64,11 +77,6 @@ def as_ana(browser: Any, state: Any, viewport: dict[str, int], lang: str, touch:
     player.page.on("pageerror", lambda error: player.errors.append(f"page error: {error}"))
     player.page.on("console", lambda m: m.type == "error" and player.errors.append(f"console: {m.text}"))
     return player
-
-
-def shoot(player: Player, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    player.page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
 def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProcess) -> None:
@@ -113,11 +121,25 @@ def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProce
     own = page.locator("#seats .seat[data-seat='0'] .card.back").count()
     assert own >= 1, "its own unplayed cards face down"
     choice = first["best"]
-    if choice.startswith("bid:"):
-        page.locator(f"#puzzle-choices button[data-action='{choice}']").click()
-    else:
-        page.locator(f"#puzzle-choices button.card[data-slot='{choice.split(':')[1]}']").click()
+    button = (
+        page.locator(f"#puzzle-choices button[data-action='{choice}']")
+        if choice.startswith("bid:")
+        else page.locator(f"#puzzle-choices button.card[data-slot='{choice.split(':')[1]}']")
+    )
+    # Past its client's answers a minute, the server's 429 is said in words and the choice stays open.
+    answer_url = re.compile(rf"/puzzles/{first['step']}/answer\?seat=0$")
+    refusal = {"detail": "too many puzzle answers: wait a little"}
+    page.route(answer_url, lambda route: route.fulfill(status=429, headers={"Retry-After": "30"}, json=refusal))
+    button.click()
+    page.wait_for_function("document.querySelector('#puzzle-error').textContent !== ''")
+    assert page.inner_text("#puzzle-error") == "Too many answers in a short time: wait a little, then choose again."
+    assert page.get_attribute("#main", "data-state") == "ready" and not page.locator("#puzzle-result p").count()
+    assert all("429" in error for error in ana.errors), ana.errors  # (the refused request's line in the log)
+    ana.errors.clear()
+    page.unroute(answer_url)
+    button.click()
     page.wait_for_selector("#main[data-state='answered']")
+    assert page.inner_text("#puzzle-error") == "", "the refusal's words gone with the answer"
     assert page.locator("#puzzle-result").get_attribute("data-verdict") == "good"
     best_line = page.locator("#puzzle-result [data-option='best']")
     assert best_line.get_attribute("data-action") == first["best"]
@@ -153,6 +175,8 @@ def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProce
             player.page.goto(f"{server.http}/u/{me}")
             player.page.wait_for_selector("#retry:not([hidden]) #retry-list li")
             shoot(player, f"profile-{lang}-{size}")
+            split = player.page.evaluate(ONE_LINE, ["#player-accuracy", "strong .nowrap"])
+            assert split == [], f"the profile's accuracy split in {lang} at widths {split}"
             player.page.goto(f"{server.http}/puzzle/{table_id}?game=1&seat=0&step={first['step']}")
             player.page.wait_for_selector("#main[data-state='ready']")
             shoot(player, f"puzzle-{lang}-{size}")
@@ -173,5 +197,9 @@ def test_retry_a_mistake_and_see_your_accuracy(browser: Any, server: ServerProce
             player.page.wait_for_selector("#over-accuracy[data-state='ready']")
             player.page.locator("#over").scroll_into_view_if_needed()
             shoot(player, f"over-{lang}-{size}")
+            # "83 %" never split across two lines, wherever the panel's line ends (it did on a phone).
+            assert player.page.locator("#over-accuracy .accuracy-value").inner_text().count("%") == 1
+            split = player.page.evaluate(ONE_LINE, ["#over-accuracy", ".accuracy-value .nowrap"])
+            assert split == [], f"the game's accuracy split in {lang} at widths {split}"
             assert not player.errors, player.errors
             player.page.context.close()

@@ -126,10 +126,20 @@ def check_options(page: Any, record: dict[str, Any], seat: int, decision: dict[s
             assert ("safety" in row["text"]) == row["action"].endswith("+"), row
 
 
-def test_one_review_at_a_time_is_said_in_words(browser: Any, tmp_path: Path) -> None:
-    """A second seat asked while the first is computed: the server's 429, shown as a sentence. The server reviews
-    with so many worlds that the first review is still being computed whatever the machine's speed."""
-    env = {"LUZ_REVIEW_WORLDS": "100000"}
+QUEUED = {
+    "en": "waiting its turn: number 1 in the queue",
+    "fr": "en attente de son tour : n° 1 dans la file",
+    "ja": "計算待ちの検討のうち 1 番目",
+}
+"""The words of a review waiting its turn, first in the queue."""
+
+
+def test_a_review_waits_its_turn_and_one_at_a_time_is_said_in_words(browser: Any, tmp_path: Path) -> None:
+    """The server computes one review at a time: while another player's is computed, the page's waits its turn,
+    and says its place in the queue (in each language). A second seat asked meanwhile: the server's 429, shown as a
+    sentence. The server reviews with so many worlds that the first review is still being computed whatever the
+    machine's speed."""
+    env = {"LUZ_REVIEW_WORLDS": "100000", "LUZ_REVIEW_QUEUE": "1"}
     server = ServerProcess(f"sqlite:///{tmp_path}/luz.sqlite3", tmp_path / "server.log", bot_workers=1, env=env)
     server.start()
     try:
@@ -139,12 +149,28 @@ def test_one_review_at_a_time_is_said_in_words(browser: Any, tmp_path: Path) -> 
         while httpx.get(f"{server.http}/api/tables/{table_id}", timeout=10).json()["status"] != "over":
             assert time.monotonic() < deadline, "the bots' game did not end"
             time.sleep(0.05)
+        with httpx.Client(base_url=server.http, timeout=10) as other:  # another player's review takes the place
+            session = other.post("/api/me/guest").json()["session"]
+            asked = other.post(f"/api/tables/{table_id}/games/1/review?seat=1", headers={"X-Luz-Session": session})
+            assert asked.status_code == 202, asked.text
         player = open_player(browser, f"{server.http}/replay/{table_id}?game=1", SIZES["phone"])
         page = player.page
         page.wait_for_selector("#review:not([hidden]) #review-seats button")
         with page.expect_response(lambda r: r.request.method == "POST" and "seat=2" in r.url) as first:
             page.click("#review-seats button[data-seat='2']")
         assert first.value.status == 202, "computed, not stored yet"
+        assert first.value.json() == {"status": "queued", "position": 1}
+        page.wait_for_selector("#review[data-state='queued'] #review-status:not([hidden])")
+        for lang in ("fr", "ja", "en"):
+            page.click(f".lang button[data-lang='{lang}']")
+            page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+            shows = "([selector, words]) => document.querySelector(selector).innerText.includes(words)"
+            page.wait_for_function(shows, arg=["#review-status", QUEUED[lang]])
+            page.locator("#review-status").scroll_into_view_if_needed()
+            shoot(player, f"review-phone-queued-{lang}", full_page=False)
+        page.set_viewport_size(SIZES["laptop"])
+        shoot(player, "review-laptop-queued-en", full_page=False)
+        page.set_viewport_size(SIZES["phone"])
         with page.expect_response(lambda r: r.request.method == "POST" and "seat=0" in r.url) as second:
             page.click("#review-seats button[data-seat='0']")
         assert second.value.status == 429

@@ -76,12 +76,12 @@ KEY = r"([a-z_]+\.[a-z_]+)"
 
 
 def used_keys() -> set[str]:
-    """The translation keys named literally in the pages and scripts: t("..."), both arms of a ternary,
-    data-i18n attributes."""
+    """The translation keys named literally in the pages and scripts: t("...") and tWith("..."), both arms of a
+    ternary, data-i18n attributes."""
     keys: set[str] = set()
     for path in [*STATIC.glob("*.html"), *STATIC.glob("js/*.js")]:
         text = path.read_text()
-        keys |= set(re.findall(rf"\bt\(\s*\"{KEY}\"", text))
+        keys |= set(re.findall(rf"\bt(?:With)?\(\s*\"{KEY}\"", text))
         for pair in re.findall(rf"\?\s*\"{KEY}\"\s*:\s*\"{KEY}\"", text):
             keys |= set(pair)
         keys |= set(re.findall(r"data-i18n(?:-label|-placeholder)?=\"([a-z_.]+)\"", text))

@@ -54,8 +54,9 @@ def puzzles(record: Any, review: dict[str, Any]) -> list[dict[str, Any]]:
 def answer(review: dict[str, Any], step: int, action: str) -> dict[str, Any]:
     """The verdict on ``action`` chosen at the puzzle of ``step``: whether it is within the noise of the best
     (its loss at most ``Z`` standard errors: the best, or indistinguishable from it), its label had it been
-    played, and the option chosen, the one played and the best with their values. :class:`LookupError` when
-    ``step`` is no puzzle, :class:`ValueError` when ``action`` is not one of its legal actions."""
+    played, and the option chosen, the one played and the best with their values; on an exact tie with the best
+    (no loss, the same points), the choice is named best, as a review names the player's own. :class:`LookupError`
+    when ``step`` is no puzzle, :class:`ValueError` when ``action`` is not one of its legal actions."""
     from luz.bots.review import Z, label_of
 
     entry = next((d for d in puzzle_entries(review) if d["step"] == step), None)
@@ -65,10 +66,12 @@ def answer(review: dict[str, Any], step: int, action: str) -> dict[str, Any]:
     if action not in options:
         raise ValueError(f"{action!r} is not a legal action there")
     chosen, best, played = options[action], options[entry["best"]], options[entry["action"]]
+    if chosen["loss"] == 0 and chosen["points"] == best["points"]:
+        best = chosen
     return {
         "step": step,
         "action": action,
-        "within_noise": action == entry["best"] or chosen["loss"] <= Z * chosen["se"],
+        "within_noise": best is chosen or chosen["loss"] <= Z * chosen["se"],
         "label": label_of(chosen["loss"], chosen["se"], review["thresholds"]),
         "chosen": chosen,
         "best": best,

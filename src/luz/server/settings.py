@@ -137,6 +137,10 @@ class Settings:
     """Pages of ``/api/export`` one client may get (a ``limits`` rate, ``LUZ_EXPORTS_PER_MINUTE``; ``luz serve``:
     ``"10/minute"``: each page replays up to 100 games); more are refused with 429 and ``Retry-After``. ``None``: no
     limit."""
+    puzzle_answers_per_minute: str | None = None
+    """Puzzle answers one client may send (a ``limits`` rate, ``LUZ_PUZZLE_ANSWERS_PER_MINUTE``; ``luz serve``:
+    ``"30/minute"``: each reads a stored review, on SQLite in the event loop's own thread); more are refused with
+    429 and ``Retry-After``. ``None``: no limit."""
     invitations_per_invitee: str = "2/minute;6/hour"
     """Invitations one player may send to one other (every rate of the ``;``-separated list holds), beside the 10
     a minute each player may send in all: no player floods another (``LUZ_INVITATIONS_PER_INVITEE``)."""
@@ -195,6 +199,7 @@ class Settings:
             renames_per_week=int(os.environ.get("LUZ_RENAMES_PER_WEEK", "3")),
             rematch_seconds=float(os.environ.get("LUZ_REMATCH_SECONDS", "120")),
             exports_per_minute=os.environ.get("LUZ_EXPORTS_PER_MINUTE", "10/minute") or None,
+            puzzle_answers_per_minute=os.environ.get("LUZ_PUZZLE_ANSWERS_PER_MINUTE", "30/minute") or None,
             invitations_per_invitee=os.environ.get("LUZ_INVITATIONS_PER_INVITEE", "2/minute;6/hour"),
             guest_days=float(os.environ.get("LUZ_GUEST_DAYS", "30")),
             chat_per_address=os.environ.get("LUZ_CHAT_PER_ADDRESS", "15/10 seconds") or None,

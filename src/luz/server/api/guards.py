@@ -37,6 +37,8 @@ class Guards:
     client_connections: Counter
     export_rate: SharedRateLimit | None
     """Pages of ``/api/export`` per client (``Settings.exports_per_minute``)."""
+    puzzle_answer_rate: SharedRateLimit | None
+    """Puzzle answers per client (``Settings.puzzle_answers_per_minute``)."""
     invitation_rate: SharedRateLimit
     """Invitations per player (:data:`INVITATIONS_RATE`)."""
     invitee_rates: list[SharedRateLimit]
@@ -49,7 +51,7 @@ class Guards:
         """The guards of ``settings``, their windows in memory on ``clock`` (without Redis)."""
         scope = deployment_scope(settings.database_url)
         per_minute, per_seat = settings.tables_per_minute, settings.seat_connections_per_minute
-        exports = settings.exports_per_minute
+        exports, answers = settings.exports_per_minute, settings.puzzle_answers_per_minute
         return cls(
             settings,
             SharedRateLimit(per_minute, settings.redis_url, scope, clock) if per_minute else None,
@@ -57,6 +59,7 @@ class Guards:
             SharedRateLimit(per_seat, settings.redis_url, scope, clock) if per_seat else None,
             Counter(settings.max_connections_per_client),
             SharedRateLimit(exports, settings.redis_url, scope, clock) if exports else None,
+            SharedRateLimit(answers, settings.redis_url, scope, clock) if answers else None,
             SharedRateLimit(INVITATIONS_RATE, settings.redis_url, scope, clock),
             [
                 SharedRateLimit(rate, settings.redis_url, scope, clock)

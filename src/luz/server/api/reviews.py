@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from ..puzzles import answer, mistakes_to_retry, puzzle_entries, puzzles, recent_reviews
 from ..reviews import ReviewRefused, ReviewsUnavailable
 from ..tables import Table
-from .deps import client_of, engine_of, finished_game, finished_record, identities_of, reviews_of, tables_of
+from .deps import client_of, engine_of, finished_game, finished_record, guards_of, identities_of, reviews_of, tables_of
 from .guards import OverLimit
 from .schemas import DB_INT
 
@@ -119,7 +119,12 @@ async def read_puzzles(request: Request, table_id: str, game: GAME, seat: SEAT) 
 async def answer_puzzle(request: Request, table_id: str, game: GAME, step: STEP, seat: SEAT, body: Answer) -> Any:
     """Check the answer to the puzzle at ``step``: whether it is within the noise of the best, its label had it
     been played, and the values of the option chosen, the one played and the best. 404: no such puzzle; 422: not
-    a legal action there."""
+    a legal action there; 429 with ``Retry-After`` past ``puzzle_answers_per_minute`` answers from one client
+    (counted before the stored review is read)."""
+    rate = guards_of(request).puzzle_answer_rate
+    wait = await rate.hit("puzzle-answer:" + client_of(request)) if rate is not None else None
+    if wait is not None:
+        raise OverLimit("puzzle_answers_per_minute", "too many puzzle answers: wait a little", wait)
     _, _, review = await stored_review(request, table_id, game, seat)
     try:
         return answer(review, step, body.action)

@@ -55,6 +55,17 @@ export function t(key, params = {}) {
     .replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
+/**
+ * ``t(key, params)`` as strings and a node: its placeholder ``{name}`` filled by ``node``, an element that stays
+ * whole where the text wraps (a figure and its unit: "83 %" never split across two lines).
+ */
+export function tWith(key, params, name, node) {
+  const mark = "\u{E000}"; // a private-use character: in no translation
+  return t(key, { ...params, [name]: mark })
+    .split(mark)
+    .flatMap((text, i) => (i ? [node, text] : [text]));
+}
+
 export function language() {
   return current;
 }

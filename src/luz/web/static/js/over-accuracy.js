@@ -3,7 +3,7 @@
 // asks for it. A review costs the server seconds of search, so it is computed only when someone asks.
 
 import { api, el } from "./common.js";
-import { language, t } from "./i18n.js";
+import { language, t, tWith } from "./i18n.js";
 
 const POLL_MS = 2000;
 
@@ -48,8 +48,9 @@ export function drawOverAccuracy(box, { tableId, game, seat, tournament, redraw 
     const accuracy = known.accuracy;
     const value = accuracy === null ? "–" : `${new Intl.NumberFormat(language(), { maximumFractionDigits: 0 }).format(accuracy)} %`;
     const puzzles = known.puzzles;
+    const figure = el("span", { class: "nowrap" }, value); // "83 %" on one line
     box.replaceChildren(
-      el("strong", { class: "accuracy-value" }, t("over.accuracy", { accuracy: value })),
+      el("strong", { class: "accuracy-value" }, ...tWith("over.accuracy", {}, "accuracy", figure)),
       " ",
       el("a", { href: reviewLink }, t("over.see_review")),
       ...(puzzles.length

@@ -3,7 +3,7 @@
 
 import { $, ApiError, api, botName, editions, el, identity } from "./common.js";
 import { guestTag, initials } from "./board.js";
-import { formatDate, language, onLanguageChange, t } from "./i18n.js";
+import { formatDate, language, onLanguageChange, t, tWith } from "./i18n.js";
 import { ratingBeforeAfter, ratingChange, ratingText } from "./ratings.js";
 import { startPage } from "./site.js";
 
@@ -103,8 +103,9 @@ function drawAccuracy() {
   box.hidden = !found?.games;
   if (!found?.games) return;
   const value = new Intl.NumberFormat(language(), { maximumFractionDigits: 0 }).format(found.accuracy);
+  const figure = el("span", { class: "nowrap" }, `${value} %`); // on one line
   box.replaceChildren(
-    el("strong", {}, t("player.accuracy", { accuracy: `${value} %` })),
+    el("strong", {}, ...tWith("player.accuracy", {}, "accuracy", figure)),
     " ",
     el("span", { class: "muted" }, `(${t("player.accuracy_games", { n: found.games })})`),
   );

@@ -147,9 +147,11 @@ async function choose(action) {
   drawChoices();
   try {
     page.result = await api(`${base}/${page.puzzle.step}/answer?seat=${seat}`, { method: "POST", body: { action } });
+    $("#puzzle-error").textContent = "";
     $("#main").dataset.state = "answered";
   } catch (error) {
-    $("#puzzle-error").textContent = error instanceof ApiError ? error.message : t("conn.failed");
+    if (!(error instanceof ApiError)) $("#puzzle-error").textContent = t("conn.failed");
+    else $("#puzzle-error").textContent = error.status === 429 ? t("puzzle.too_many") : error.message;
     $("#main").dataset.state = "ready";
   }
   page.busy = false;

@@ -83,7 +83,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
       return;
     }
     state.status = answer.status === "running" ? "running" : "queued";
-    state.progress = { done: answer.done ?? 0, total: answer.total ?? 0 };
+    state.progress = { done: answer.done ?? 0, total: answer.total ?? 0, position: answer.position ?? null };
     draw();
     state.timer = setTimeout(() => poll(asked), POLL_MS);
   }
@@ -113,7 +113,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     stopPolling();
     state.asked += 1;
     const asked = state.asked;
-    Object.assign(state, { seat, status: "queued", review: null, error: "" });
+    Object.assign(state, { seat, status: "queued", review: null, error: "", progress: {} });
     draw();
     try {
       take(await api(url(seat), { method: "POST" }), asked);
@@ -186,7 +186,8 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     status.hidden = !busy;
     status.replaceChildren();
     if (busy) {
-      const key = state.status === "running" ? "review.running" : "review.queued";
+      const waiting = state.progress.position ? "review.queued_position" : "review.queued"; // 1: the next to start
+      const key = state.status === "running" ? "review.running" : waiting;
       const params = { name: nameOf(state.seat), ...state.progress };
       status.append(el("span", { class: "spinner", "aria-hidden": "true" }), t(key, params));
     }
