@@ -38,7 +38,7 @@ def test_table_options_and_the_view_alone() -> None:
 
 def plain(leaf: Any) -> np.ndarray:
     """A state's leaf as numpy (a key array as its data)."""
-    if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+    if jax.numpy.issubdtype(leaf.dtype, jax.dtypes.prng_key):
         leaf = jax.random.key_data(leaf)
     return np.asarray(leaf)
 

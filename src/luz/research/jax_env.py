@@ -432,7 +432,7 @@ def on_lanes(fn: Callable[..., Any], chosen: jax.Array, operands: tuple[Any, ...
 
 def _put(array: jax.Array, rows: jax.Array, values: jax.Array) -> jax.Array:
     """``array`` with ``values`` in its ``rows``, those out of bounds dropped (JAX's key arrays too)."""
-    if jax.dtypes.issubdtype(array.dtype, jax.dtypes.prng_key):
+    if jnp.issubdtype(array.dtype, jax.dtypes.prng_key):
         data = jax.random.key_data(array).at[rows].set(jax.random.key_data(values), mode="drop")
         keys: jax.Array = jax.random.wrap_key_data(data, impl=jax.random.key_impl(array))
         return keys
