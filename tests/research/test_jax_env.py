@@ -11,7 +11,7 @@ jax = pytest.importorskip("jax", reason="JAX is not installed (pip install 'luz-
 
 import research.test_vector as numba_env_tests  # noqa: E402  (its checker, after the skip; its tests stay there)
 from luz.engine import IllegalAction, InvalidAction, get_edition  # noqa: E402
-from luz.research.jax_env import JaxBatch, LuzJax, State, compiled  # noqa: E402
+from luz.research.jax_env import JaxBatch, LuzJax, State, compiled, on_lanes  # noqa: E402
 from support.reference import CONFIGS  # noqa: E402
 
 check_against_engine = numba_env_tests.check_against_engine
@@ -34,6 +34,49 @@ def test_table_options_and_the_view_alone() -> None:
     batch = JaxBatch(GAMES, "standard-deck", 3, seed=5, perfect_recall=False, **options)  # type: ignore[arg-type]
     assert check_against_engine(batch, steps=STEPS, seed=2) >= GAMES
     assert {batch.first_player(g) for g in range(GAMES)} == {2}
+
+
+def plain(leaf: Any) -> np.ndarray:
+    """A state's leaf as numpy (a key array as its data)."""
+    if jax.numpy.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+        leaf = jax.random.key_data(leaf)
+    return np.asarray(leaf)
+
+
+def test_step_batch_equals_vmap_of_step() -> None:
+    """``step_batch`` deals only in the games whose deal ended (here every game's at once, one game a round): its
+    states, points and done flags are ``vmap(step)``'s, through a whole game and into the next."""
+    edition = get_edition("iello-2024")
+    env, init, step_batch, _ = compiled(LuzJax, edition, 4, edition.options(4), True)
+    step, legal = jax.jit(jax.vmap(env.step)), jax.jit(jax.vmap(env.legal_mask))
+    states = batched = init(jax.random.split(jax.random.key(7), GAMES))
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(STEPS):
+        actions = jax.numpy.asarray([rng.choice(np.flatnonzero(m)) for m in np.asarray(legal(states))])
+        states, rewards, done = step(states, actions)
+        batched, batch_rewards, batch_done = step_batch(batched, actions)
+        for a, b in zip(jax.tree.leaves(states), jax.tree.leaves(batched), strict=True):
+            np.testing.assert_array_equal(plain(a), plain(b))
+        np.testing.assert_array_equal(np.asarray(rewards), np.asarray(batch_rewards))
+        np.testing.assert_array_equal(np.asarray(done), np.asarray(batch_done))
+        ended += int(np.asarray(done).sum())
+    assert ended == GAMES
+
+
+def test_on_lanes_gives_vmaps_results_in_the_chosen_lanes_and_the_default_elsewhere() -> None:
+    values, keys = jax.numpy.arange(10), jax.random.split(jax.random.key(0), 10)
+
+    def lane(value: Any, key: Any) -> tuple[Any, Any]:
+        return value * 3 + 1, jax.random.split(key)[0]
+
+    chosen_lanes = jax.jit(lambda mask: on_lanes(lane, mask, (values, keys), (values, keys), share=4))
+    new_values, new_keys = jax.vmap(lane)(values, keys)
+    for chosen in ([], [4], [0, 1, 2, 9], list(range(10))):  # rounds of 3 lanes: 0, 1, 2 and 4 rounds
+        mask = np.isin(np.arange(10), chosen)
+        got_values, got_keys = chosen_lanes(jax.numpy.asarray(mask))
+        np.testing.assert_array_equal(np.asarray(got_values), np.where(mask, new_values, values))
+        np.testing.assert_array_equal(plain(got_keys), np.where(mask[:, None], plain(new_keys), plain(keys)))
 
 
 class WrongTrump(LuzJax):

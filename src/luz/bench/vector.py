@@ -14,9 +14,10 @@ code (:data:`REFERENCES`): no independent LUZ environment exists to compare with
   all games at once with numpy (what a batched learner's policy would hand it);
 - ``batch_4096_all_cores``: the same on every core numba may use;
 - ``jax_4096_jit_vmap_cpu`` (or ``_gpu``): :mod:`luz.research.jax_env` (``luz-game[jax]``), 4,096 games stepped by one
-  jitted, vmapped call on JAX's default device, the random legal actions drawn inside it, the tensors and masks
-  left on the device; its compile time is measured apart (``jax.compile_s``), never in the rate; XLA's CPU
-  runtime may use more than one thread, so ``jax.steps_per_cpu_s`` also gives its steps per second of CPU time;
+  jitted call (``LuzJax.step_batch``, the tensors vmapped) on JAX's default device, the random legal actions
+  drawn inside it, the tensors and masks left on the device; its compile time is measured apart
+  (``jax.compile_s``), never in the rate; XLA's CPU runtime may use more than one thread, so
+  ``jax.steps_per_cpu_s`` also gives its steps per second of CPU time;
 - ``agent_steps_jax_vector_env_4096_random_opponents_in_jax_cpu`` (or ``_gpu``): another unit, a learning seat's
   steps of :class:`luz.research.jax_vector_env.LuzJaxVectorEnv` (its action, random opponents in JAX up to its
   next turn, one jitted call, numpy back), beside ``agent_steps_numba_vector_env_4096_random_opponents``, the same
@@ -159,7 +160,7 @@ def agent_steps(edition: str, players: int, seed: int, games: int, jax: bool) ->
 
 
 def jax_steps(edition: str, players: int, seed: int, games: int) -> tuple[Iterator[int], dict[str, Any]]:
-    """``games`` steps per call of one jitted, vmapped function (random legal actions drawn in it), and what was
+    """``games`` steps per call of one jitted function (random legal actions drawn in it), and what was
     measured apart: the device, the compile time. Compiles before it returns."""
     import jax
     import jax.numpy as jnp
@@ -170,7 +171,8 @@ def jax_steps(edition: str, players: int, seed: int, games: int) -> tuple[Iterat
 
     def random_step(states: Any, masks: jax.Array, key: jax.Array) -> tuple[Any, ...]:
         actions = jnp.argmax(jax.random.uniform(key, masks.shape) * masks, axis=1)
-        states, _, tensors, masks, rewards, done = jax.vmap(env.step_and_observe)(states, actions)
+        states, rewards, done = env.step_batch(states, actions)
+        tensors, masks = jax.vmap(env.observe_and_mask)(states, states.current)
         return states, masks, tensors, rewards, done
 
     key = jax.random.key(seed)

@@ -7,7 +7,8 @@ encoder's offsets) and four pure functions on one game; ``jax.vmap`` batches the
 
 - :meth:`~LuzJax.init` ``(key) -> State``: a new game, its first deal dealt;
 - :meth:`~LuzJax.step` ``(state, action) -> (state, rewards, done)``: the player to act takes a legal action id;
-  ``rewards`` are every seat's points when it ended a deal; a game that ended restarts from its key at once;
+  ``rewards`` are every seat's points when it ended a deal; a game that ended restarts from its key at once
+  (:meth:`~LuzJax.step_batch`: the same on a batch, faster than ``vmap(step)``);
 - :meth:`~LuzJax.observe` ``(state, seat) -> float32[size]``: ``seat``'s tensor, as the encoder writes it;
 - :meth:`~LuzJax.legal_mask` ``(state) -> int8[32]``: the legal action ids of the player to act
   (``state.current``).
@@ -222,39 +223,42 @@ class LuzJax:
         leader = order[jnp.argmax(state.scores.sum(axis=0)[order])]
         return jnp.where(state.deal == self.deals - 1, leader, usual)
 
-    def _bid(self, state: State, action: jax.Array) -> State:
-        seat, tricks = state.current, action // 2
-        following = (seat + 1) % self.players
-        return state._replace(
-            bids=state.bids.at[seat].set(tricks),
-            safe=state.safe.at[seat].set(action % 2),
-            bid_total=state.bid_total + tricks,
-            current=following,
-            phase=jnp.where(following == state.first, PLAYING, BIDDING).astype(jnp.int32),
-        )
-
-    def _play(self, state: State, action: jax.Array) -> State:
-        seat, slot, p = state.current, action - BID_IDS, self.players
-        start = state.tricks * p
-        state = state._replace(
-            mem=state.mem.at[start + state.in_trick].set(jnp.stack([seat, slot])),
-            led=jnp.where(state.in_trick == 0, state.col[seat, slot], state.led),
-            played=state.played.at[seat, slot].set(True),
-            in_trick=state.in_trick + 1,
-        )
-        complete = state.in_trick == p
-        winner = self.trick_winner(state, start)
+    def _act(self, state: State, action: jax.Array) -> State:
+        """The bid or the play ``action`` of the player to act, without branches (under ``vmap`` a ``lax.cond``
+        computes both anyway): the rows it changes are picked by comparing indices, not by scattering."""
+        p, seat = self.players, state.current
+        bidding, playing = action < BID_IDS, action >= BID_IDS
+        following = (seat + 1) % p
+        mine = jnp.arange(p) == seat
+        bid, slot = action // 2, action - BID_IDS
+        card = mine[:, None] & (jnp.arange(H) == slot) & playing
+        start, at = state.tricks * p, state.tricks * p + state.in_trick
+        mem = jnp.where(((jnp.arange(H * p) == at) & playing)[:, None], jnp.stack([seat, slot]), state.mem)
+        in_trick = state.in_trick + playing
+        complete = in_trick == p
+        winner = self.trick_winner(state._replace(mem=mem), start)
         tricks = state.tricks + complete
+        led = jnp.where(playing & (state.in_trick == 0), jnp.where(card, state.col, 0).sum(), state.led)
+        phase = jnp.where(
+            bidding,
+            jnp.where(following == state.first, PLAYING, BIDDING),
+            jnp.where(complete & (tricks == H), OVER, PLAYING),
+        )
         return state._replace(
-            won=jnp.where(complete, state.won.at[winner].add(1), state.won),
+            bids=jnp.where(mine & bidding, bid, state.bids),
+            safe=jnp.where(mine & bidding, action % 2, state.safe),
+            bid_total=state.bid_total + jnp.where(bidding, bid, 0),
+            mem=mem,
+            played=state.played | card,
+            won=state.won + ((jnp.arange(p) == winner) & complete),
             tricks=tricks,
-            current=jnp.where(complete, winner, (seat + 1) % p),
-            in_trick=jnp.where(complete, 0, state.in_trick),
-            led=jnp.where(complete, -1, state.led),
-            phase=jnp.where(complete & (tricks == H), OVER, PLAYING).astype(jnp.int32),
+            current=jnp.where(complete, winner, following),
+            in_trick=jnp.where(complete, 0, in_trick),
+            led=jnp.where(complete, -1, led),
+            phase=phase.astype(jnp.int32),
         )
 
-    def _after_deal(self, state: State, done: jax.Array) -> State:
+    def next_deal(self, state: State, done: jax.Array) -> State:
         """Deal the next deal, keeping the last trick for the tensors, or, when the game is ``done``, the first
         deal of a new game drawn from the state's key."""
         key, draw = jax.random.split(state.key)
@@ -278,19 +282,17 @@ class LuzJax:
         not dealt: the state, every seat's points (``int32[P]``), whether it ended a deal and the game. A game
         that ended stays as it is (its tensors: :meth:`observe_finished`) until :meth:`restart`."""
         action = jnp.asarray(action, jnp.int32)
-        state = jax.lax.cond(action < BID_IDS, self._bid, self._play, state, action)
+        state = self._act(state, action)
         over = state.phase == OVER
         points = jnp.where(over, self.deal_points(state), 0)
         deal = state.deal + over
-        state = state._replace(
-            scores=jnp.where(over, state.scores.at[jnp.minimum(state.deal, self.deals - 1)].set(points), state.scores),
-            deal=deal,
-        )
+        row = (jnp.arange(self.deals) == jnp.minimum(state.deal, self.deals - 1)) & over
+        state = state._replace(scores=jnp.where(row[:, None], points, state.scores), deal=deal)
         return state, points, over, over & (deal == self.deals)
 
     def restart(self, state: State, over: jax.Array, done: jax.Array) -> State:
         """After :meth:`play`: the next deal when a deal ended (``over``), a new game when the game did."""
-        following: State = jax.lax.cond(over, self._after_deal, lambda s, _: s, state, done)
+        following: State = jax.lax.cond(over, self.next_deal, lambda s, _: s, state, done)
         return following
 
     def step(self, state: State, action: jax.Array) -> tuple[State, jax.Array, jax.Array]:
@@ -299,6 +301,14 @@ class LuzJax:
         state is a new game drawn from the old one's key."""
         state, points, over, done = self.play(state, action)
         return self.restart(state, over, done), points.astype(jnp.float32), done
+
+    def step_batch(self, states: State, actions: jax.Array) -> tuple[State, jax.Array, jax.Array]:
+        """:meth:`step` in a batch of games (a leading axis; call it as it is, not under ``vmap``): the same results
+        as ``vmap(step)``, but only the games whose deal ended deal again (under ``vmap``, the ``lax.cond`` of
+        :meth:`restart` deals a deal in every game at every step, then throws most away)."""
+        states, points, over, done = jax.vmap(self.play)(states, actions)
+        states = on_lanes(self.next_deal, over, (states, done), states, share=16)
+        return states, points.astype(jnp.float32), done
 
     # -- the observation -----------------------------------------------------------------------------------
 
@@ -399,15 +409,34 @@ class LuzJax:
             out = out.at[o["plays"] : o["plays"] + p * H * (H + p)].set(0.0)
         return out
 
-    def step_and_observe(
-        self, state: State, action: jax.Array
-    ) -> tuple[State, jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]:
-        """:meth:`step`, then the seat to act, its tensor and mask: what :meth:`.LuzBatch.step` returns per game."""
-        state, rewards, done = self.step(state, action)
-        return state, state.current, self.observe(state, state.current), self.legal_mask(state), rewards, done
-
     def observe_and_mask(self, state: State, seat: jax.Array) -> tuple[jax.Array, jax.Array]:
         return self.observe(state, seat), self.legal_mask(state)
+
+
+def on_lanes(fn: Callable[..., Any], chosen: jax.Array, operands: tuple[Any, ...], default: Any, share: int) -> Any:
+    """``vmap(fn)(*operands)`` in the lanes ``chosen`` (``bool[N]``), ``default``'s lanes elsewhere, computed in the
+    chosen lanes only: gathered ``ceil(N / share)`` at a time, in as many rounds as needed (none when none is
+    chosen). Under ``vmap``, ``lax.cond(chosen, fn, ...)`` would compute ``fn`` in every lane."""
+    n = chosen.shape[0]
+    capacity = -(-n // share)
+    order = jnp.nonzero(chosen, size=-(-n // capacity) * capacity, fill_value=n)[0]  # the chosen lanes, then n
+    batched = jax.vmap(fn)
+
+    def chunk(round_: jax.Array, out: Any) -> Any:
+        rows = jax.lax.dynamic_slice(order, (round_ * capacity,), (capacity,))
+        results = batched(*jax.tree.map(lambda x: x[jnp.minimum(rows, n - 1)], operands))
+        return jax.tree.map(lambda new, old: _put(old, rows, new), results, out)
+
+    return jax.lax.fori_loop(0, (chosen.sum() + capacity - 1) // capacity, chunk, default)
+
+
+def _put(array: jax.Array, rows: jax.Array, values: jax.Array) -> jax.Array:
+    """``array`` with ``values`` in its ``rows``, those out of bounds dropped (JAX's key arrays too)."""
+    if jnp.issubdtype(array.dtype, jax.dtypes.prng_key):
+        data = jax.random.key_data(array).at[rows].set(jax.random.key_data(values), mode="drop")
+        keys: jax.Array = jax.random.wrap_key_data(data, impl=jax.random.key_impl(array))
+        return keys
+    return array.at[rows].set(values, mode="drop")
 
 
 Compiled = tuple[LuzJax, Any, Any, Any]
@@ -417,7 +446,7 @@ _COMPILED: dict[tuple[type[LuzJax], Edition, int, TableOptions, bool], Compiled]
 def compiled(
     rules: type[LuzJax], edition: Edition, players: int, options: TableOptions, perfect_recall: bool
 ) -> Compiled:
-    """A table's ``rules`` (:class:`LuzJax` or a subclass) and its batched, jitted ``init``, ``step`` and
+    """A table's ``rules`` (:class:`LuzJax` or a subclass) and its batched, jitted ``init``, ``step_batch`` and
     ``observe_and_mask``, made once per table and process (each compiles once per batch size)."""
     key = (rules, edition, players, options, perfect_recall)
     if key not in _COMPILED:
@@ -425,7 +454,7 @@ def compiled(
         _COMPILED[key] = (
             env,
             jax.jit(jax.vmap(env.init)),
-            jax.jit(jax.vmap(env.step)),
+            jax.jit(env.step_batch),
             jax.jit(jax.vmap(env.observe_and_mask)),
         )
     return _COMPILED[key]

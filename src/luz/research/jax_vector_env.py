@@ -26,7 +26,7 @@ from luz.engine import HAND_SIZE, Edition, IllegalAction, InvalidAction, Invalid
 from luz.engine.editions import get_edition
 
 from .encoding import ACTION_COUNT
-from .jax_env import LuzJax, State
+from .jax_env import LuzJax, State, on_lanes
 from .vector import FloatArray, Seeds, _one_per_slot, _whole_seed, action_ids, fresh_seed
 from .vector_env import ILLEGAL_ACTIONS, _autoreset_mode, set_spaces
 
@@ -45,7 +45,7 @@ class Seated(NamedTuple):
 
 
 class Stepped(NamedTuple):
-    """What :meth:`SeatRules.step` returns per game, beside the next :class:`Seated`."""
+    """What :meth:`SeatRules.step` returns (a leading batch axis), beside the next :class:`Seated`."""
 
     observation: jax.Array
     mask: jax.Array
@@ -66,10 +66,20 @@ def random_action(key: jax.Array, mask: jax.Array) -> jax.Array:
     return jnp.argmax(jnp.cumsum(legal) > pick).astype(jnp.int32)
 
 
+Advance = tuple[Seated, jax.Array, jax.Array, jax.Array]
+"""What :meth:`SeatRules.advance` returns per game: the game, the learner's points in it since its action, whether
+a deal ended, whether the game did."""
+DEALS_SHARE = 8
+"""At most one game in this many deals again at a step in one round of :func:`~.jax_env.on_lanes` (a deal ends at
+about one agent step in 11)."""
+ENDS_SHARE = 32
+"""At most one game in this many gives its finished tensor in one round (a game lasts 44 agent steps or more)."""
+
+
 class SeatRules:
-    """One learning seat against random opponents, as pure functions on one :class:`Seated` (``vmap`` them):
-    :meth:`start` a new game up to the learner's turn, :meth:`step` the learner's action then the opponents' up
-    to its next turn. ``seat``: the learning seat, or None to draw it each game."""
+    """One learning seat against random opponents, as pure functions on :class:`Seated` games: :meth:`start` a new
+    game up to the learner's turn (one game; ``vmap`` it), :meth:`step` the learner's action then the opponents'
+    up to its next turn (a batch). ``seat``: the learning seat, or None to draw it each game."""
 
     def __init__(self, env: LuzJax, seat: int | None) -> None:
         self.env = env
@@ -80,16 +90,16 @@ class SeatRules:
             return jnp.asarray(self.seat, jnp.int32)
         return jax.random.randint(key, (), 0, self.env.players, jnp.int32)
 
+    def _opponent(self, seated: Seated) -> tuple[Seated, jax.Array, jax.Array, jax.Array]:
+        """The player to act, an opponent, takes a uniformly random legal action: as :meth:`.LuzJax.play`."""
+        key, choice = jax.random.split(seated.key)
+        game, points, over, ended = self.env.play(seated.game, random_action(choice, self.env.legal_mask(seated.game)))
+        return seated._replace(game=game, key=key), points, over, ended
+
     def _to_learner(self, seated: Seated) -> Seated:
-        """The opponents' actions until the learner is to act (none end a game: the learner bids in every deal)."""
-        env = self.env
-
-        def opponent(seated: Seated) -> Seated:
-            key, choice = jax.random.split(seated.key)
-            game, _, over, done = env.play(seated.game, random_action(choice, env.legal_mask(seated.game)))
-            return seated._replace(game=env.restart(game, over, done), key=key)
-
-        return jax.lax.while_loop(lambda s: s.game.current != s.learner, opponent, seated)
+        """The opponents' actions until the learner is to act, none of which ends the deal (the learner bids in
+        every deal, so its turn comes first)."""
+        return jax.lax.while_loop(lambda s: s.game.current != s.learner, lambda s: self._opponent(s)[0], seated)
 
     def start(self, game: State, key: jax.Array) -> Seated:
         """``game`` (just dealt) with a learning seat drawn from ``key``, played up to its first turn."""
@@ -105,40 +115,50 @@ class SeatRules:
         """The slot's next game (from its own keys), up to the learner's first turn."""
         return self.start(self.env.init(seated.game.key), seated.key)
 
-    def step(self, seated: Seated, action: jax.Array) -> tuple[Seated, Stepped]:
-        """The learner's legal ``action`` (negative: the slot left as it is), then the opponents' until it is to
-        act again, in this game or the next one if this one ended. The reward is the learner's points since."""
-        env = self.env
-        zero = jnp.zeros(env.size, jnp.float32)
-
-        def body(carry: tuple[Seated, jax.Array, jax.Array, jax.Array, State, jax.Array]) -> Any:
-            seated, first, reward, done, final, final_learner = carry
-            key, choice = jax.random.split(seated.key)
-            chosen = jnp.where(first, action, random_action(choice, env.legal_mask(seated.game)))
-            game, points, over, ended = env.play(seated.game, chosen)
-            reward = reward + points[seated.learner].astype(jnp.float32)
-            final = jax.tree.map(lambda new, old: jnp.where(ended, new, old), game, final)
-            final_learner = jnp.where(ended, seated.learner, final_learner)
-            following = seated._replace(game=env.restart(game, over, ended), key=key)
-            following = jax.lax.cond(ended, self._new_learner, lambda s: s, following)
-            return following, jnp.bool_(False), reward, done | ended, final, final_learner
-
-        def going(carry: tuple[Seated, jax.Array, jax.Array, jax.Array, State, jax.Array]) -> jax.Array:
-            seated, first = carry[0], carry[1]
-            return (first & (action >= 0)) | (seated.game.current != seated.learner)
-
-        start = (seated, jnp.bool_(True), jnp.float32(0.0), jnp.bool_(False), seated.game, seated.learner)
-        seated, _, reward, done, final, final_learner = jax.lax.while_loop(going, body, start)
-        finished = jnp.where(done, env.observe_finished(final, final_learner), zero)
-        out = Stepped(
-            env.observe(seated.game, seated.learner),
-            env.legal_mask(seated.game),
-            reward,
-            done,
-            finished,
-            jnp.zeros(ACTION_COUNT, jnp.int8),
-            final_learner,
+    def advance(self, seated: Seated, action: jax.Array) -> Advance:
+        """One game: the learner's legal ``action`` (negative: none), then the opponents' until it is to act again
+        or a deal ended (scored, the next not dealt)."""
+        key, _ = jax.random.split(seated.key)  # as an opponent's action would
+        game, points, over, ended = self.env.play(seated.game, action)
+        acting = action >= 0
+        seated = jax.tree.map(lambda new, old: jnp.where(acting, new, old), seated._replace(game=game, key=key), seated)
+        first = (
+            seated,
+            jnp.where(acting, points[seated.learner], 0).astype(jnp.float32),
+            over & acting,
+            ended & acting,
         )
+
+        def opponent(carry: Advance) -> Advance:
+            seated, reward, _, _ = carry
+            seated, points, over, ended = self._opponent(seated)
+            return seated, reward + points[seated.learner].astype(jnp.float32), over, ended
+
+        def going(carry: Advance) -> jax.Array:
+            seated, _, over, _ = carry
+            return ~over & (seated.game.current != seated.learner)
+
+        return jax.lax.while_loop(going, opponent, first)
+
+    def next_deal(self, seated: Seated, ended: jax.Array) -> Seated:
+        """One game whose deal ended: its next deal, or its next game with a new learning seat where the game
+        ``ended``, played up to the learner's turn (the learner bids before any deal ends again)."""
+        seated = seated._replace(game=self.env.next_deal(seated.game, ended))
+        return self._to_learner(jax.lax.cond(ended, self._new_learner, lambda s: s, seated))
+
+    def step(self, seated: Seated, actions: jax.Array) -> tuple[Seated, Stepped]:
+        """A batch of games (a leading axis; not under ``vmap``): each learner's legal action (negative: the slot
+        left as it is), then the opponents' until it is to act again, in this game or the next one if this one
+        ended. The reward is the learner's points since. Only the games that need them deal a new deal and
+        compute a finished game's tensor (:func:`~.jax_env.on_lanes`)."""
+        env, n = self.env, actions.shape[0]
+        seated, reward, over, done = jax.vmap(self.advance)(seated, actions)
+        final = seated
+        seated = on_lanes(self.next_deal, over, (seated, done), seated, DEALS_SHARE)
+        observation, mask = jax.vmap(self.observe)(seated)
+        zeros = jnp.zeros((n, env.size), jnp.float32)
+        finished = on_lanes(env.observe_finished, done, (final.game, final.learner), zeros, ENDS_SHARE)
+        out = Stepped(observation, mask, reward, done, finished, jnp.zeros((n, ACTION_COUNT), jnp.int8), final.learner)
         return seated, out
 
     def _new_learner(self, seated: Seated) -> Seated:
@@ -163,15 +183,14 @@ def _compiled(
         rules = SeatRules(LuzJax(edition, players, recall, options), seat)
 
         def reset(seated: Seated, mask: jax.Array) -> Seated:
-            fresh = jax.vmap(rules.new_game)(seated)
-            chosen: Seated = jax.tree.map(lambda new, old: jnp.where(_lanes(mask, new), new, old), fresh, seated)
+            chosen: Seated = on_lanes(rules.new_game, mask, (seated,), seated, DEALS_SHARE)
             return chosen
 
         _COMPILED[key] = (
             rules,
             jax.jit(jax.vmap(rules.init)),
             jax.jit(reset),
-            jax.jit(jax.vmap(rules.step)),
+            jax.jit(rules.step),
             jax.jit(jax.vmap(rules.observe)),
         )
     return _COMPILED[key]
@@ -259,6 +278,8 @@ class LuzJaxVectorEnv(VectorEnv):
         self.state: Seated = self._init(spawned_keys(self.seed, num_envs))
         self._fresh = True
         self._obs = np.zeros((num_envs, size), np.float32)
+        """The learners' tensors, as JAX gave them (read-only, not copied) or as NEXT_STEP set them; the envs'
+        results are copies."""
         self._mask = np.zeros((num_envs, ACTION_COUNT), np.int8)
         self._skip = np.zeros(num_envs, np.bool_)
         """NEXT_STEP: the slots whose game ended at the previous step (their next step starts the new game)."""
@@ -275,7 +296,7 @@ class LuzJaxVectorEnv(VectorEnv):
 
     def _refresh(self) -> None:
         obs, mask = self._observe(self.state)
-        self._obs, self._mask = np.array(obs), np.array(mask)
+        self._obs, self._mask = np.asarray(obs), np.asarray(mask)
 
     def _result(self) -> dict[str, npt.NDArray[Any]]:
         return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
@@ -341,13 +362,16 @@ class LuzJaxVectorEnv(VectorEnv):
         playing = np.where(self._skip | illegal, -1, array)
         self.state, out = self._step(self.state, jnp.asarray(playing, jnp.int32))
         reward, done = np.array(out.reward), np.array(out.done)
-        final_obs, final_mask = np.array(out.final_observation), np.array(out.final_mask)
+        final_obs, final_mask = np.asarray(out.final_observation), np.asarray(out.final_mask)  # rows copied out
         final_seat = np.asarray(out.final_learner, np.int64).copy()
         if illegal.any():
+            final_obs, final_mask = final_obs.copy(), final_mask.copy()
             reward[illegal], done[illegal] = self.illegal_reward, True
             final_obs[illegal], final_mask[illegal], final_seat[illegal] = before[0][illegal], 0, before[2][illegal]
             self.state = self._reset(self.state, jnp.asarray(illegal))
-        self._refresh()
+            self._refresh()
+        else:  # the learners' tensors and masks came with the step
+            self._obs, self._mask = np.asarray(out.observation), np.asarray(out.mask)
         learners = self._learners()
         if self.autoreset_mode is AutoresetMode.SAME_STEP:
             info: dict[str, Any] = {"seat": learners, "_seat": np.ones(n, np.bool_)}
@@ -356,7 +380,10 @@ class LuzJaxVectorEnv(VectorEnv):
         else:
             info = {"seat": np.where(done, final_seat, learners), "_seat": np.ones(n, np.bool_)}
             if done.any():
-                self._obs[done], self._mask[done] = final_obs[done], final_mask[done]
+                self._obs, self._mask = (
+                    np.where(done[:, None], final_obs, self._obs),
+                    np.where(done[:, None], final_mask, self._mask),
+                )
                 if illegal.any():
                     info |= {"illegal_action": illegal.copy(), "_illegal_action": illegal.copy()}
             self._skip[:] = done
