@@ -14,7 +14,7 @@ from luz.engine.record import replay
 
 def test_a_person_plays_against_strong_bots(tmp_path: Path) -> None:
     record = tmp_path / "game.json"
-    keys = "\n".join(itertools.islice(itertools.cycle(["1", *map(str, range(10))]), 3000)) + "\n"
+    keys = "\n".join(itertools.islice(itertools.cycle(["1", *map(str, range(11))]), 3000)) + "\n"
     args = ["play", "--seed", "3", "--players", "3", "--bots", "strong:iters=4,heuristic", "--record", str(record)]
     result = CliRunner().invoke(app, args, input=keys)
     assert result.exit_code == 0, result.output

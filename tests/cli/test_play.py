@@ -6,6 +6,7 @@ import io
 import itertools
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,16 +16,17 @@ from typer.testing import CliRunner
 
 from luz.bots import make_bot
 from luz.cli import app
-from luz.cli.play import HUMAN, ask_human
+from luz.cli.play import HUMAN, ask_human, read_slot
 from luz.cli.render import render_own_hand, render_table
-from luz.engine import Bid, Game, Phase, view
+from luz.engine import Bid, Game, IllegalAction, InvalidAction, Phase, Play, view
 from luz.engine.beliefs import with_hints
 from luz.engine.record import dumps, replay
 from support.reference import random_steps, twin_deals
 
 NAMES = ["Zoe", "Ada", "Ben", "Cleo"]
-CANDIDATES = ["?", "abc", "11", "10", "3+", "", *map(str, range(10))]
-"""Typed in a loop, whatever the prompt: help, junk, numbers out of range, bids, every slot (bad ones are re-asked)."""
+CANDIDATES = ["?", "abc", "11", "3+", "", *map(str, range(11))]
+"""Typed in a loop, whatever the prompt: help, junk, numbers out of range, bids, every slot 1..10 and 0 (bad ones
+are re-asked)."""
 
 
 def keyboard(lines: int = 3000) -> str:
@@ -45,12 +47,16 @@ def test_a_whole_game_with_bad_input_mixed_in(tmp_path: Path) -> None:
         "is not a bid",
         "is not a slot",
         "a bid must be 0..10 tricks, not 11",
-        "a slot must be 0..9, not 11",
+        "a slot must be 1..10, not 11",
+        "a slot must be 1..10, not 0",
         "you must follow",
         "was already played",
-        "Play: the slot number",
+        "Play: the slot number of a card of your hand (1 = low end, 10 = HIGH end)",
     ):
         assert message in output, message
+    assert "0..9" not in output
+    narrated = {int(n) for n in re.findall(r" plays? \S+ \(slot (\d+)\)", output)}
+    assert narrated == set(range(1, 11)), "every card played is named by its slot counted from 1"
     assert output.count("Score sheet") == 4
     data = json.loads(record.read_text(encoding="utf-8"))
     assert data["names"] == NAMES
@@ -68,6 +74,44 @@ def test_a_bid_over_the_cap_is_re_asked(monkeypatch: pytest.MonkeyPatch) -> None
     assert ask_human(Console(file=shown, width=80), game) == Bid(2, safety=True)
     assert "only 3 bid token(s) left under the table's cap of 3: bid at most 3" in shown.getvalue()
     assert game.bids[HUMAN] == Bid(2, safety=True)
+
+
+def human_to_lead() -> Game:
+    """A game whose first trick the human leads, every bid made."""
+    game = Game.new("iello-2024", players=4, seed=1, first_player=HUMAN)
+    while game.phase is Phase.BID:
+        game.apply(Bid(1))
+    return game
+
+
+def test_slots_are_typed_and_shown_from_1() -> None:
+    """Slot N as typed and shown is the engine's slot N - 1; 0 and 11 are out of range, in one line each."""
+    game = human_to_lead()
+    shown = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("sys.stdin", io.StringIO("0\n11\n10\n"))
+        assert ask_human(Console(file=shown, width=200), game) == Play(9)
+    asked = "Your card (slot 1 2 3 4 5 6 7 8 9 10; ? for help): "
+    assert shown.getvalue().splitlines() == [
+        asked + "a slot must be 1..10, not 0",
+        asked + "a slot must be 1..10, not 11",
+        asked,
+    ]
+    assert game.deals[-1].hands[HUMAN][9] in [card for _, _, card in game.trick.plays]
+    for number in ("1", "01", "٣"):  # leading zeros and any script's digits are the same slot
+        assert read_slot(number, game) == int(number) - 1
+    with pytest.raises(InvalidAction, match=r"^'1+\.\.\. is not a slot: type the slot number"):
+        read_slot("1" * 5000, game)
+    with pytest.raises(InvalidAction, match=r"^'²' is not a slot: type the slot number \(1\.\.10\)"):
+        read_slot("²", game)
+    while game.current_player != HUMAN:
+        game.apply(game.legal_actions()[0])
+    with pytest.raises(IllegalAction, match=r"^slot 10 was already played$"):
+        read_slot("10", game)
+    hand = render_own_hand(view(game, HUMAN)).plain.splitlines()
+    assert hand[0].split() == ["slot", *map(str, range(1, 11))]
+    cards = hand[1].split()[1:]
+    assert cards[-1] == "HIGH" and "?" not in cards[9], "the card shown over 10 is the one played as slot 10"
 
 
 def test_defaults_and_other_tables() -> None:

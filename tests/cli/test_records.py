@@ -93,6 +93,18 @@ def test_view_is_the_engine_view_after_k_actions(finished: tuple[Game, Path]) ->
     assert json.loads(result.stdout) == view(expected, 1).to_json()
     own = json.loads(result.stdout)["hands"][1]
     assert all(slot["value"] is None for slot in own if not slot["played"])
+    assert [slot["slot"] for slot in own] == list(range(10)), "the JSON counts slots from 0, as the record does"
+
+
+def test_commands_printing_json_say_it_counts_from_0() -> None:
+    """People see slots from 1 (luz play, luz review's text); the JSON keeps the record's 0 and the help says so."""
+    for command, said in (
+        ("view", "seats and slots count from 0 in it, as in the record; luz play shows slots from 1"),
+        ("review", "card slots (play:SLOT) count from 0, as its 'indexing' says; the text counts cards from 1"),
+    ):
+        result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "100"})
+        assert result.exit_code == 0
+        assert said in " ".join(result.stdout.replace("│", " ").split()), command
 
 
 def test_view_for_a_spectator_has_no_unplayed_values(finished: tuple[Game, Path]) -> None:

@@ -87,7 +87,7 @@ def test_the_base_install_is_luz_game_without_any_extra(base_venv: Path) -> None
 
 def test_luz_play_a_whole_game_then_replay_and_view_its_record(base_venv: Path, tmp_path: Path) -> None:
     record = tmp_path / "game.json"
-    keys = "\n".join(itertools.islice(itertools.cycle("0123456789"), 3000)) + "\n"
+    keys = "\n".join(itertools.islice(itertools.cycle(map(str, range(11))), 3000)) + "\n"  # bids; slots 1..10
     luz = base_venv / "bin" / "luz"
     played = run(luz, "play", "--players", "3", "--bots", "random", "--seed", "7", "--record", record, input=keys)
     assert played.returncode == 0, played.stdout[-2000:] + played.stderr

@@ -14,10 +14,12 @@ from luz.bots import BOTS, Bot, make_bot
 from luz.engine import (
     DEFAULT_EDITION,
     EDITIONS,
+    HAND_SIZE,
     Action,
     Bid,
     Deal,
     Game,
+    IllegalAction,
     InvalidAction,
     LuzError,
     Phase,
@@ -28,15 +30,18 @@ from luz.engine import (
     view,
 )
 from luz.engine.beliefs import with_hints
+from luz.engine.errors import brief
 from luz.engine.record import dumps
 
 from .apps import app
 from .records import fail, load
-from .render import bid_text, card_text, render_outcome, render_sheet, render_table, render_trick
+from .render import bid_text, card_text, render_outcome, render_sheet, render_table, render_trick, slot_label
 
 HUMAN = 0
 BOT_NAMES = ("Ada", "Ben", "Cleo", "Dev", "Eve")
-BID_INPUT = re.compile(r"(\d+)\s*(\+?)")
+BID_INPUT = re.compile(r"0*(\d{1,9})\s*(\+?)")
+SLOT_INPUT = re.compile(r"0*(\d{1,9})")
+"""Typed numbers: leading zeros dropped, and too long a number is no bid or slot (nor a crash of ``int``)."""
 
 
 class Abandoned(Exception):
@@ -49,7 +54,7 @@ def help_text(game: Game) -> str:
     return (
         "Bid: the number of tricks you will take, e.g. 2; add + for the safety\n"
         "  (2+ is made with 2 or 3 tricks, for half the points).\n"
-        "Play: the slot number of a card of your hand (0 = low end, 9 = HIGH end);\n"
+        f"Play: the slot number of a card of your hand (1 = low end, {HAND_SIZE} = HIGH end);\n"
         "  follow the led colour if you hold it. You never see your own values:\n"
         "  the others' cards and your own revealed ones bound them.\n"
         f"This deal a made bid scores {points} ({points // 2} with the safety); a miss costs\n"
@@ -58,16 +63,29 @@ def help_text(game: Game) -> str:
     )
 
 
-def read_action(text: str, phase: Phase) -> Action:
+def read_action(text: str, game: Game) -> Action:
     """The action typed as ``text``: a bid (``2``, ``2+``) while bidding, a slot number while playing."""
-    if phase is Phase.BID:
+    if game.phase is Phase.BID:
         match = BID_INPUT.fullmatch(text)
         if match is None:
-            raise InvalidAction(f"{text!r} is not a bid: type a number of tricks, + for the safety (e.g. 2 or 2+)")
+            raise InvalidAction(f"{brief(text)} is not a bid: type a number of tricks, + for the safety (e.g. 2 or 2+)")
         return Bid(int(match[1]), bool(match[2]))
-    if not text.isdigit():
-        raise InvalidAction(f"{text!r} is not a slot: type the slot number of the card to play")
-    return Play(int(text))
+    return Play(read_slot(text, game))
+
+
+def read_slot(text: str, game: Game) -> int:
+    """The engine's slot (from 0) of the card typed as ``text``: its slot number as shown under the hand (from 1);
+    a number out of range or of a card already played is refused with the number as typed."""
+    match = SLOT_INPUT.fullmatch(text)
+    if match is None:
+        raise InvalidAction(f"{brief(text)} is not a slot: type the slot number (1..{HAND_SIZE}) of the card to play")
+    number = int(match[1])
+    if not 1 <= number <= HAND_SIZE:
+        raise InvalidAction(f"a slot must be 1..{HAND_SIZE}, not {number}")
+    slot = number - 1
+    if view(game, HUMAN).hands[HUMAN][slot].played:
+        raise IllegalAction(f"slot {number} was already played")
+    return slot
 
 
 def prompt(game: Game) -> str:
@@ -76,7 +94,7 @@ def prompt(game: Game) -> str:
     if game.phase is Phase.BID:
         top = max(a.tricks for a in legal if isinstance(a, Bid))
         return f"Your bid (0-{top}, + for the safety, ? for help): "
-    slots = " ".join(str(a.slot) for a in legal if isinstance(a, Play))
+    slots = " ".join(slot_label(a.slot) for a in legal if isinstance(a, Play))
     return f"Your card (slot {slots}; ? for help): "
 
 
@@ -92,7 +110,7 @@ def ask_human(console: Console, game: Game) -> Action:
         if text in ("q", "quit"):
             raise Abandoned
         try:
-            action = read_action(text, game.phase)
+            action = read_action(text, game)
             game.apply(action, HUMAN)
         except LuzError as error:
             console.print(str(error), style="red")
@@ -109,7 +127,8 @@ def narrate(
         return
     card = deal.hands[seat][action.slot]
     text = card_text(game.edition, card.colour, card.value)
-    console.print(f"{names[seat]} play{'' if seat == HUMAN else 's'} ", text, f" (slot {action.slot})", sep="")
+    slot = slot_label(action.slot)
+    console.print(f"{names[seat]} play{'' if seat == HUMAN else 's'} ", text, f" (slot {slot})", sep="")
     plays = (*trick.plays, (seat, action.slot, card))
     if len(plays) < game.players:
         return

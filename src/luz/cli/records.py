@@ -116,7 +116,8 @@ def view_command(
     spectator: bool = typer.Option(False, "--spectator", help="Print the spectator view instead."),
     after: int | None = typer.Option(None, "--after", min=0, help="After the first K actions (default: all)."),
 ) -> None:
-    """Print, as JSON, what one seat knows after the first K actions of a recorded game."""
+    """Print, as JSON, what one seat knows after the first K actions of a recorded game (seats and slots count
+    from 0 in it, as in the record; luz play shows slots from 1)."""
     if (seat is None) == (not spectator):
         fail("give either --seat N or --spectator")
     game, _ = load(record, upto=after)

@@ -66,12 +66,22 @@ def render_hand(view: View, seat: int) -> Text:
     return text
 
 
+def slot_label(slot: int) -> str:
+    """A slot as people count it, from 1 (the engine, records and JSON count from 0).
+
+    >>> slot_label(0), slot_label(9)
+    ('1', '10')
+    """
+    return str(slot + 1)
+
+
 def render_own_hand(view: View) -> Text:
-    """The viewer's own hand as card backs (colour symbol and ``?``) over numbered slots, its HIGH end marked."""
+    """The viewer's own hand as card backs (colour symbol and ``?``) over its slots numbered from 1, its HIGH end
+    marked."""
     assert view.seat is not None
     numbers = Text(" slot ")
     for s in view.hands[view.seat]:
-        numbers.append(str(s.slot).ljust(CELL), style="dim" if s.played else "")
+        numbers.append(slot_label(s.slot).ljust(CELL), style="dim" if s.played else "")
     cards = Text(" low  ").append_text(render_hand(view, view.seat)).append("HIGH", style="bold")
     return Text("\n").join([numbers, cards])
 

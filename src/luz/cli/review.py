@@ -13,6 +13,7 @@ from luz.engine import Phase
 
 from .apps import app
 from .records import RECORD_ARG, fail, load
+from .render import slot_label
 
 
 @app.command("review")
@@ -22,7 +23,10 @@ def review_command(
         None, "--seat", help="The seat reviewed (0-based, as in the record and the JSON); default: every seat."
     ),
     as_json: bool = typer.Option(
-        False, "--json", help="Print the review as JSON: one object with --seat, else a list of them in seat order."
+        False,
+        "--json",
+        help="Print the review as JSON: one object with --seat, else a list of them in seat order. Its seats, "
+        "indices and card slots (play:SLOT) count from 0, as its 'indexing' says; the text counts cards from 1.",
     ),
     worlds: int | None = typer.Option(
         None, "--worlds", min=2, max=100_000, help="Hidden worlds played out per decision (default 400)."
@@ -120,7 +124,7 @@ def _action(action: str | None) -> str:
     if action is None:
         return "-"
     kind, _, rest = action.partition(":")
-    return f"bid {rest}" if kind == "bid" else f"card {int(rest) + 1}"
+    return f"bid {rest}" if kind == "bid" else f"card {slot_label(int(rest))}"
 
 
 def _bid(action: str | None) -> str:
