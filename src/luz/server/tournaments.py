@@ -24,7 +24,7 @@ from .db import (
     TournamentRow,
     TournamentTableRow,
 )
-from .domain import Status
+from .domain import SeatKind, Status
 from .store import NewTable, insert_tables
 from .tournament import Entry
 
@@ -322,7 +322,7 @@ class Tournaments:
             ).all()
         rounds: dict[int, list[Entry]] = {}
         for round_no, table_no, seat, player_id, kind, points in rows:
-            player = player_id if kind == "human" else None
+            player = player_id if kind == SeatKind.HUMAN else None
             rounds.setdefault(round_no, []).append(Entry(table_no, seat, player, points))
         return rounds
 

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from luz.engine import get_edition
 
 from ..clock import Clock
+from ..domain import SeatKind
 from ..store import NewTable
 from ..tournament import meetings, pair, seats_held, standings
 from ..tournaments import PLAYING, Tournaments
@@ -136,9 +137,9 @@ class Rounds:
                 rated=row.rated,
                 time_control=row.time_control,
                 seats=[
-                    {"kind": "human", "player": player, "name": names[player]}
+                    {"kind": SeatKind.HUMAN, "player": player, "name": names[player]}
                     if player is not None
-                    else {"kind": "bot", "bot": QUICK_BOT}
+                    else {"kind": SeatKind.BOT, "bot": QUICK_BOT}
                     for player in seats
                 ],
             )
