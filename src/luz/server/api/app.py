@@ -27,6 +27,7 @@ from ..health import DatabaseHealth
 from ..identity import Players
 from ..logs import RequestIds
 from ..metrics import CONTENT_TYPE, Metrics, token_matches
+from ..pacing import Pacer
 from ..ratelimit import deployment_scope
 from ..reviews import Reviews
 from ..settings import Settings
@@ -65,6 +66,10 @@ from .services import Services
 
 log = logging.getLogger("luz.server")
 T = TypeVar("T")
+
+CONNECTIONS_PER_TURN = 16
+"""Connections attached (and told their state) or detached in one turn of the loop, at most: each is about a
+millisecond of work (the others at the table are told the seat's presence)."""
 
 
 class InlineExecutor(ThreadPoolExecutor):
@@ -190,6 +195,7 @@ def create_app(
             tournaments=tournaments,
             rounds=rounds,
             vacations=vacations,
+            connections=Pacer(CONNECTIONS_PER_TURN),
         )
         app.state.services = services
         # LUZ_GC=freeze (luz serve's default): no collection scans the long-lived heap (collector.py)

@@ -157,6 +157,8 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
         return
     ties = await watcher_of(websocket, watcher) if seat is None else None
     socket = Socket(websocket)
+    services = services_of(websocket)
+    await services.connections.wait()  # a wave of connections spread over turns of the loop
     try:  # the others see the seat connected (its bot, if any, stops); its oldest connection beyond the limit closed
         await tables.submit(table, Attach(seat, socket, ties))
     except Refused as refused:
@@ -164,7 +166,6 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
             metrics_of(websocket).refused(refused.limit)
         await websocket.close(code=4429, reason=str(refused))
         return
-    services = services_of(websocket)
     settings, chat = services.settings, services.chat
     bucket = TokenBucket(settings.messages_per_second, services.clock)
     session = Session(tables, chat, table, seat, socket, bucket, settings.max_message_bytes)
@@ -182,6 +183,7 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
             if reply is not None:
                 await socket.send_text(dumps(reply))
     finally:
+        await services.connections.wait()
         await tables.submit(table, Detach(seat, socket))
 
 

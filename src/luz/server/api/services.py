@@ -11,6 +11,7 @@ from ..clock import Clock
 from ..friends import Friends
 from ..health import DatabaseHealth
 from ..metrics import Metrics
+from ..pacing import Pacer
 from ..reviews import Reviews
 from ..settings import Settings
 from ..tables import Registry
@@ -50,3 +51,6 @@ class Services:
     """The tournaments' rounds, formed and started through the door (tables/rounds.py)."""
     vacations: Vacations
     """The players' vacations, their turn-based clocks paused through the door (vacation.py)."""
+    connections: Pacer
+    """Connections attached (and told their state) or detached, a few in each turn of the loop: a wave of them
+    spread out (pacing.py)."""
