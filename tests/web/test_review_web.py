@@ -1,7 +1,8 @@
 """The review on the replay page (issue 27): a game played at a real server table, its replay, a seat's review asked
 for and waited for, the evaluation strip (one mark a decision of the seat), previous and next mistake moving the
 replay, the options of a decision (every legal action, the chosen and the best marked), at a phone's and a laptop's
-size, axe in the three languages, no English left in Japanese, French; a record file's replay has no review."""
+size, axe in the three languages, no English left in Japanese, French; the first deal shown while the rest is computed
+(issue 35); a record file's replay has no review."""
 
 from __future__ import annotations
 
