@@ -5,7 +5,9 @@ wait their turn."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import Any
 
 import pytest
@@ -13,9 +15,10 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from luz.bots.review import ReviewSettings, review_game
+from luz.bots.review import ReviewSettings, review_game, values_batch
 from luz.server import Settings, app_services, create_app
 from luz.server.db import ReviewRow
+from luz.server.tables.botpool import BotPool
 from support.server import create_table, guest, join_all, seats, wait_for
 
 WORLDS = 8
@@ -113,3 +116,57 @@ def test_one_address_cannot_hold_the_queue_with_free_guests(database_url: str) -
         assert first.status_code == 202, first.text
         second = client.post(f"/api/tables/{table_id}/games/1/review?seat=1", headers=guest(client))
         assert second.status_code == 429 and "one review at a time" in second.json()["detail"], second.text
+
+
+class FirstDealOnly:
+    """The bot pool, holding back the worlds of every decision after the first deal's until :attr:`go` is set."""
+
+    def __init__(self, pool: BotPool) -> None:
+        self.pool = pool
+        self.go = threading.Event()
+
+    def submit(self, share: str, fn: Any, *args: Any) -> Future[Any]:
+        if fn is not values_batch or args[2].startswith("0:"):  # args[2]: the decision's key, "deal:index"
+            return self.pool.submit(share, fn, *args)
+        held: Future[Any] = Future()
+
+        def later() -> None:
+            self.go.wait()
+            inner = self.pool.submit(share, fn, *args)
+            inner.add_done_callback(lambda done: held.set_result(done.result()))
+
+        threading.Thread(target=later, daemon=True).start()
+        return held
+
+    def recover(self) -> None:
+        self.pool.recover()
+
+
+def test_the_deals_reviewed_are_shown_while_the_rest_is_computed(reviewing: TestClient) -> None:
+    """While later deals are computed, the status carries the deals whose decisions are all reviewed: each its
+    summary and its decisions' entries, exactly the final review's first deals, nothing more."""
+    client = reviewing
+    table_id = finished_table(client)
+    reviews = app_services(client.app).reviews
+    assert reviews.pool is not None
+    held = FirstDealOnly(reviews.pool)
+    reviews.pool = held  # type: ignore[assignment]
+    path = f"/api/tables/{table_id}/games/1/review?seat=1"
+    assert client.post(path, headers=guest(client)).status_code == 202
+
+    def first_deal() -> dict[str, Any] | None:
+        answer = client.get(path)
+        assert answer.status_code == 202, answer.text
+        status: dict[str, Any] = answer.json()
+        return status if status["status"] == "running" and status["deals"] else None
+
+    running = wait_for(first_deal, timeout=60, step=0.05)
+    (deal,) = running["deals"]
+    assert deal["deal"] == 1 and deal["decisions"] and {d["deal"] for d in deal["decisions"]} == {1}
+    assert running["done"] == len(deal["decisions"]) < running["total"], "the second deal's decisions are held"
+    held.go.set()
+    review = wait_for(lambda: ready(client, path), timeout=120, step=0.1)
+    assert deal["summary"] == review["deals"][0]
+    assert deal["decisions"] == [d for d in review["decisions"] if d["deal"] == 1]
+    assert review["decisions"][: len(deal["decisions"])] == deal["decisions"], "a prefix of the review"
+    assert running["total"] == len(review["decisions"])

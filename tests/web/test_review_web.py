@@ -1,7 +1,8 @@
 """The review on the replay page (issue 27): a game played at a real server table, its replay, a seat's review asked
 for and waited for, the evaluation strip (one mark a decision of the seat), previous and next mistake moving the
 replay, the options of a decision (every legal action, the chosen and the best marked), at a phone's and a laptop's
-size, axe in the three languages, no English left in Japanese, French; a record file's replay has no review."""
+size, axe in the three languages, no English left in Japanese, French; the first deal shown while the rest is computed
+(issue 35); a record file's replay has no review."""
 
 from __future__ import annotations
 
@@ -308,3 +309,91 @@ def test_a_record_file_replay_has_no_review(
     page.wait_for_selector("#board:not([hidden])")
     assert page.locator("#review").is_hidden(), "no review for an uploaded record"
     assert not player.errors, player.errors
+
+
+RUNNING = {
+    "en": "Reviewing Random 3… this takes a few seconds ({done} of {total} decisions).",
+    "fr": "Analyse de Hasard 3… cela prend quelques secondes ({done} décisions sur {total}).",
+    "ja": "ランダム 3 を検討中… 数秒かかります（判断 {total} 回のうち {done} 回）。",
+}
+"""The progress line while the review is computed, in each language."""
+
+FIRST_DEAL = """() => ({
+  marks: [...document.querySelectorAll('#review-strip .review-mark')].map((mark) => Number(mark.dataset.step)),
+  strip: document.querySelector('#review-strip li').outerHTML,
+  row: document.querySelector("#review-deals tbody tr[data-deal='1']").outerHTML,
+  rows: document.querySelectorAll('#review-deals tbody tr').length,
+})"""
+
+
+def held_at_the_first_deal(page: Any, table_id: str, seat: int) -> dict[str, bool]:
+    """Route the page's review answers through the server, but until ``released`` hold them at the first deal: a
+    running status that carries more deals, or the ready review, is answered with the running status the server
+    gives once the first deal is reviewed (that deal's summary and decisions, as the server sent them), so that the
+    page is seen while the rest is computed whatever the machine's speed (the server's own running status is
+    checked in tests/server/test_reviews.py)."""
+    gate = {"released": False}
+
+    def answer(route: Any) -> None:
+        response = route.fetch()
+        body = response.json()
+        if gate["released"] or not (body["status"] == "ready" or body.get("deals")):
+            route.fulfill(response=response)
+            return
+        if body["status"] == "ready":
+            review = body["review"]
+            decisions = [d for d in review["decisions"] if d["deal"] == 1]
+            first = {"deal": 1, "summary": review["deals"][0], "decisions": decisions}
+            total = len(review["decisions"])
+        else:
+            first, total = body["deals"][0], body["total"]
+        status = {"status": "running", "done": len(first["decisions"]), "total": total, "deals": [first]}
+        route.fulfill(status=202, json=status)
+
+    page.route(lambda url: f"/games/1/review?seat={seat}" in url and f"/tables/{table_id}/" in url, answer)
+    return gate
+
+
+def test_the_first_deal_is_shown_while_the_rest_is_computed(
+    browser: Any, server: ServerProcess, played: tuple[str, dict[str, Any]]
+) -> None:
+    """While the review is computed, the deals reviewed so far are shown: the strip's marks of the first deal and
+    its row, the progress line still counting the decisions, in each language at a phone's and a laptop's size;
+    then the whole review replaces it, the first deal's marks and row the same markup."""
+    table_id, record = played
+    seat = 2
+    for size in ("phone", "laptop"):
+        player = open_player(browser, f"{server.http}/replay/{table_id}?game=1", SIZES[size], touch=size == "phone")
+        page = player.page
+        gate = held_at_the_first_deal(page, table_id, seat)
+        page.wait_for_selector("#review:not([hidden]) #review-seats button")
+        page.click(f"#review-seats button[data-seat='{seat}']")
+        page.wait_for_selector("#review[data-state='running'] #review-strip .review-mark")
+        running = page.evaluate(FIRST_DEAL)
+        assert running["rows"] == 1, "the first deal only"
+        assert page.locator("#review-summary").is_hidden(), "the game's figures wait for the whole review"
+        assert page.locator("#review-options table, #review-options p").count() == 1, "the options box drawn"
+        said = {}
+        for lang in ("fr", "ja", "en"):
+            page.click(f".lang button[data-lang='{lang}']")
+            page.wait_for_function(f"document.documentElement.lang === '{lang}'")
+            said[lang] = page.inner_text("#review-status")
+            if lang == "ja":
+                assert english_left(page) == [], "the review so far in Japanese"
+            page.locator("#review").scroll_into_view_if_needed()
+            shoot(player, f"review-{size}-first-deal-{lang}", full_page=False)
+
+        gate["released"] = True
+        page.wait_for_selector("#review[data-state='ready']", timeout=180_000)
+        review = page.evaluate(REVIEW_AND_STRIP, f"/api/tables/{table_id}/games/1/review?seat={seat}")["answer"]
+        first = [d["step"] for d in review["review"]["decisions"] if d["deal"] == 1]
+        assert running["marks"] == first, "the first deal's decisions, one mark each"
+        decisions = review["review"]["decisions"]
+        counts = {"done": len(first), "total": len(decisions)}
+        assert said == {lang: words.format(**counts) for lang, words in RUNNING.items()}, "decisions left, in words"
+        ready = page.evaluate(FIRST_DEAL)
+        assert ready["rows"] == len(record["deals"])
+        assert (ready["strip"], ready["row"]) == (running["strip"], running["row"]), "the first deal as it was shown"
+        assert page.locator("#review-summary").is_visible()
+        assert not player.errors, player.errors
+        page.context.close()

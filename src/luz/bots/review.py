@@ -309,21 +309,10 @@ def summarise(record: Any, seat: int, settings: ReviewSettings, reviewed: list[d
     """The review's JSON from its decisions' entries (:func:`review_entry`, in order)."""
     game = check_finished(record)
     calibration = shipped_calibration()
-    deals = []
-    for number, result in enumerate(game.sheet.deals, start=1):
-        mine = [d for d in reviewed if d["deal"] == number]
-        bid = next((d for d in mine if d["kind"] == "bid"), None)
-        deals.append({
-            "deal": number,
-            "bid": bid["action"] if bid else None,
-            "could_bid": bid["best"] if bid else None,
-            "bid_tricks": result.bids[seat],
-            "tricks": result.tricks[seat],
-            "points": result.scores[seat],
-            **_totals(mine),
-            **_luck(mine, result.scores[seat], _points_range(game.edition, number, game.options)),
-            "information_value": bid["information_value"] if bid else None,
-        })  # fmt: skip
+    deals = [
+        _deal_summary(game, seat, number, [d for d in reviewed if d["deal"] == number])
+        for number in range(1, len(game.sheet.deals) + 1)
+    ]
     totals = {key: sum(d[key] for d in deals) for key in ("start_value", "decision_loss", "luck")}
     return {
         "format": FORMAT,
@@ -343,6 +332,28 @@ def summarise(record: Any, seat: int, settings: ReviewSettings, reviewed: list[d
         "decisions": reviewed,
         "deals": deals,
         "game": {"points": game.sheet.totals[seat], **_totals(reviewed), **totals},
+    }
+
+
+def summarise_deal(record: Any, seat: int, number: int, mine: list[dict[str, Any]]) -> dict[str, Any]:
+    """Deal ``number``'s summary (1-based) in the review's JSON from its decisions' entries ``mine``, in order: the
+    same as :func:`summarise` gives once every deal is reviewed."""
+    return _deal_summary(check_finished(record), seat, number, mine)
+
+
+def _deal_summary(game: Game, seat: int, number: int, mine: list[dict[str, Any]]) -> dict[str, Any]:
+    result = game.sheet.deals[number - 1]
+    bid = next((d for d in mine if d["kind"] == "bid"), None)
+    return {
+        "deal": number,
+        "bid": bid["action"] if bid else None,
+        "could_bid": bid["best"] if bid else None,
+        "bid_tricks": result.bids[seat],
+        "tricks": result.tricks[seat],
+        "points": result.scores[seat],
+        **_totals(mine),
+        **_luck(mine, result.scores[seat], _points_range(game.edition, number, game.options)),
+        "information_value": bid["information_value"] if bid else None,
     }
 
 
@@ -410,6 +421,7 @@ __all__ = [
     "review_decision",
     "review_game",
     "summarise",
+    "summarise_deal",
     "thresholds",
     "values_batch",
 ]

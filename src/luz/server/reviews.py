@@ -11,7 +11,8 @@ among clients (addresses): each time one ends, the next starts from the client a
 the clients in turn, so that clients asking again as soon as theirs end cannot keep another's waiting. One
 identity has at most one review waiting or computed, one client ``Settings.reviews_per_client`` (its free guests
 share them), and at most ``Settings.review_waiting`` wait in all; beyond, :class:`ReviewRefused` (429). A review
-never changes the game's record: it reads it.
+never changes the game's record: it reads it. While it is computed, its status carries each deal whose
+decisions are all reviewed (its summary computed once, in the bot processes, when its last decision is done).
 """
 
 from __future__ import annotations
@@ -57,12 +58,14 @@ class _Pending:
     record: dict[str, Any] = field(repr=False)
     done: int = 0
     total: int | None = None
+    deals: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    """The deals whose decisions are all reviewed, in order: each its number, summary and decisions' entries."""
     task: asyncio.Task[None] | None = field(default=None, repr=False)
 
     def status(self) -> dict[str, Any]:
         if self.total is None or self.done == 0:
             return {"status": "queued"}
-        return {"status": "running", "done": self.done, "total": self.total}
+        return {"status": "running", "done": self.done, "total": self.total, "deals": list(self.deals)}
 
 
 class Reviews:
@@ -79,7 +82,7 @@ class Reviews:
 
     def status(self, key: Key) -> dict[str, Any] | None:
         """``{"status": "queued", "position"}`` (1: the next to start) or ``{"status": "running", "done",
-        "total"}`` while it is computed here."""
+        "total", "deals"}`` (the deals reviewed so far) while it is computed here."""
         pending = self._pending.get(key)
         if pending is None:
             return None
@@ -143,6 +146,7 @@ class Reviews:
             judge,
             placed,
             summarise,
+            summarise_deal,
             values_batch,
         )
 
@@ -154,8 +158,8 @@ class Reviews:
             # of milliseconds for a 5-player game, which the event loop would take from every table.
             seat_decisions: list[Decision] = (await self._in_pool(share, [(decision_list, record, seat)]))[0]
             pending.total = len(seat_decisions)
-            entries = []
-            for decision in seat_decisions:
+            entries: list[dict[str, Any]] = []
+            for at, decision in enumerate(seat_decisions):
                 batches: list[Values] = []
                 if not is_forced(decision.seen):
                     count = batch_count(settings)
@@ -163,6 +167,11 @@ class Reviews:
                         share, [(values_batch, decision.seen, settings, decision.key, b) for b in range(count)]
                     )
                 entries.append(placed(decision, judge(decision.seen, decision.chosen, batches)))
+                if at + 1 == len(seat_decisions) or seat_decisions[at + 1].deal != decision.deal:
+                    mine = [e for e in entries if e["deal"] == decision.deal + 1]
+                    job = (summarise_deal, record, seat, decision.deal + 1, mine)
+                    summary = (await self._in_pool(share, [job]))[0]
+                    pending.deals.append({"deal": decision.deal + 1, "summary": summary, "decisions": mine})
                 pending.done += 1
             review = (await self._in_pool(share, [(summarise, record, seat, settings, entries)]))[0]
             await asyncio.to_thread(self.store.save_review, table_id, game_no, seat, review)

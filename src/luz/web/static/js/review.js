@@ -1,7 +1,8 @@
 // The review of one seat's decisions in a finished game of a table, on its replay page (issue 27): a Review
 // button for each seat, a busy state while the server computes it (POST, then GET about once a second), then the
 // summary, each deal's figures, the evaluation strip (one mark a decision, coloured and marked "?!", "?", "??"
-// as in chess), the options of the decision at the replay's step, and the previous and next mistakes.
+// as in chess), the options of the decision at the replay's step, and the previous and next mistakes. While it is
+// computed, the deals reviewed so far are shown the same way (all but the summary), deal by deal as they come.
 // Every hand is public once the game is over, so anyone may ask for any seat's review.
 
 import { cardFace } from "./board.js";
@@ -73,6 +74,12 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     state.timer = null;
   }
 
+  /** The review so far from a running status's ``deals``: their decisions and summaries, as the review has them. */
+  function partial(deals) {
+    if (!deals.length) return null;
+    return { seat: state.seat, decisions: deals.flatMap((deal) => deal.decisions), deals: deals.map((deal) => deal.summary) };
+  }
+
   /** Take the server's answer for ``seat`` (asked as request number ``asked``; a later ask wins). */
   function take(answer, asked) {
     if (asked !== state.asked) return;
@@ -82,9 +89,16 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
       draw();
       return;
     }
-    state.status = answer.status === "running" ? "running" : "queued";
+    const status = answer.status === "running" ? "running" : "queued";
+    const deals = answer.deals ?? [];
+    const more = deals.length !== (state.review?.deals.length ?? 0);
+    const changed = more || status !== state.status;
+    state.status = status;
     state.progress = { done: answer.done ?? 0, total: answer.total ?? 0, position: answer.position ?? null };
-    draw();
+    if (more) state.review = partial(deals);
+    // Redrawn only when a deal came: the marks and options shown stay as they are between two.
+    if (changed) draw();
+    else drawStatus();
     state.timer = setTimeout(() => poll(asked), POLL_MS);
   }
 
@@ -311,7 +325,9 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
         }),
       ),
     );
+    const focused = document.activeElement?.closest?.("#review-strip .review-mark")?.dataset.step;
     $("#review-strip").replaceChildren(...items);
+    if (focused !== undefined) $(`#review-strip .review-mark[data-step='${focused}']`)?.focus();
     markCurrent();
   }
 
@@ -417,11 +433,15 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
   function draw() {
     drawSeats();
     drawStatus();
-    const review = state.status === "ready" ? state.review : null;
+    const shown = state.status === "ready" || state.status === "running";
+    const review = shown ? state.review : null;
     $("#review-result").hidden = !review;
     $("#review-explain").hidden = Boolean(review);
     if (!review) return;
-    drawSummary(review);
+    const summary = $("#review-summary");
+    summary.hidden = state.status !== "ready";
+    if (state.status === "ready") drawSummary(review);
+    else summary.replaceChildren();
     drawStrip(review);
     drawOptions(review);
     drawDeals(review);
@@ -441,7 +461,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
   return {
     onStep(step) {
       state.step = step;
-      if (state.status === "ready") {
+      if (state.review) {
         markCurrent();
         drawOptions(state.review);
       }
