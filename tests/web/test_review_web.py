@@ -326,6 +326,10 @@ FIRST_DEAL = """() => ({
 })"""
 
 
+STRIP_TOP = "() => document.querySelector('#review-strip').getBoundingClientRect().top + window.scrollY"
+"""Where the evaluation strip starts on the page."""
+
+
 def held_at_the_first_deal(page: Any, table_id: str, seat: int) -> dict[str, bool]:
     """Route the page's review answers through the server, but until ``released`` hold them at the first deal: a
     running status that carries more deals, or the ready review, is answered with the running status the server
@@ -358,8 +362,9 @@ def test_the_first_deal_is_shown_while_the_rest_is_computed(
     browser: Any, server: ServerProcess, played: tuple[str, dict[str, Any]]
 ) -> None:
     """While the review is computed, the deals reviewed so far are shown: the strip's marks of the first deal and
-    its row, the progress line still counting the decisions, in each language at a phone's and a laptop's size;
-    then the whole review replaces it, the first deal's marks and row the same markup."""
+    its row, the game's figures as "…", the progress line still counting the decisions, in each language at a
+    phone's and a laptop's size; then the whole review replaces it, the first deal's marks and row the same markup
+    and the strip where it was."""
     table_id, record = played
     seat = 2
     for size in ("phone", "laptop"):
@@ -371,13 +376,14 @@ def test_the_first_deal_is_shown_while_the_rest_is_computed(
         page.wait_for_selector("#review[data-state='running'] #review-strip .review-mark")
         running = page.evaluate(FIRST_DEAL)
         assert running["rows"] == 1, "the first deal only"
-        assert page.locator("#review-summary").is_hidden(), "the game's figures wait for the whole review"
+        assert page.inner_text("#review-summary [data-figure='points'] dd") == "…", "the figures wait for the review"
+        strip_top = page.evaluate(STRIP_TOP)
         assert page.locator("#review-options table, #review-options p").count() == 1, "the options box drawn"
         said = {}
         for lang in ("fr", "ja", "en"):
             page.click(f".lang button[data-lang='{lang}']")
             page.wait_for_function(f"document.documentElement.lang === '{lang}'")
-            said[lang] = page.inner_text("#review-status")
+            said[lang] = page.inner_text("#review-summary [data-figure='progress']")
             if lang == "ja":
                 assert english_left(page) == [], "the review so far in Japanese"
             page.locator("#review").scroll_into_view_if_needed()
@@ -395,5 +401,7 @@ def test_the_first_deal_is_shown_while_the_rest_is_computed(
         assert ready["rows"] == len(record["deals"])
         assert (ready["strip"], ready["row"]) == (running["strip"], running["row"]), "the first deal as it was shown"
         assert page.locator("#review-summary").is_visible()
+        assert page.inner_text("#review-summary [data-figure='points'] dd") == str(review["review"]["game"]["points"])
+        assert page.evaluate(STRIP_TOP) == strip_top, "nothing shown moved when the whole review came"
         assert not player.errors, player.errors
         page.context.close()

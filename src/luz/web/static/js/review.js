@@ -10,6 +10,8 @@ import { $, ApiError, api, el } from "./common.js";
 import { language, t } from "./i18n.js";
 
 const POLL_MS = 1000;
+/** What a figure of the game shows while the review is still computed. */
+const PENDING = "…";
 /** The marks of the strip, by a decision's grade: a symbol (the text alternative to its colour). */
 const SYMBOLS = { best: "✓", ok: "·", inaccuracy: "?!", mistake: "?", blunder: "??", forced: "–" };
 /** The labels whose decisions open as puzzles (server/puzzles.py). */
@@ -196,26 +198,36 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     const busy = state.status === "queued" || state.status === "running";
     section.dataset.state = state.status;
     section.setAttribute("aria-busy", String(busy));
+    // Once deals are shown, the progress is said in the summary's place (progressLine): nothing above them that
+    // would go when the review is whole.
     const status = $("#review-status");
-    status.hidden = !busy;
+    status.hidden = !busy || Boolean(state.review);
     status.replaceChildren();
-    if (busy) {
-      const waiting = state.progress.position ? "review.queued_position" : "review.queued"; // 1: the next to start
-      const key = state.status === "running" ? "review.running" : waiting;
-      const params = { name: nameOf(state.seat), ...state.progress };
-      status.append(el("span", { class: "spinner", "aria-hidden": "true" }), t(key, params));
-    }
+    if (busy && !state.review) status.append(...progressLine());
+    const inSummary = $("#review-summary [data-figure='progress']");
+    if (inSummary) inSummary.replaceChildren(...progressLine());
     $("#review-error").textContent = state.status === "error" ? state.error : "";
   }
 
+  /** The spinner and the words of a review waiting or being computed. */
+  function progressLine() {
+    const waiting = state.progress.position ? "review.queued_position" : "review.queued"; // 1: the next to start
+    const key = state.status === "running" ? "review.running" : waiting;
+    const params = { name: nameOf(state.seat), ...state.progress };
+    return [el("span", { class: "spinner", "aria-hidden": "true" }), t(key, params)];
+  }
+
+  /** The game's figures; while the review is computed (no ``game`` yet), the same lines with "…" in their place
+   * and the progress in the place of the points' identity, so that little below them moves when they come. */
   function drawSummary(review) {
-    const game = review.game;
+    const game = review.game ?? null;
+    const shown = (value) => (game ? value(game) : PENDING);
     const labels = ["inaccuracy", "mistake", "blunder"].map((label) =>
       el(
         "li",
         { class: `review-count g-${label}`, dataset: { label } },
         el("span", { class: "review-sym", "aria-hidden": "true" }, SYMBOLS[label]),
-        t(`review.count_${label}`, { n: game.labels[label] }),
+        t(`review.count_${label}`, { n: shown((g) => g.labels[label]) }),
       ),
     );
     const figure = (key, value, name) =>
@@ -225,27 +237,30 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
       el(
         "dl",
         { class: "review-figures" },
-        figure("review.points", String(game.points), "points"),
-        figure("review.expected_lost", number(game.expected_lost), "expected-lost"),
-        figure("review.best_share", percent(game.best_share), "best-share"),
-        figure("review.accuracy", game.accuracy == null ? "–" : percent(game.accuracy / 100), "accuracy"),
-        figure("review.luck", game.luck == null ? "–" : signed(game.luck), "luck"),
+        figure("review.points", shown((g) => String(g.points)), "points"),
+        figure("review.expected_lost", shown((g) => number(g.expected_lost)), "expected-lost"),
+        figure("review.best_share", shown((g) => percent(g.best_share)), "best-share"),
+        figure("review.accuracy", shown((g) => (g.accuracy == null ? "–" : percent(g.accuracy / 100))), "accuracy"),
+        figure("review.luck", shown((g) => (g.luck == null ? "–" : signed(g.luck))), "luck"),
       ),
-      game.luck == null
-        ? ""
-        : el(
-            "p",
-            { class: "hint-text", dataset: { figure: "identity" } },
-            t("review.identity", {
-              points: String(game.points),
-              start: number(game.start_value),
-              lost: number(game.decision_loss),
-              luck: signed(game.luck),
-            }),
-          ),
-      el("p", { class: "hint-text" }, t("review.decisions", { n: game.decisions })),
+      !game
+        ? el("p", { class: "hint-text review-status", dataset: { figure: "progress" } }, ...progressLine())
+        : game.luck == null
+          ? ""
+          : el(
+              "p",
+              { class: "hint-text", dataset: { figure: "identity" } },
+              t("review.identity", {
+                points: String(game.points),
+                start: number(game.start_value),
+                lost: number(game.decision_loss),
+                luck: signed(game.luck),
+              }),
+            ),
+      el("p", { class: "hint-text" }, t("review.decisions", { n: shown((g) => g.decisions) })),
       el("ul", { class: "plain review-counts" }, ...labels),
     );
+    $("#review-summary").setAttribute("aria-busy", String(!game));
   }
 
   function drawDeals(review) {
@@ -438,10 +453,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     $("#review-result").hidden = !review;
     $("#review-explain").hidden = Boolean(review);
     if (!review) return;
-    const summary = $("#review-summary");
-    summary.hidden = state.status !== "ready";
-    if (state.status === "ready") drawSummary(review);
-    else summary.replaceChildren();
+    drawSummary(review);
     drawStrip(review);
     drawOptions(review);
     drawDeals(review);
