@@ -167,7 +167,8 @@ class Reviews:
                         share, [(values_batch, decision.seen, settings, decision.key, b) for b in range(count)]
                     )
                 entries.append(placed(decision, judge(decision.seen, decision.chosen, batches)))
-                if at + 1 == len(seat_decisions) or seat_decisions[at + 1].deal != decision.deal:
+                # A deal's summary once its last decision is reviewed (the last deal's: in the review itself).
+                if at + 1 < len(seat_decisions) and seat_decisions[at + 1].deal != decision.deal:
                     mine = [e for e in entries if e["deal"] == decision.deal + 1]
                     job = (summarise_deal, record, seat, decision.deal + 1, mine)
                     summary = (await self._in_pool(share, [job]))[0]

@@ -183,8 +183,10 @@ async def connected(websocket: WebSocket, table_id: str, token: str | None, me: 
             if reply is not None:
                 await socket.send_text(dumps(reply))
     finally:
-        await services.connections.wait()
-        await tables.submit(table, Detach(seat, socket))
+        try:
+            await services.connections.wait()
+        finally:  # detached even if cancelled while paced
+            await tables.submit(table, Detach(seat, socket))
 
 
 async def watcher_of(websocket: WebSocket, identity: Identity | None) -> Watcher:

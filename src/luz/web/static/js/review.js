@@ -2,7 +2,7 @@
 // button for each seat, a busy state while the server computes it (POST, then GET about once a second), then the
 // summary, each deal's figures, the evaluation strip (one mark a decision, coloured and marked "?!", "?", "??"
 // as in chess), the options of the decision at the replay's step, and the previous and next mistakes. While it is
-// computed, the deals reviewed so far are shown the same way (all but the summary), deal by deal as they come.
+// computed, the deals reviewed so far are shown the same way, deal by deal as they come (the game's figures as "…").
 // Every hand is public once the game is over, so anyone may ask for any seat's review.
 
 import { cardFace } from "./board.js";
@@ -244,7 +244,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
         figure("review.luck", shown((g) => (g.luck == null ? "–" : signed(g.luck))), "luck"),
       ),
       !game
-        ? el("p", { class: "hint-text review-status", dataset: { figure: "progress" } }, ...progressLine())
+        ? el("p", { class: "hint-text review-status", role: "status", dataset: { figure: "progress" } }, ...progressLine())
         : game.luck == null
           ? ""
           : el(
