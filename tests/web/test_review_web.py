@@ -383,7 +383,7 @@ def test_the_first_deal_is_shown_while_the_rest_is_computed(
         for lang in ("fr", "ja", "en"):
             page.click(f".lang button[data-lang='{lang}']")
             page.wait_for_function(f"document.documentElement.lang === '{lang}'")
-            said[lang] = page.inner_text("#review-summary [data-figure='progress']")
+            said[lang] = page.inner_text("#review-account [data-figure='progress']")
             if lang == "ja":
                 assert english_left(page) == [], "the review so far in Japanese"
             page.locator("#review").scroll_into_view_if_needed()

@@ -198,13 +198,13 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     const busy = state.status === "queued" || state.status === "running";
     section.dataset.state = state.status;
     section.setAttribute("aria-busy", String(busy));
-    // Once deals are shown, the progress is said in the summary's place (progressLine): nothing above them that
-    // would go when the review is whole.
+    // Once deals are shown, the progress is said under them, in the identity's place (progressLine): nothing above
+    // them that would go when the review is whole.
     const status = $("#review-status");
     status.hidden = !busy || Boolean(state.review);
     status.replaceChildren();
     if (busy && !state.review) status.append(...progressLine());
-    const inSummary = $("#review-summary [data-figure='progress']");
+    const inSummary = $("#review-account [data-figure='progress']");
     if (inSummary) inSummary.replaceChildren(...progressLine());
     $("#review-error").textContent = state.status === "error" ? state.error : "";
   }
@@ -217,19 +217,12 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
     return [el("span", { class: "spinner", "aria-hidden": "true" }), t(key, params)];
   }
 
-  /** The game's figures; while the review is computed (no ``game`` yet), the same lines with "…" in their place
-   * and the progress in the place of the points' identity, so that little below them moves when they come. */
+  /** The game's figures, then under the strip the labels' counts and the points' identity; while the review is
+   * computed (no ``game`` yet), the same figures and counts with "…" in their place and the progress in the
+   * identity's. Everything above the strip keeps its shape, so the strip never moves when the review is whole. */
   function drawSummary(review) {
     const game = review.game ?? null;
     const shown = (value) => (game ? value(game) : PENDING);
-    const labels = ["inaccuracy", "mistake", "blunder"].map((label) =>
-      el(
-        "li",
-        { class: `review-count g-${label}`, dataset: { label } },
-        el("span", { class: "review-sym", "aria-hidden": "true" }, SYMBOLS[label]),
-        t(`review.count_${label}`, { n: shown((g) => g.labels[label]) }),
-      ),
-    );
     const figure = (key, value, name) =>
       el("div", { class: "review-figure", dataset: { figure: name } }, el("dt", {}, t(key)), el("dd", {}, value));
     $("#review-summary").replaceChildren(
@@ -242,7 +235,21 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
         figure("review.best_share", shown((g) => percent(g.best_share)), "best-share"),
         figure("review.accuracy", shown((g) => (g.accuracy == null ? "–" : percent(g.accuracy / 100))), "accuracy"),
         figure("review.luck", shown((g) => (g.luck == null ? "–" : signed(g.luck))), "luck"),
+        figure("review.decisions", shown((g) => String(g.decisions)), "decisions"),
       ),
+    );
+    $("#review-summary").setAttribute("aria-busy", String(!game));
+    $("#review-counts").replaceChildren(
+      ...["inaccuracy", "mistake", "blunder"].map((label) =>
+        el(
+          "li",
+          { class: `review-count g-${label}`, dataset: { label } },
+          el("span", { class: "review-sym", "aria-hidden": "true" }, SYMBOLS[label]),
+          t(`review.count_${label}`, { n: shown((g) => g.labels[label]) }),
+        ),
+      ),
+    );
+    $("#review-account").replaceChildren(
       !game
         ? el("p", { class: "hint-text review-status", role: "status", dataset: { figure: "progress" } }, ...progressLine())
         : game.luck == null
@@ -257,10 +264,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
                 luck: signed(game.luck),
               }),
             ),
-      el("p", { class: "hint-text" }, t("review.decisions", { n: shown((g) => g.decisions) })),
-      el("ul", { class: "plain review-counts" }, ...labels),
     );
-    $("#review-summary").setAttribute("aria-busy", String(!game));
   }
 
   function drawDeals(review) {
