@@ -75,8 +75,10 @@ class Player:
 
 
 def console_error(player: Player, message: Any) -> None:
+    """Keep a console error, with where it came from (a failed request's URL is only there)."""
     if message.type == "error":
-        player.errors.append(f"console: {message.text}")
+        where = message.location.get("url") or ""
+        player.errors.append(f"console: {message.text} ({where})" if where else f"console: {message.text}")
 
 
 HOMES = itertools.count(1)
