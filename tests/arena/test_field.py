@@ -54,8 +54,17 @@ def test_a_field_leaves_out_the_bot_under_test_and_names_its_held_out_members() 
     assert {m.kind for m in FIELDS["full"] if m.held_out} >= {"noisy", "strong (today's)"}
     assert FIELDS["full"][-1].spec == "openspiel-ismcts-h"
     assert [m.spec for m in FIELDS["fast"]] == [m.spec for m in FIELDS["quick"] if m.spec != "strong"]
-    with pytest.raises(ArenaError, match="fields are: quick, full, fast"):
+    with pytest.raises(ArenaError, match="fields are: quick, full, fast, outside"):
         field_members("nope", "strong")
+
+
+def test_the_outside_field_is_players_that_no_bot_of_ours_models() -> None:
+    """``outside``: pimc and counter, both held out of tuning, playable at a table (the counter's table here)."""
+    assert [(m.spec, m.held_out) for m in FIELDS["outside"]] == [("pimc", True), ("counter", True)]
+    counter = FieldConfig("heuristic", FIELDS["outside"][1:], "iello-2024", 3, deal_sets=1, seed=7)
+    [records] = run_field(counter, workers=1).values()
+    assert len(records) == 3 and all(sorted(r.seats) == ["counter", "counter", "heuristic"] for r in records)
+    assert len({tuple(r.totals) for r in records}) > 1, "the counter plays its cards: the rotations differ"
 
 
 def test_the_field_command(tmp_path: Path) -> None:

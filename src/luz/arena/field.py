@@ -56,6 +56,12 @@ FIELDS["full"] = (*FIELDS["quick"], Member("ismcts (heuristic rollouts)", "opens
 FIELDS["fast"] = tuple(member for member in FIELDS["quick"] if member.spec != "strong")
 """``fast``: the ``quick`` field without today's strong (no search at the table), for many deal sets of a fast
 bot, such as the learned policy's learning curve."""
+FIELDS["outside"] = (
+    Member("pimc (no opponent model)", "pimc", True),
+    Member("counter (rule-based)", "counter", True),
+)
+"""``outside``: the outside-style players of :mod:`luz.bots.outside`, written apart from luz's bots and never
+tuned on: a table of opponents that no bot of ours models (issue 35's "tables it never saw")."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """The review's calibration: its stated chances and expected points against what happened, in a mixed field.
 
 Games are played by a field of bot kinds (:data:`FIELD`, rotated over the seats), which may include outside-style
-bots the review never models (:mod:`luz.bench.outside`). Every seat's bids are reviewed, and one card decision in
+bots the review never models (:mod:`luz.bots.outside`). Every seat's bids are reviewed, and one card decision in
 ``cards_every`` (:func:`luz.bots.review.values_batch`): each gives a **row**, the review's raw figures for the
 action chosen (its stated chance, expected points, loss and its standard error, before the calibration map) and
 what happened (the bid made, the card taking its trick; the deal's points). From rows, through a calibration map
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from luz.bots import make_bot, play_out
+from luz.bots import make_arena_bot, play_out
 from luz.bots.review import (
     LABELS,
     ReviewSettings,
@@ -46,8 +46,6 @@ from luz.bots.review import (
 )
 from luz.bots.review_calibration import Calibration, shipped_calibration
 from luz.engine import Bid, Game, get_edition, replay, to_record
-
-from .outside import OUTSIDE_BOTS
 
 FIELD = ("random", "heuristic", "strong", "expert", "pimc", "counter")
 """The bot kinds of the default field, rotated (seat ``s`` of game ``g`` plays ``FIELD[(s + g) % len(FIELD)]``):
@@ -68,7 +66,7 @@ def play_game(
     """Game ``number`` of the bench played by the field: its record and the kind at each seat."""
     kinds = field_of(number, players, field)
     game = Game.new(edition, players=players, seed=seed * 1_000_003 + number)
-    play_out(game, [make_bot(kind, OUTSIDE_BOTS) for kind in kinds], random.Random(f"bench-review/{seed}/{number}"))
+    play_out(game, [make_arena_bot(kind) for kind in kinds], random.Random(f"bench-review/{seed}/{number}"))
     return to_record(game), kinds
 
 
@@ -306,7 +304,7 @@ def bench_review(
     """Play ``games`` games with the field and review every seat's bids and one card in ``cards_every``
     (``worlds`` per decision, default the review's; each row handed to ``rows_out`` too); fully review every seat
     of the first ``full_games`` of them (``full_worlds`` per decision, default the review's). ``field``: the bot
-    specs (:data:`luz.bench.outside.OUTSIDE_BOTS`), rotated over the seats."""
+    specs (any arena bot: :func:`luz.bots.make_arena_bot`), rotated over the seats."""
     get_edition(edition)
     settings = ReviewSettings() if worlds is None else ReviewSettings(worlds=worlds)
     full_settings = ReviewSettings() if full_worlds is None else ReviewSettings(worlds=full_worlds)

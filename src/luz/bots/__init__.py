@@ -59,6 +59,18 @@ def _oracle(**params: Any) -> Any:
     return OracleBot(**params)
 
 
+def _pimc(**params: Any) -> Bot:
+    from .outside import PimcBot
+
+    return PimcBot(**params)
+
+
+def _counter(**params: Any) -> Bot:
+    from .outside import CounterBot
+
+    return CounterBot(**params)
+
+
 def _openspiel_ismcts(**params: Any) -> Bot:
     from .openspiel_ismcts import OpenSpielISMCTSBot  # needs the optional open_spiel package
 
@@ -84,12 +96,15 @@ REFERENCE_BOTS: dict[str, Callable[..., Any]] = {
     "policy": _policy,
     "selfplay": _selfplay,
     "oracle": _oracle,
+    "pimc": _pimc,
+    "counter": _counter,
     "openspiel-ismcts": _openspiel_ismcts,
     "openspiel-ismcts-h": _openspiel_ismcts_heuristic,
 }
 """Bots for the arena only: ``learned`` (the strong search with the self-play policy in its playouts) and
 ``policy`` (that policy alone), and ``selfplay`` (the self-play network, :mod:`.selfplay`), not offered until
 measured stronger (docs/BOTS.md); ``oracle`` sees its own values (a reference, never an opponent for people);
+``pimc`` and ``counter`` are outside-style players, written apart and never tuned on (:mod:`.outside`);
 ``openspiel-ismcts`` is OpenSpiel's ISMCTS, an external anchor (needs ``luz-game[research]``), with random
 rollouts or (``-h``) the heuristic's."""
 

@@ -522,17 +522,16 @@ def review(
     expected calibration error), expected points against points scored, and full reviews' times and labels."""
     if server_games:
         require("server", "luz bench review --server-games")
-    from luz.bench.outside import OUTSIDE_BOTS
     from luz.bench.review import bench_review, server_review_times  # compiles the fast core: only for this command
 
     check_table(edition, players)
-    from luz.bots import make_bot
+    from luz.bots import make_arena_bot
     from luz.engine import LuzError
 
     kinds = tuple(spec.strip() for spec in field.split(","))
     try:
         for spec in kinds:
-            make_bot(spec, OUTSIDE_BOTS)
+            make_arena_bot(spec)
     except LuzError as error:
         raise typer.BadParameter(f"--field: {error}") from None
     with contextlib.ExitStack() as stack:

@@ -9,18 +9,16 @@ decide otherwise, so that its stated chances are checked against a field it did 
   winning a trick (the trump colour counted double) and plays its strongest card while short of its bid, its
   weakest once the bid is reached. Its rules were written once and never tuned against the review.
 
-Arena specs: :data:`OUTSIDE_BOTS` (``make_bot(spec, OUTSIDE_BOTS)``); they are offered to no one.
+Arena bots (:data:`luz.bots.REFERENCE_BOTS`: ``luz arena --bots pimc``, and ``luz arena --field outside`` plays
+them both); they are offered to no one.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from luz.bots import BOTS
 from luz.bots.base import Bot
 from luz.bots.strong import Position, Search, StrongBot
 from luz.engine import Action, Bid, Play, View
@@ -87,7 +85,3 @@ class CounterBot(Bot):
             share = ((expected - low) / (high - low)) ** 2
             strength[slot_view.slot] = min(1.0, share * (2.0 if slot_view.colour == trump else 1.0))
         return strength
-
-
-OUTSIDE_BOTS: dict[str, Callable[..., Any]] = {**BOTS, "pimc": PimcBot, "counter": CounterBot}
-"""The project's bots and the outside-style ones, for :func:`luz.bots.make_bot` in the benchmark."""
