@@ -72,7 +72,7 @@ def test_the_bot_processes_are_shared_fairly_between_creators() -> None:
     held the processes the least. Before, they ran in the order they came (the victim's after all of the hog's)."""
     pool = BotPool(1)
     try:
-        wait_for(lambda: pool.healthy, timeout=60, step=0.05)
+        wait_for(lambda: pool.healthy, timeout=180, step=0.05)
         hogs = [pool.submit("hog", hold, 0.4, f"hog{n}") for n in range(4)]
         time.sleep(0.1)  # the first one holds the process
         victims = [pool.submit("victim", hold, 0.01, f"victim{n}") for n in range(3)]
@@ -134,14 +134,23 @@ def test_a_table_never_holds_more_than_one_bot_process(
     the other and move on time (before, the timed-out moves went on running and the next ones piled up)."""
     monkeypatch.setitem(BOTS, "hog", HogBot)
     monkeypatch.setitem(BOTS, "nap", NapBot)
-    with TestClient(create_app(settings_for(tmp_path, bot_workers=2))) as client:
+    # A search bot's move leaves after 64 x 10 ms: the hog's 2 s always overrun it, the nap's 50 ms never do,
+    # even on a loaded machine.
+    settings = settings_for(tmp_path, bot_workers=2, bot_iteration_seconds=0.01)
+    with TestClient(create_app(settings)) as client:
         manager = app_services(client.app).tables
-        wait_for(lambda: manager.bots.pool.healthy, timeout=60, step=0.1)
+        wait_for(lambda: manager.bots.pool.healthy, timeout=180, step=0.1)
         hog_id, _, _ = create_table(client, players=3, seats=seats("hog", "hog", "hog"))
-        time.sleep(1.0)  # the hogs time out a few moves: each would have taken a bot process
+
+        def overruns(table_id: str) -> list[str]:
+            said = [r.getMessage() for r in caplog.records]
+            return [line for line in said if "went over" in line and table_id in line]
+
+        # The hogs time out a few moves: each would have taken a bot process.
+        wait_for(lambda: len(overruns(hog_id)) >= 2, timeout=60, step=0.05)
         victim_id, _, _ = create_table(client, players=3, seats=seats("nap", "nap", "nap"))
         victim = manager.live[victim_id]
-        wait_for(lambda: victim.state.version >= 20, timeout=30)
+        wait_for(lambda: victim.state.version >= 20, timeout=90)
         hog = manager.live[hog_id]
         assert hog.state.version > 5  # the hogs' table plays on (its fallback moves for it)
     over = [r.getMessage() for r in caplog.records if "went over" in r.getMessage()]
@@ -267,7 +276,7 @@ def test_bot_move_times_do_not_depend_on_what_the_bots_opponent_cannot_see(
     release = release_time(spec, settings)
     with TestClient(create_app(settings)) as client:
         manager = app_services(client.app).tables
-        wait_for(lambda: manager.bots.pool.healthy, timeout=60, step=0.1)
+        wait_for(lambda: manager.bots.pool.healthy, timeout=180, step=0.1)
         stamps: dict[str, list[tuple[int, float]]] = {}
         submit = manager.submit
 

@@ -6,19 +6,32 @@ from typing import Any
 
 import numpy as np
 import pytest
+from scipy.special import expit, logit
 
-from luz.bots.review_calibration import SHIPPED, Calibration, fit, isotonic_knots, shipped_calibration
+from luz.bots.review_calibration import (
+    SHIPPED,
+    Calibration,
+    fit,
+    isotonic_knots,
+    logistic_knots,
+    shipped_calibration,
+)
+
+
+def over_confident(stated: np.ndarray) -> np.ndarray:
+    """The chance that a bid stated at ``stated`` is made, in these rows: ``expit(0.6 logit(stated) - 0.4)``."""
+    return np.asarray(expit(0.6 * logit(stated) - 0.4), dtype=np.float64)
 
 
 def rows(count: int, seed: int) -> list[dict[str, Any]]:
-    """Bench-like rows where a stated chance ``s`` is made with chance ``0.2 + 0.6 s`` and a bid scores
+    """Bench-like rows where a bid stated at ``s`` is made with chance :func:`over_confident` and scores
     ``0.5 * expected - 2 * penalty`` plus noise; cards take their trick with chance ``s``."""
     rng = np.random.default_rng(seed)
     out = []
     for kind in ("bid", "play"):
-        stated = rng.random(count)
+        stated = rng.uniform(0.01, 0.99, count)
         expected = rng.normal(5.0, 10.0, count)
-        truth = 0.2 + 0.6 * stated if kind == "bid" else stated
+        truth = over_confident(stated) if kind == "bid" else stated
         scored = (0.5 * expected - 10.0 if kind == "bid" else expected) + rng.normal(0.0, 1.0, count)
         for s, e, made, points in zip(stated, expected, rng.random(count) < truth, scored, strict=True):
             out.append({
@@ -32,7 +45,7 @@ def rows(count: int, seed: int) -> list[dict[str, Any]]:
 def test_the_fitted_map_recovers_what_happened() -> None:
     calibration = fit(rows(4000, seed=1), "synthetic")
     stated = np.linspace(0.05, 0.95, 10)
-    assert np.abs(calibration.chance("bid", stated) - (0.2 + 0.6 * stated)).max() < 0.06
+    assert np.abs(calibration.chance("bid", stated) - over_confident(stated)).max() < 0.03
     assert np.abs(calibration.chance("play", stated) - stated).max() < 0.06
     slope, offset = calibration.bid_line
     assert slope == pytest.approx(0.5, abs=0.02) and offset == pytest.approx(-2.0, abs=0.05)
@@ -41,10 +54,11 @@ def test_the_fitted_map_recovers_what_happened() -> None:
     assert Calibration.from_json(calibration.to_json()) == calibration
 
 
-def test_a_chance_map_is_increasing_from_0_to_1() -> None:
+@pytest.mark.parametrize("fitter", [isotonic_knots, logistic_knots])
+def test_a_chance_map_is_increasing_from_0_to_1(fitter: Any) -> None:
     rng = np.random.default_rng(3)
-    stated = rng.random(500).round(1)  # ties: the rows of one stated value together
-    knots = np.array(isotonic_knots(stated.tolist(), (rng.random(500) < stated).tolist()))
+    stated = rng.random(500).round(1)  # ties, and chances of 0 and 1
+    knots = np.array(fitter(stated.tolist(), (rng.random(500) < stated).tolist()))
     assert knots[0, 0] == 0.0 and knots[-1, 0] == 1.0
     assert (np.diff(knots[:, 0]) > 0).all() and (np.diff(knots[:, 1]) >= 0).all()
     assert ((knots[:, 1] >= 0) & (knots[:, 1] <= 1)).all()
