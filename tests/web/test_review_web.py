@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -110,6 +111,8 @@ def check_options(page: Any, record: dict[str, Any], seat: int, decision: dict[s
     chosen row and the best row marked, a card shown as the card it was."""
     page.wait_for_selector(f"#review-options table[data-step='{decision['step']}']")
     shown = page.evaluate(OPTIONS)
+    words = page.inner_text("#review-options")
+    assert not re.search(r"\b(null|undefined|NaN)\b", words), f"a value left out is not written out: {words}"
     legal = {str(action) for action in replay(record, upto=decision["step"]).legal_actions()}
     actions = [row["action"] for row in shown["rows"]]
     assert sorted(actions) == sorted(legal), "every legal action, once"

@@ -410,9 +410,10 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
         ` ${where}`,
       ),
       el("p", { class: "review-verdict" }, verdict),
+      // "" where nothing is shown: replaceChildren, unlike el, would write a null out as "null".
       decision.best !== decision.action
         ? el("p", { class: "review-best-line" }, t("review.best_was"), " ", actionNode(decision, decision.best, seat))
-        : null,
+        : "",
       // A mistake or a blunder opens as a puzzle: the position as the seat saw it, to choose again.
       PUZZLES.includes(decision.label)
         ? el(
@@ -427,7 +428,7 @@ export function mountReview({ tableId, gameNo, players, edition, steps, nameOf, 
               t("review.retry"),
             ),
           )
-        : null,
+        : "",
       el(
         "div",
         { class: "scroll review-options-scroll", tabindex: "0", role: "region", "aria-label": t("review.options_caption", { where }) },
