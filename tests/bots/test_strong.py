@@ -131,7 +131,10 @@ def test_the_others_bids_tell_the_seat_about_its_own_cards() -> None:
 
 def test_the_registries() -> None:
     assert "strong" in BOTS and "oracle" not in BOTS and "openspiel-ismcts" not in BOTS
-    assert set(REFERENCE_BOTS) == {"learned", "policy", "selfplay", "oracle", "openspiel-ismcts", "openspiel-ismcts-h"}
+    assert set(REFERENCE_BOTS) == {
+        *("learned", "policy", "selfplay", "oracle", "pimc", "counter", "openspiel-ismcts", "openspiel-ismcts-h")
+    }
+    assert "pimc" not in BOTS and "counter" not in BOTS  # outside-style players: offered to no one
     assert make_bot("strong").iters == DEFAULT_ITERS
     assert make_bot("Strong:Seconds=0.25").seconds == 0.25
     assert make_arena_bot("oracle").sees_own_cards
