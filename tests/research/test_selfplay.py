@@ -17,11 +17,12 @@ pytest.importorskip("torch", reason="torch is not installed (the research extra)
 from typer.testing import CliRunner
 
 from luz.bots import REFERENCE_BOTS, make_bot, play_out
-from luz.bots.selfplay import TABLES, TENSOR, SelfPlayBot, inputs, load, shipped
+from luz.bots.fast.features import FEATURES
+from luz.bots.selfplay import INPUT, TABLES, TENSOR, SelfPlayBot, inputs, load, shipped
 from luz.cli import app
 from luz.engine import Game, Phase, get_edition, view
 from luz.research.encoding import Encoder, Table
-from luz.research.selfplay import SelfPlayConfig, evaluate, train
+from luz.research.selfplay import SelfPlayConfig, evaluate, features, train
 from luz.research.vector import LuzBatch
 from support.reference import SEATS
 from support.research import twin_tables
@@ -64,23 +65,36 @@ def test_the_shipped_network_plays_legal_moves_to_the_end(key: str, players: int
     assert game.phase is Phase.GAME_OVER
 
 
-@pytest.mark.parametrize(("key", "players"), TABLES[:3] + TABLES[5:6])
-def test_the_bots_input_is_the_batched_envs_tensor(key: str, players: int) -> None:
-    """What the bot decides from at a table is what the network was trained on (the view-only tensor)."""
+@pytest.mark.parametrize(("key", "players"), TABLES)
+def test_the_bots_input_is_the_batched_envs_tensor_and_features(key: str, players: int) -> None:
+    """What the bot decides from at a table is what the network was trained on (the view-only tensor and the
+    belief features the fast core computes in the batch), through whole games."""
     batch = LuzBatch(1, key, players, seed=3, perfect_recall=False)
     seats, observations, masks = batch.reset()
     engine = Game(batch.edition, players, replace(batch.options, first_player=batch.first_player(0)))
-    hands = batch.hands(0)
-    dealt = {card for hand in hands for card in hand}
-    engine.deal(hands, [card for card in batch.edition.deck(players) if card not in dealt])
+    _deal(engine, batch)
     table, bot, rng = Table(engine), SelfPlayBot(), np.random.default_rng(0)
-    for _ in range(4 * players):
+    done, bidding, playing = np.array([False]), 0, 0
+    while not done[0]:
         seat = int(seats[0])
-        expected = inputs(observations, TABLES.index((key, players)))
-        np.testing.assert_array_equal(bot.input(view(table.game, seat)), expected)
+        expected = inputs(observations, TABLES.index((key, players)), features(batch))
+        np.testing.assert_allclose(bot.input(view(table.game, seat)), expected, rtol=1e-6, atol=1e-7)
+        bids_part, plays_part = expected[0, -22:], expected[0, -32:-22]
+        bidding += table.game.phase is Phase.BID and bool(bids_part.any())
+        playing += table.game.phase is Phase.PLAY and bool(plays_part.any())
         action = int(rng.choice(np.flatnonzero(masks[0])))
         table.apply_id(action)
-        seats, observations, masks, _, _ = batch.step(np.array([action]))
+        seats, observations, masks, _, done = batch.step(np.array([action]))
+        if table.game.phase is Phase.DEAL:
+            _deal(table.game, batch)
+    assert bidding and playing  # the features were not all zeros
+
+
+def _deal(engine: Game, batch: LuzBatch) -> None:
+    """Deal ``engine`` the cards of the batch's game 0's current deal."""
+    hands = batch.hands(0)
+    dealt = {card for hand in hands for card in hand}
+    engine.deal(hands, [card for card in batch.edition.deck(batch.players) if card not in dealt])
 
 
 @pytest.mark.parametrize(("key", "players", "seat"), [s for s in SEATS if (s[0], s[1]) in TABLES])
@@ -104,7 +118,7 @@ def test_the_input_fits_every_table() -> None:
         edition = get_edition(key)
         sizes.append(Encoder(edition, players, edition.options(players), perfect_recall=False).size)
     assert max(sizes) == TENSOR
-    assert shipped().hidden[0][0].shape[0] == TENSOR + len(TABLES)
+    assert shipped().hidden[0][0].shape[0] == INPUT == TENSOR + len(TABLES) + FEATURES
 
 
 def test_the_command_trains_and_writes_the_weights(tmp_path: Path) -> None:

@@ -2,7 +2,9 @@
 
 Its input is the batched environment's view-only tensor (:class:`luz.research.encoding.Encoder` with
 ``perfect_recall=False``, built from the seat's :class:`~luz.engine.View` alone), zero-padded to the largest of
-the 7 tables' sizes, followed by a one-hot of the table. Two dense ReLU layers feed a policy head (one logit per
+the 7 tables' sizes, a one-hot of the table, then the seat's belief features (:mod:`luz.bots.fast.features`: each
+card's chance to take a trick and expected value, each card's chance to win the trick now, each bid's expected
+score, all from what the seat sees). Two dense ReLU layers feed a policy head (one logit per
 action id, the bot plays the best legal one) and a value head (the seat's expected margin for the deal: its points
 minus the others' mean, over :func:`~luz.research.encoding.points_scale`). The weights ship as
 :data:`WEIGHTS_FILE`, trained by ``luz train-selfplay`` (:mod:`luz.research.selfplay`, PyTorch); playing needs
@@ -22,9 +24,12 @@ import numpy.typing as npt
 
 from luz.engine import Action, TableOptions, View
 from luz.engine.editions import get_edition
-from luz.research.encoding import ACTION_COUNT, Encoder, action_id, action_of
+from luz.research.encoding import ACTION_COUNT, Encoder, action_id, action_of, points_scale
 
 from .base import Bot, InvalidBotSpec
+from .fast.features import FEATURES, position_features
+from .fast.rules import HIGH, H
+from .strong import Position
 
 TABLES: tuple[tuple[str, int], ...] = (
     ("iello-2024", 3),
@@ -38,7 +43,7 @@ TABLES: tuple[tuple[str, int], ...] = (
 """The tables the network plays, in the order of its one-hot."""
 TENSOR = 1299
 """The largest view-only tensor of the 7 tables (iello-2024 with 5 players)."""
-INPUT = TENSOR + len(TABLES)
+INPUT = TENSOR + len(TABLES) + FEATURES
 WEIGHTS_FILE = "selfplay.npz"
 """The shipped weights (``luz.bots`` package data)."""
 FloatArray = npt.NDArray[np.float32]
@@ -104,11 +109,28 @@ def table_index(edition: str, players: int) -> int:
     return TABLES.index(key)
 
 
-def inputs(tensors: FloatArray, table: int) -> FloatArray:
-    """The network's inputs ``[batch, INPUT]`` from one table's view-only tensors ``[batch, size]``."""
+def inputs(tensors: FloatArray, table: int, features: npt.NDArray[np.float64]) -> FloatArray:
+    """The network's inputs ``[batch, INPUT]`` from one table's view-only tensors ``[batch, size]`` and the
+    belief features ``[batch, FEATURES]`` of the same positions."""
     out = np.zeros((len(tensors), INPUT), dtype=np.float32)
     out[:, : tensors.shape[1]] = tensors
     out[:, TENSOR + table] = 1.0
+    out[:, TENSOR + len(TABLES) :] = features
+    return out
+
+
+def view_features(view: View) -> npt.NDArray[np.float64]:
+    """The belief features ``[FEATURES]`` of ``view``'s seat (zeros outside a deal's bidding and play)."""
+    out = np.zeros(FEATURES, dtype=np.float64)
+    if view.seat is None or view.current_player != view.seat:
+        return out
+    try:
+        at = Position.from_view(view)
+    except ValueError:  # not during a deal
+        return out
+    scale = float(points_scale(view.edition, view.options))
+    gt = np.zeros((H, at.rules[HIGH] + 2), dtype=np.float64)
+    position_features(at.val, at.col, at.played, at.st, at.trick, at.won, at.bids, at.rules, at.seat, scale, gt, out)
     return out
 
 
@@ -131,7 +153,7 @@ class SelfPlayBot(Bot):
             raise InvalidBotSpec("the self-play bot plays a seat, not a spectator's view")
         encoder = _encoder(view.edition.key, view.players, view.options)
         tensor = encoder.tensor(view, view.seat)
-        return inputs(tensor[None, :], table_index(view.edition.key, view.players))
+        return inputs(tensor[None, :], table_index(view.edition.key, view.players), view_features(view)[None, :])
 
     def decide(self, view: View, rng: random.Random) -> Action:
         logits, _ = self.network.forward(self.input(view))

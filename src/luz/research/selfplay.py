@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from luz.arena.stats import interval
+from luz.bots.fast.features import FEATURES, batch_features
 from luz.bots.fast.rules import BIDDING, CURRENT, PHASE, PLAYING, H
 from luz.bots.selfplay import INPUT, TABLES, Network, inputs
 
@@ -114,6 +115,14 @@ def heuristic_actions(batch: LuzBatch) -> npt.NDArray[np.int64]:
     )
 
 
+def features(batch: LuzBatch) -> npt.NDArray[np.float64]:
+    """The belief features ``[games, FEATURES]`` of the seat to act in every game (from its own information)."""
+    out = np.zeros((batch.num_games, FEATURES), dtype=np.float64)
+    batch_features(batch._val, batch._col, batch._played, batch._st, batch._trick, batch._won, batch._bids,
+                   batch._rules, batch._scale, out)  # fmt: skip
+    return out
+
+
 def _margins(points: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Each seat's points minus the other seats' mean (``points[..., seats]``)."""
     players = points.shape[-1]
@@ -146,7 +155,7 @@ def _rollout(
     returns = np.full((steps, n), np.nan, dtype=np.float32)
     start = np.zeros(n, dtype=np.int64)
     for t in range(steps):
-        xs[t] = inputs(slots.observations, slots.table)
+        xs[t] = inputs(slots.observations, slots.table, features(batch))
         masks[t] = slots.masks.astype(np.bool_)
         seats[t] = batch._st[:, CURRENT]
         with torch.no_grad():
@@ -218,7 +227,7 @@ def evaluate(network: Network, games: int, seed: int = EVAL_SEED) -> dict[str, A
         totals = np.zeros((games, players))
         playing = np.ones(games, dtype=np.bool_)
         while playing.any():
-            logits, _ = network.forward(inputs(observations, t))
+            logits, _ = network.forward(inputs(observations, t, features(batch)))
             learned = np.where(masks.astype(np.bool_), logits, -np.inf).argmax(axis=1)
             chosen = np.where(seats == mine, learned, heuristic_actions(batch))
             seats, observations, masks, rewards, done = batch.step(chosen)
