@@ -161,7 +161,7 @@ def leaderboard_rows(benchmark: str) -> dict[str, list[str]]:
     for line in section.splitlines():
         if line.startswith("| `"):
             cells = [cell.strip() for cell in line.strip("|").split("|")]
-            rows[cells[0].strip("`")] = cells
+            rows[cells[0].split("`")[1]] = cells
     return rows
 
 
@@ -172,10 +172,11 @@ def figure(cell: str) -> tuple[float, float, float]:
     return mean, low, high
 
 
-def test_luz_eval_reproduces_its_leaderboard_row() -> None:
-    """The random agent's row of luz-bench-v1-lite (520 games against the heuristic), within its intervals."""
-    row = leaderboard_rows("luz-bench-v1-lite")["random"]
-    result = evaluate("random", LITE)
+@pytest.mark.parametrize("agent", ["random", "selfplay"])
+def test_luz_eval_reproduces_its_leaderboard_row(agent: str) -> None:
+    """An agent's row of luz-bench-v1-lite (520 games against the heuristic), within its intervals."""
+    row = leaderboard_rows("luz-bench-v1-lite")[agent]
+    result = evaluate(agent, LITE)
     mine = [cell.strip() for cell in leaderboard_row(result).strip("|").split("|")]
     assert len(mine) == len(row) and row[-2] == str(result["games"])
     figures = [result["headline"], *(table["margin"] for table in result["tables"].values())]
