@@ -22,7 +22,7 @@ from luz.bots.selfplay import INPUT, TABLES, TENSOR, SelfPlayBot, inputs, load, 
 from luz.cli import app
 from luz.engine import Game, Phase, get_edition, view
 from luz.research.encoding import Encoder, Table
-from luz.research.selfplay import SelfPlayConfig, evaluate, features, train
+from luz.research.selfplay import SelfPlayConfig, evaluate, features, heuristic_actions, train
 from luz.research.vector import LuzBatch
 from support.reference import SEATS
 from support.research import twin_tables
@@ -129,3 +129,21 @@ def test_the_command_trains_and_writes_the_weights(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert out.exists() and f"weights: {out}" in result.output
     assert load(out).hidden[0][0].shape[1] == 8
+
+
+@pytest.mark.parametrize(("key", "players"), TABLES)
+def test_the_bid_features_are_the_expected_scores_the_heuristic_bids_by(key: str, players: int) -> None:
+    """At every bid of a batch, the heuristic's bid is the legal bid of the highest expected-score feature."""
+    batch = LuzBatch(16, key, players, seed=5, perfect_recall=False)
+    masks = batch.reset()[2]
+    checked = 0
+    for _ in range(3 * players):
+        found, chosen = features(batch)[:, -22:], heuristic_actions(batch)
+        for game in range(16):
+            if chosen[game] < 22:  # a bid
+                legal = masks[game, :22].astype(bool)
+                assert found[game, ~legal].tolist() == [0.0] * int((~legal).sum())
+                assert chosen[game] == int(np.argmax(np.where(legal, found[game], -np.inf)))
+                checked += 1
+        masks = batch.step(chosen)[2]
+    assert checked >= 16 * players
